@@ -1,0 +1,17 @@
+import type { TaskBundle } from "../../../src/tasks/task-suite.js";
+import { exactMatch } from "../guides.js";
+
+const SOURCE = "def f(x): return x";
+
+/** A code string that must stay exactly as the reference. Initial score 1.0. */
+export function codeParamTask(): TaskBundle {
+  return {
+    taskId: "internal:code_param",
+    parameters: [{ name: "code", kind: "code", value: SOURCE, description: "Python source of the function f.", trainable: true }],
+    agent: { name: "CodeParamAgent", run: (_input, values) => values.code },
+    guide: exactMatch,
+    train_dataset: { inputs: [null], infos: [SOURCE] },
+    optimizer_kwargs: { objective: "Make the code exactly match the expected source.", memory_size: 5 },
+    metadata: { benchmark: "internal", entry: "CodeParamAgent" },
+  };
+}

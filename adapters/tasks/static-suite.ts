@@ -1,0 +1,32 @@
+/** A suite whose tasks are TypeScript builders known at compile time. */
+import type { Kwargs } from "../../src/config/kwargs.js";
+import { TaskNotFoundError } from "../../src/tasks/task-errors.js";
+import type { SuiteName, TaskBundle, TaskSuite } from "../../src/tasks/task-suite.js";
+
+export type TaskBuilder = (evalKwargs: Kwargs) => TaskBundle;
+
+export function staticSuite(name: SuiteName, builders: Readonly<Record<string, TaskBuilder>>): TaskSuite {
+  const ids = Object.keys(builders).map((short) => `${name}:${short}`);
+  return {
+    name,
+    list: () => ids,
+    load(taskId, evalKwargs) {
+      const builder = builders[taskId.slice(name.length + 1)];
+      if (!taskId.startsWith(`${name}:`) || builder === undefined) {
+        throw new TaskNotFoundError({ taskId, reason: `unknown task '${taskId}'; run 'trace-bench list-tasks --bench ${name}' for the ${name} tasks (${ids.join(", ")})` });
+      }
+      return builder(evalKwargs);
+    },
+  };
+}
+
+/** A suite whose adapter has not been built yet: it lists nothing and loads nothing. */
+export function pendingSuite(name: SuiteName): TaskSuite {
+  return {
+    name,
+    list: () => [],
+    load(taskId) {
+      throw new TaskNotFoundError({ taskId, reason: `task suite '${name}' is not implemented yet, so '${taskId}' cannot be loaded` });
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import type { TaskBundle } from "../../../src/tasks/task-suite.js";
+import { exactMatch } from "../guides.js";
+import { runJsFunction } from "../js-function.js";
+
+const COMPOSE = `(greeting, query) => {
+  const words = String(query).trim().split(/\\s+/);
+  const name = words[words.length - 1].replace(/[!.?]+$/, "");
+  return greeting + ", " + name + "!";
+}`;
+
+/** A greeting word and a trainable compose function: "Hello I am Sam" → "Hello, Sam!". Initial score 1.0. */
+export function greetingStubTask(): TaskBundle {
+  return {
+    taskId: "trace_examples:greeting_stub",
+    parameters: [
+      { name: "greeting", kind: "text", value: "Hello", description: "The greeting word.", trainable: true },
+      {
+        name: "compose",
+        kind: "code",
+        value: COMPOSE,
+        description: "A JavaScript arrow function (greeting, query) => string that greets the person named last in the query.",
+        trainable: true,
+      },
+    ],
+    agent: { name: "GreetingAgent", run: (input, values) => runJsFunction(String(values.compose), [values.greeting, input]) },
+    guide: exactMatch,
+    train_dataset: { inputs: ["Hello I am Sam"], infos: ["Hello, Sam!"] },
+    optimizer_kwargs: { objective: "Greet the user by name in the expected format.", memory_size: 5 },
+    metadata: { benchmark: "trace_examples", entry: "GreetingAgent" },
+  };
+}

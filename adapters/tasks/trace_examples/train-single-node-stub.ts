@@ -1,0 +1,19 @@
+import type { TaskBundle } from "../../../src/tasks/task-suite.js";
+import { negativeAbsoluteError } from "../guides.js";
+import { runJsFunction } from "../js-function.js";
+
+/** A float returned through a trainable function; the target is 3.0. Initial score −3.0. */
+export function trainSingleNodeStubTask(): TaskBundle {
+  return {
+    taskId: "trace_examples:train_single_node_stub",
+    parameters: [
+      { name: "value", kind: "number", value: 0.0, description: "The number the model outputs.", trainable: true },
+      { name: "forward", kind: "code", value: "(value) => value", description: "A JavaScript arrow function (value) => number.", trainable: true },
+    ],
+    agent: { name: "SingleNodeAgent", run: (_input, values) => runJsFunction(String(values.forward), [values.value]) },
+    guide: negativeAbsoluteError,
+    train_dataset: { inputs: [null], infos: [3.0] },
+    optimizer_kwargs: { objective: "Make the model output equal the target value.", memory_size: 5 },
+    metadata: { benchmark: "trace_examples", entry: "SingleNodeAgent" },
+  };
+}

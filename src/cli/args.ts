@@ -1,0 +1,88 @@
+/**
+ * Flag parsing for the verbs: `node:util` parseArgs (strict) plus the Harbor-style aliases of
+ * spec §1.1 and generated `--help` text. A wrong flag is a `UsageError` (exit 2).
+ */
+import { parseArgs } from "node:util";
+import * as Data from "effect/Data";
+
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly verb: string; readonly problem: string }> {
+  override get message(): string {
+    return `${this.problem}\nRun 'trace-bench ${this.verb} --help' for usage.`;
+  }
+}
+
+export interface FlagSpec {
+  readonly type: "string" | "boolean";
+  readonly description: string;
+  /** Shown in help as the value's name, e.g. FILE. */
+  readonly value?: string;
+  readonly aliases?: readonly string[];
+  readonly required?: boolean;
+  /** Allowed values of a string flag. */
+  readonly choices?: readonly string[];
+}
+
+export interface VerbSpec {
+  readonly name: string;
+  readonly summary: string;
+  readonly flags: Readonly<Record<string, FlagSpec>>;
+  /** Name of a positional argument, if the verb takes one. */
+  readonly positional?: { readonly name: string; readonly description: string; readonly required: boolean };
+}
+
+export interface ParsedArgs {
+  readonly flags: Readonly<Record<string, string | boolean | undefined>>;
+  readonly positional?: string;
+  readonly help: boolean;
+}
+
+export function verbHelp(spec: VerbSpec): string {
+  const usageFlags = Object.entries(spec.flags)
+    .map(([name, f]) => {
+      const flag = f.type === "string" ? `--${name} ${f.value ?? "VALUE"}` : `--${name}`;
+      return f.required ? flag : `[${flag}]`;
+    })
+    .join(" ");
+  const positional = spec.positional ? (spec.positional.required ? ` <${spec.positional.name}>` : ` [${spec.positional.name}]`) : "";
+  const lines = [`Usage: trace-bench ${spec.name}${positional} ${usageFlags}`.trimEnd(), "", spec.summary, ""];
+  if (spec.positional) lines.push(`  ${spec.positional.name.padEnd(34)}${spec.positional.description}`);
+  for (const [name, f] of Object.entries(spec.flags)) {
+    const names = [`--${name}`, ...(f.aliases ?? []).map((a) => `--${a}`)].join(", ");
+    const label = f.type === "string" ? `${names} ${f.value ?? "VALUE"}` : names;
+    lines.push(`  ${label.padEnd(34)} ${f.description}`);
+  }
+  lines.push(`  ${"-h, --help".padEnd(34)} Show this help.`);
+  return lines.join("\n");
+}
+
+export function parseVerbArgs(spec: VerbSpec, argv: readonly string[]): ParsedArgs {
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = { help: { type: "boolean", short: "h" } };
+  for (const [name, f] of Object.entries(spec.flags)) {
+    options[name] = { type: f.type };
+    for (const alias of f.aliases ?? []) options[alias] = { type: f.type };
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: spec.positional !== undefined });
+  } catch (error) {
+    const text = error instanceof Error ? error.message.split("\n")[0]!.replace(/\. To specify a positional.*$/, "") : String(error);
+    throw new UsageError({ verb: spec.name, problem: text });
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (values.help === true) return { flags: {}, help: true };
+  const flags: Record<string, string | boolean | undefined> = {};
+  for (const [name, f] of Object.entries(spec.flags)) {
+    const value = [name, ...(f.aliases ?? [])].map((n) => values[n]).find((v) => v !== undefined);
+    if (f.required && value === undefined) throw new UsageError({ verb: spec.name, problem: `missing required flag --${name}` });
+    if (f.choices && typeof value === "string" && !f.choices.includes(value)) {
+      throw new UsageError({ verb: spec.name, problem: `--${name} must be one of ${f.choices.join(", ")}, got '${value}'` });
+    }
+    flags[name] = value;
+  }
+  if (parsed.positionals.length > 1) throw new UsageError({ verb: spec.name, problem: `unexpected argument '${parsed.positionals[1]}'` });
+  const positional = parsed.positionals[0];
+  if (spec.positional?.required && positional === undefined) {
+    throw new UsageError({ verb: spec.name, problem: `missing <${spec.positional.name}>` });
+  }
+  return { flags, help: false, ...(positional !== undefined ? { positional } : {}) };
+}

@@ -1,0 +1,18 @@
+import type { ParsedArgs, VerbSpec } from "./args.js";
+import { builtinTaskRegistry } from "../../adapters/tasks/index.js";
+import { parseBenchSelector } from "../tasks/bench-selector.js";
+import { DEFAULT_TASKS_ROOT, ROOT_FLAG, BENCH_FLAG } from "./common-flags.js";
+
+export const spec: VerbSpec = {
+  name: "list-tasks",
+  summary: "Print one task id per line, in discovery order (llm4ad, trace_examples, internal, veribench, hf, terminal_bench).",
+  flags: { root: ROOT_FLAG, bench: BENCH_FLAG },
+};
+
+export async function execute(args: ParsedArgs): Promise<number> {
+  const selection = parseBenchSelector(args.flags.bench as string | undefined);
+  const registry = builtinTaskRegistry({ root: (args.flags.root as string | undefined) ?? DEFAULT_TASKS_ROOT });
+  const ids = registry.list(selection);
+  if (ids.length > 0) process.stdout.write(`${ids.join("\n")}\n`);
+  return 0;
+}

@@ -1,0 +1,68 @@
+/**
+ * `trace-bench <verb>`: dispatches to one module per verb, loaded on demand so that a quick verb
+ * (list-trainers) never pays for the config or engine code.
+ */
+import { UsageError, parseVerbArgs, verbHelp, type ParsedArgs, type VerbSpec } from "./args.js";
+
+export interface Verb {
+  readonly spec: VerbSpec;
+  execute(args: ParsedArgs): Promise<number>;
+}
+
+const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: () => Promise<Verb> }>> = {
+  "list-tasks": { summary: "List the task ids of the selected suites", load: () => import("./list-tasks.js") },
+  "list-trainers": { summary: "List the trainers and whether they can run here", load: () => import("./list-trainers.js") },
+  validate: { summary: "Check a config (tasks, trainers, kwargs, matrix) without running it", load: () => import("./validate.js") },
+  schema: { summary: "Print the config file's JSON Schema (for editor validation and completion)", load: () => import("./schema.js") },
+};
+
+function mainHelp(): string {
+  const width = Math.max(...Object.keys(VERBS).map((v) => v.length)) + 2;
+  return [
+    "trace-bench: benchmark LLM-as-optimizer algorithms on tasks",
+    "",
+    "Usage: trace-bench <command> [flags]",
+    "",
+    "Commands:",
+    ...Object.entries(VERBS).map(([name, v]) => `  ${name.padEnd(width)}${v.summary}`),
+    "",
+    "Run 'trace-bench <command> --help' for the flags of a command.",
+  ].join("\n");
+}
+
+/** Errors that are the user's to fix: one clear message, exit code 2, no stack trace. */
+function userErrorLines(error: unknown): string[] | undefined {
+  const tag = (error as { _tag?: unknown } | null)?._tag;
+  if (tag === "ConfigError") return (error as { problems: string[] }).problems.map((p) => `trace-bench: config error: ${p}`);
+  if (tag === "UsageError" || tag === "BenchSelectorError") return [`trace-bench: ${(error as Error).message}`];
+  return undefined;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [verbName, ...rest] = argv;
+  if (verbName === undefined || verbName === "-h" || verbName === "--help" || verbName === "help") {
+    (verbName === undefined ? process.stderr : process.stdout).write(`${mainHelp()}\n`);
+    return verbName === undefined ? 2 : 0;
+  }
+  const entry = VERBS[verbName];
+  if (entry === undefined) {
+    process.stderr.write(`trace-bench: unknown command '${verbName}'; commands: ${Object.keys(VERBS).join(", ")}\n`);
+    return 2;
+  }
+  try {
+    const verb = await entry.load();
+    const args = parseVerbArgs(verb.spec, rest);
+    if (args.help) {
+      process.stdout.write(`${verbHelp(verb.spec)}\n`);
+      return 0;
+    }
+    return await verb.execute(args);
+  } catch (error) {
+    const lines = userErrorLines(error);
+    if (lines === undefined) throw error;
+    process.stderr.write(`${lines.join("\n")}\n`);
+    return 2;
+  }
+}
+
+export { UsageError };

@@ -1,0 +1,147 @@
+/**
+ * `trace-bench validate`: every check that needs no run (spec §1.3). Prints one verdict line per
+ * trainer problem and task, and with --strict also kwargs, trainables, the job matrix and a
+ * manifest under the runs dir. Exit 1 when any check failed.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { ParsedArgs, VerbSpec } from "./args.js";
+import { BENCH_FLAG, CONFIG_FLAG, DEFAULT_TASKS_ROOT, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
+import { builtinTaskRegistry } from "../../adapters/tasks/index.js";
+import { pythonUtcIso } from "../config/hashing.js";
+import { mergeKwargs } from "../config/kwargs.js";
+import { expandMatrix, suiteOfTaskId } from "../config/matrix.js";
+import { pythonPrettyJson } from "../config/python-json.js";
+import { loadRunConfig, type RunConfig, type TaskEntry } from "../config/run-config.js";
+import { computeConfigHash, configSnapshot, newRunId } from "../config/snapshot.js";
+import { gitHeadSha } from "../engine/git.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { GUIDE_NAMES, LOGGER_NAMES, OPTIMIZER_NAMES, isNoLogger } from "../opt/component-names.js";
+import { trainableParameters } from "../opt/parameter.js";
+import { acceptedTrainerKwargs, findTrainer } from "../opt/trainer-catalog.js";
+import { parseBenchSelector } from "../tasks/bench-selector.js";
+import type { TaskBundle } from "../tasks/task-suite.js";
+
+export const spec: VerbSpec = {
+  name: "validate",
+  summary: "Check a run config without running it: trainers, tasks and, with --strict, kwargs, trainable parameters and the job matrix.",
+  flags: {
+    config: CONFIG_FLAG,
+    root: ROOT_FLAG,
+    bench: { ...BENCH_FLAG, description: "Only validate tasks of these suites (same values as list-tasks --bench)." },
+    strict: { type: "boolean", description: "Deep checks, and write <runs-dir>/<run_id>/meta/manifest.json." },
+    "runs-dir": { ...RUNS_DIR_FLAG, description: "Where --strict writes its manifest (default: the config's runs_dir)." },
+  },
+};
+
+/** The outcome of building a task's bundle once. */
+type TaskLoad =
+  | { readonly kind: "ok"; readonly bundle: TaskBundle }
+  | { readonly kind: "skipped"; readonly reason: string }
+  | { readonly kind: "failed"; readonly reason: string };
+
+async function loadTask(registry: ReturnType<typeof builtinTaskRegistry>, task: TaskEntry): Promise<TaskLoad> {
+  try {
+    return { kind: "ok", bundle: await registry.load(task.id, task.eval_kwargs) };
+  } catch (error) {
+    const tag = (error as { _tag?: string })._tag;
+    const reason = error instanceof Error ? error.message : String(error);
+    return tag === "TaskUnavailableError" ? { kind: "skipped", reason } : { kind: "failed", reason };
+  }
+}
+
+const pyList = (items: readonly string[]) => `[${[...items].sort().map((s) => `'${s}'`).join(", ")}]`;
+
+export async function execute(args: ParsedArgs): Promise<number> {
+  const configPath = args.flags.config as string;
+  const strict = args.flags.strict === true;
+  const selection = parseBenchSelector(args.flags.bench as string | undefined);
+  const loaded = loadRunConfig(configPath);
+  for (const warning of loaded.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);
+  const registry = builtinTaskRegistry({ root: (args.flags.root as string | undefined) ?? DEFAULT_TASKS_ROOT });
+
+  const lines: string[] = [];
+  let errors = 0;
+  const fail = (line: string) => {
+    lines.push(`[FAIL] ${line}`);
+    errors++;
+  };
+
+  for (const trainer of loaded.config.trainers) {
+    const info = findTrainer(trainer.id);
+    if (info === undefined) fail(`trainer ${trainer.id}: unknown trainer; run 'trace-bench list-trainers --all' for the known ids`);
+    else if (!info.available) fail(`trainer ${trainer.id}: not available (${info.reason})`);
+    if (!strict) continue;
+    const accepted = acceptedTrainerKwargs(info);
+    const unknownKwargs = new Set(trainer.params_variants.flatMap((variant) => Object.keys(variant).filter((k) => !accepted.includes(k))));
+    for (const key of unknownKwargs) fail(`unknown trainer kwarg '${key}' for ${trainer.id} (valid: ${accepted.join(", ")})`);
+    if (trainer.optimizer !== null && !(OPTIMIZER_NAMES as readonly string[]).includes(trainer.optimizer)) {
+      fail(`optimizer not found: ${trainer.optimizer} (known: ${OPTIMIZER_NAMES.join(", ")})`);
+    }
+    if (trainer.guide !== null && !(GUIDE_NAMES as readonly string[]).includes(trainer.guide)) {
+      fail(`guide not found: ${trainer.guide} (known: ${GUIDE_NAMES.join(", ")})`);
+    }
+    if (trainer.logger !== null && !isNoLogger(trainer.logger) && !(LOGGER_NAMES as readonly string[]).includes(trainer.logger)) {
+      fail(`logger not found: ${trainer.logger} (known: ${LOGGER_NAMES.join(", ")}, or none)`);
+    }
+  }
+
+  const tasks = registry.expandTasks(loaded.config.tasks).filter((t) => selection.includes(suiteOfTaskId(t.id) as never));
+  const loads = new Map<TaskEntry, TaskLoad>();
+  for (const task of tasks) {
+    const load = await loadTask(registry, task);
+    loads.set(task, load);
+    if (load.kind === "skipped") lines.push(`[SKIP] ${task.id}: ${load.reason}`);
+    else if (load.kind === "failed") fail(`${task.id}: ${load.reason}`);
+    else if (strict && trainableParameters(load.bundle.parameters).length === 0) {
+      if (task.id === "internal:non_trainable") lines.push(`[EXPECTED] ${task.id}: no_trainable_parameters`);
+      else fail(`${task.id}: no_trainable_parameters`);
+    } else lines.push(`[OK] ${task.id}`);
+  }
+
+  if (strict) {
+    const config: RunConfig = { ...loaded.config, tasks };
+    const jobs = expandMatrix(config);
+    if (jobs.length === 0) fail("matrix: no jobs expanded");
+    else {
+      lines.push("", `[OK] matrix: ${jobs.length} jobs expanded deterministically`);
+      for (const job of jobs) lines.push(`  job ${job.job_id}: ${job.task_id} x ${job.trainer_id} (seed=${job.seed})`);
+      lines.push("", `  tasks:    ${pyList([...new Set(jobs.map((j) => j.task_id))])}`, `  trainers: ${pyList([...new Set(jobs.map((j) => j.trainer_id))])}`);
+    }
+    const snapshot = configSnapshot(config);
+    const now = new Date();
+    const runId = newRunId(snapshot, gitHeadSha(), now);
+    const runDir = join((args.flags["runs-dir"] as string | undefined) ?? config.runs_dir, runId);
+    const manifest = {
+      run_id: runId,
+      generated_at: pythonUtcIso(now),
+      config_hash: computeConfigHash(snapshot),
+      jobs: jobs.map((job) => {
+        const load = loads.get(job.task);
+        const bundle = load?.kind === "ok" ? load.bundle : undefined;
+        return {
+          job_id: job.job_id,
+          task_id: job.task_id,
+          suite: job.suite,
+          trainer_id: job.trainer_id,
+          seed: job.seed,
+          raw_params: job.raw_params,
+          resolved_trainer_kwargs: job.resolved_kwargs.trainer_kwargs,
+          resolved_optimizer_kwargs: bundle ? mergeKwargs(bundle.optimizer_kwargs, job.resolved_kwargs.optimizer_kwargs) : job.resolved_kwargs.optimizer_kwargs,
+          resolved_guide_kwargs: mergeKwargs(bundle?.guide_kwargs ?? {}, job.resolved_kwargs.guide_kwargs),
+          resolved_logger_kwargs: mergeKwargs(bundle?.logger_kwargs ?? {}, job.resolved_kwargs.logger_kwargs),
+          eval_kwargs: job.resolved_kwargs.eval_kwargs,
+          status_hint: load?.kind ?? "failed",
+          skip_reason: load === undefined || load.kind === "ok" ? null : load.kind === "failed" ? `task_load_error: ${load.reason}` : load.reason,
+        };
+      }),
+    };
+    mkdirSync(join(runDir, "jobs"), { recursive: true });
+    const manifestPath = join(runDir, "meta", "manifest.json");
+    writeFileAtomic(manifestPath, `${pythonPrettyJson(manifest)}\n`);
+    lines.push(`[OK] manifest written: ${manifestPath}`);
+  }
+
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return errors > 0 ? 1 : 0;
+}

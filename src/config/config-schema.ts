@@ -1,0 +1,178 @@
+/**
+ * The shape of a benchmark config file as users write it (spec §2), aliases included. It checks
+ * types only; `run-config.ts` resolves aliases and defaults. The same schema generates the JSON
+ * Schema that `trace-bench schema` prints for editors.
+ */
+import * as Schema from "effect/Schema";
+import { LEGACY_KNOB_SPELLINGS } from "./legacy-knobs.js";
+
+const describe = <S extends Schema.Schema.Any>(schema: S, description: string) =>
+  schema.annotations({ description }) as unknown as S;
+
+const Text = describe(Schema.String, "a string");
+const OptionalText = describe(Schema.NullOr(Schema.String), "a string or null");
+const Count = describe(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)), "a whole number ≥ 0");
+const Positive = describe(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), "a whole number ≥ 1");
+const Seed = describe(Schema.Int, "a whole number");
+const Seconds = describe(Schema.NullOr(Schema.Number.pipe(Schema.greaterThanOrEqualTo(0))), "a number of seconds ≥ 0, or null");
+const Flag = describe(Schema.Boolean, "true or false");
+const Kwargs = describe(Schema.Record({ key: Schema.String, value: Schema.Unknown }), "a mapping of keyword arguments");
+const OptionalKwargs = describe(Schema.NullOr(Kwargs), "a mapping of keyword arguments, or null");
+const OptimizerKwargs = describe(
+  Schema.NullOr(Schema.Union(Kwargs, Schema.Array(Kwargs))),
+  "a mapping of keyword arguments (or a list of them, one per parameter group), or null",
+);
+
+/** Trainer keyword arguments whose type is known; anything else passes through untyped. */
+const COUNT_KWARGS = [
+  "threads",
+  "num_threads",
+  "num_epochs",
+  "num_steps",
+  "num_batches",
+  "num_candidates",
+  "num_proposals",
+  "num_iters",
+  "num_search_iterations",
+  "train_batch_size",
+  "batch_size",
+  "merge_every",
+  "pareto_subset_size",
+  "ps_steps",
+  "ps_batches",
+  "ps_candidates",
+  "ps_proposals",
+  "ps_mem_update",
+  "gepa_iters",
+  "gepa_train_bs",
+  "gepa_merge_every",
+  "gepa_pareto_subset",
+] as const;
+
+const NullableCount = describe(Schema.NullOr(Count), "a whole number ≥ 0, or null");
+const Verbose = describe(Schema.Union(Schema.Boolean, Schema.String), "true, false or a verbosity name");
+
+const typedKwargFields = (spellings: readonly string[]) => {
+  const fields: Record<string, Schema.optional<typeof NullableCount> | Schema.optional<typeof Verbose>> = {};
+  for (const key of spellings) {
+    const name = key.replace(/-/g, "_");
+    if (name === "verbose") fields[key] = Schema.optional(Verbose);
+    else if ((COUNT_KWARGS as readonly string[]).includes(name)) fields[key] = Schema.optional(NullableCount);
+  }
+  return fields;
+};
+
+export const ParamsVariantSchema = describe(
+  Schema.Struct(typedKwargFields(COUNT_KWARGS.concat(["verbose"] as never[])), Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  "a mapping of trainer keyword arguments",
+);
+
+const knobFields = typedKwargFields(LEGACY_KNOB_SPELLINGS);
+
+export const TaskEntrySchema = describe(
+  Schema.Union(
+    describe(Schema.String, "a task id"),
+    Schema.Struct({
+      id: Schema.optional(Text),
+      key: Schema.optional(Text),
+      task: Schema.optional(Text),
+      eval_kwargs: Schema.optional(OptionalKwargs),
+    }),
+  ),
+  "a task id (e.g. internal:numeric_param) or a mapping with id and eval_kwargs",
+);
+
+export const TrainerEntrySchema = describe(
+  Schema.Union(
+    describe(Schema.String, "a trainer id"),
+    Schema.Struct({
+      id: Schema.optional(Text),
+      name: Schema.optional(Text),
+      trainer: Schema.optional(Text),
+      key: Schema.optional(Text),
+      params_variants: Schema.optional(
+        describe(Schema.NullOr(Schema.Array(ParamsVariantSchema)), "a list of mappings of trainer keyword arguments, or null"),
+      ),
+      params: Schema.optional(describe(Schema.NullOr(ParamsVariantSchema), "a mapping of trainer keyword arguments, or null")),
+      trainer_kwargs: Schema.optional(describe(Schema.NullOr(ParamsVariantSchema), "a mapping of trainer keyword arguments, or null")),
+      optimizer: Schema.optional(OptionalText),
+      optimizer_kwargs: Schema.optional(OptimizerKwargs),
+      guide: Schema.optional(OptionalText),
+      guide_kwargs: Schema.optional(OptionalKwargs),
+      logger: Schema.optional(OptionalText),
+      logger_kwargs: Schema.optional(OptionalKwargs),
+      eval_kwargs: Schema.optional(OptionalKwargs),
+      ...knobFields,
+    }),
+  ),
+  "a trainer id (e.g. PrioritySearch) or a mapping with id, params_variants, optimizer, guide and logger",
+);
+
+export const LlmSchema = describe(
+  Schema.NullOr(
+    Schema.Struct({
+      provider: Schema.optional(OptionalText),
+      model: Schema.optional(OptionalText),
+      base_url: Schema.optional(OptionalText),
+      api_base: Schema.optional(OptionalText),
+      api_key_env: Schema.optional(OptionalText),
+      dspy_model: Schema.optional(OptionalText),
+    }),
+  ),
+  "a mapping with provider, model, base_url and api_key_env, or null",
+);
+
+export const RawConfigSchema = Schema.Struct({
+  run_id: Schema.optional(OptionalText).annotations({ description: "Fixed run id: runs write into <runs_dir>/<run_id> and resume there. Default: <UTC time>-<config hash>." }),
+  runs_dir: Schema.optional(Text).annotations({ description: 'Where run directories are created (default "runs").' }),
+  runs_root: Schema.optional(Text).annotations({ description: "Alias of runs_dir." }),
+  mode: Schema.optional(describe(Schema.Literal("stub", "real"), '"stub" or "real"')).annotations({ description: "stub: no network, a deterministic stub LLM; real: an OpenAI-compatible LLM (see llm). Default stub." }),
+  seeds: Schema.optional(describe(Schema.NullOr(Schema.Array(Seed)), "a list of whole numbers, or null")).annotations({ description: "Seeds; every job of the matrix runs once per seed. Default [123]." }),
+  seed: Schema.optional(Seed).annotations({ description: "A single seed, used when seeds is absent. Default 123." }),
+  max_workers: Schema.optional(Positive).annotations({ description: "How many jobs run at once (default 1)." }),
+  n_concurrent: Schema.optional(Positive).annotations({ description: "Alias of max_workers." }),
+  "n-concurrent": Schema.optional(Positive).annotations({ description: "Alias of max_workers." }),
+  fail_fast: Schema.optional(Flag).annotations({ description: "Stop starting jobs after the first failed job (default false)." }),
+  resume: Schema.optional(describe(Schema.Literal("auto", "failed", "none"), "one of auto, failed, none")).annotations({ description: "auto: reuse ok/skipped jobs of an existing run; failed: re-run only failed jobs; none: re-run everything. Default auto." }),
+  job_timeout: Schema.optional(Seconds).annotations({ description: "Per-job time limit in seconds; 0 = none; null = the mode’s default (stub 0, real 600)." }),
+  "job-timeout": Schema.optional(Seconds).annotations({ description: "Alias of job_timeout." }),
+  eval_kwargs: Schema.optional(OptionalKwargs).annotations({ description: "Default task build arguments, merged under each task’s own eval_kwargs." }),
+  trainer_kwargs: Schema.optional(describe(Schema.NullOr(ParamsVariantSchema), "a mapping of trainer keyword arguments, or null")).annotations({ description: "Default trainer keyword arguments, merged under every params variant." }),
+  optimizer_kwargs: Schema.optional(OptimizerKwargs).annotations({ description: "Default optimizer keyword arguments, merged under every trainer’s optimizer_kwargs." }),
+  llm: Schema.optional(LlmSchema).annotations({ description: "The LLM for mode real: provider, model, base_url (alias api_base), api_key_env (the NAME of the variable holding the key)." }),
+  tags: Schema.optional(
+    describe(Schema.NullOr(Schema.Array(describe(Schema.Union(Schema.String, Schema.Number, Schema.Boolean), "a tag"))), "a list of tags, or null"),
+  ).annotations({ description: "Free labels copied into the manifest and summary." }),
+  tasks: Schema.optional(describe(Schema.NullOr(Schema.Array(TaskEntrySchema)), "a list of tasks")).annotations({ description: "Task ids (suite:name, e.g. internal:numeric_param) or mappings {id, eval_kwargs}." }),
+  trainers: Schema.optional(describe(Schema.NullOr(Schema.Array(TrainerEntrySchema)), "a list of trainers, or null")).annotations({ description: "Trainer ids or mappings {id, params_variants, optimizer, optimizer_kwargs, guide, guide_kwargs, logger, logger_kwargs}. Default [PrioritySearch]." }),
+  ...knobFields,
+}).annotations({
+  title: "trace-bench run config",
+  description: "A benchmark matrix: tasks × trainers × params_variants × seeds.",
+});
+
+export type RawConfig = Schema.Schema.Type<typeof RawConfigSchema>;
+
+/** Keys a task / trainer / llm mapping may have; anything else is warned about. */
+export const KNOWN_KEYS = {
+  top: Object.keys(RawConfigSchema.fields),
+  task: ["id", "key", "task", "eval_kwargs"],
+  trainer: [
+    "id",
+    "name",
+    "trainer",
+    "key",
+    "params_variants",
+    "params",
+    "trainer_kwargs",
+    "optimizer",
+    "optimizer_kwargs",
+    "guide",
+    "guide_kwargs",
+    "logger",
+    "logger_kwargs",
+    "eval_kwargs",
+    ...LEGACY_KNOB_SPELLINGS,
+  ],
+  llm: ["provider", "model", "base_url", "api_base", "api_key_env", "dspy_model"],
+} as const;

@@ -1,0 +1,45 @@
+/**
+ * Identities: `job_id`, `run_id` and `config_hash`, all SHA-256 over Python-compatible canonical
+ * JSON so ids agree with the Python Trace-Bench (spec §3.3).
+ */
+import { createHash } from "node:crypto";
+import { canonicalJson } from "./python-json.js";
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+export interface JobIdentity {
+  readonly task_id: string;
+  readonly trainer_id: string;
+  readonly resolved_kwargs: unknown;
+  readonly seed: number;
+}
+
+/** First 12 hex characters of SHA-256 of the canonical job payload. */
+export function computeJobId(identity: JobIdentity): string {
+  const { task_id, trainer_id, resolved_kwargs, seed } = identity;
+  return sha256Hex(canonicalJson({ task_id, trainer_id, resolved_kwargs, seed })).slice(0, 12);
+}
+
+/** `YYYYMMDD-HHMMSS` in UTC. */
+export function utcStamp(now: Date): string {
+  const iso = now.toISOString(); // 2026-11-21T18:04:43.123Z
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
+}
+
+/**
+ * `<UTC stamp>-<8 hex>`: the suffix hashes the config snapshot (without run_id) and the git commit
+ * of the working directory, so the same config at the same commit gets the same suffix.
+ */
+export function computeRunId(snapshotWithoutRunId: unknown, gitSha: string, now: Date): string {
+  const suffix = sha256Hex(canonicalJson({ config: snapshotWithoutRunId, git: gitSha })).slice(0, 8);
+  return `${utcStamp(now)}-${suffix}`;
+}
+
+/** Python's `datetime.utcnow().isoformat() + "Z"`: microseconds only when non-zero. */
+export function pythonUtcIso(now: Date): string {
+  const iso = now.toISOString();
+  const ms = now.getUTCMilliseconds();
+  return ms === 0 ? `${iso.slice(0, 19)}Z` : `${iso.slice(0, 19)}.${String(ms).padStart(3, "0")}000Z`;
+}

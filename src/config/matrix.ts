@@ -1,0 +1,90 @@
+/**
+ * Matrix expansion (spec §3.1): tasks × trainers × params_variants × seeds, task-major, each
+ * cell a `JobSpec` whose `job_id` hashes its resolved kwargs (§3.2).
+ */
+import { ConfigError } from "./config-error.js";
+import { computeJobId } from "./hashing.js";
+import { cloneValue, type Kwargs } from "./kwargs.js";
+import type { RunConfig, TaskEntry, TrainerEntry } from "./run-config.js";
+import { resolveTrainerKwargs } from "./trainer-kwargs.js";
+
+export interface ResolvedKwargs {
+  readonly trainer_kwargs: Kwargs;
+  readonly optimizer: string | null;
+  readonly optimizer_kwargs: Kwargs | readonly Kwargs[];
+  readonly guide: string | null;
+  readonly guide_kwargs: Kwargs;
+  readonly logger: string | null;
+  readonly logger_kwargs: Kwargs;
+  readonly eval_kwargs: Kwargs;
+}
+
+export interface JobSpec {
+  readonly job_id: string;
+  readonly task_id: string;
+  readonly suite: string;
+  readonly trainer_id: string;
+  readonly seed: number;
+  /** The params variant as configured (before alias resolution). */
+  readonly raw_params: Kwargs;
+  readonly resolved_kwargs: ResolvedKwargs;
+  readonly task: TaskEntry;
+  readonly trainer: TrainerEntry;
+}
+
+/** The suite is the id's prefix; ids without one are LLM4AD tasks. */
+export function suiteOfTaskId(taskId: string): string {
+  const colon = taskId.indexOf(":");
+  return colon < 0 ? "llm4ad" : taskId.slice(0, colon);
+}
+
+export function resolvedKwargsFor(task: TaskEntry, trainer: TrainerEntry, params: Kwargs): ResolvedKwargs {
+  return {
+    trainer_kwargs: resolveTrainerKwargs(params, trainer.id),
+    optimizer: trainer.optimizer,
+    optimizer_kwargs: cloneValue(trainer.optimizer_kwargs),
+    guide: trainer.guide,
+    guide_kwargs: cloneValue(trainer.guide_kwargs),
+    logger: trainer.logger,
+    logger_kwargs: cloneValue(trainer.logger_kwargs),
+    eval_kwargs: cloneValue(task.eval_kwargs),
+  };
+}
+
+export function expandMatrix(config: RunConfig): JobSpec[] {
+  const jobs: JobSpec[] = [];
+  const seen = new Map<string, JobSpec>();
+  for (const task of config.tasks) {
+    for (const trainer of config.trainers) {
+      const variants = trainer.params_variants.length > 0 ? trainer.params_variants : [{}];
+      for (const params of variants) {
+        for (const seed of config.seeds) {
+          const resolved_kwargs = resolvedKwargsFor(task, trainer, params);
+          const job_id = computeJobId({ task_id: task.id, trainer_id: trainer.id, resolved_kwargs, seed });
+          const earlier = seen.get(job_id);
+          if (earlier !== undefined) {
+            throw new ConfigError({
+              problems: [
+                `matrix: job ${job_id} (${task.id} x ${trainer.id}, seed=${seed}) appears twice; remove the repeated task, trainer or params variant`,
+              ],
+            });
+          }
+          const job: JobSpec = {
+            job_id,
+            task_id: task.id,
+            suite: suiteOfTaskId(task.id),
+            trainer_id: trainer.id,
+            seed,
+            raw_params: cloneValue(params),
+            resolved_kwargs,
+            task,
+            trainer,
+          };
+          seen.set(job_id, job);
+          jobs.push(job);
+        }
+      }
+    }
+  }
+  return jobs;
+}

@@ -1,0 +1,149 @@
+/**
+ * Python-compatible JSON: `json.dumps(obj, sort_keys=True, default=str)` byte for byte.
+ *
+ * Job ids are hashes of this text, so it must agree with the Python Trace-Bench exactly:
+ * `", "` / `": "` separators, ASCII escaping, keys sorted by code point, and Python's float
+ * repr (`1.0`, `1e-05`, `1e+16`). A JS number cannot tell `1` from `1.0`, so configs keep
+ * integral floats as `PyFloat` (see yaml-values.ts).
+ */
+
+/** A float whose value happens to be integral (`1.0` in YAML): hashed as `1.0`, not `1`. */
+export class PyFloat {
+  constructor(readonly value: number) {}
+  toJSON(): number {
+    return this.value;
+  }
+}
+
+/** Python's `repr(float)`: shortest round-trip digits, exponent form when decpt <= -4 or > 16. */
+export function pythonFloatRepr(x: number): string {
+  if (Number.isNaN(x)) return "NaN";
+  if (x === Infinity) return "Infinity";
+  if (x === -Infinity) return "-Infinity";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const sign = x < 0 ? "-" : "";
+  const [mantissa, expText] = Math.abs(x).toExponential().split("e");
+  const digits = mantissa!.replace(".", "");
+  const exponent = Number(expText);
+  const decpt = exponent + 1;
+  if (decpt > -4 && decpt <= 16) {
+    if (decpt <= 0) return `${sign}0.${"0".repeat(-decpt)}${digits}`;
+    if (decpt >= digits.length) return `${sign}${digits}${"0".repeat(decpt - digits.length)}.0`;
+    return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
+  }
+  const fraction = digits.length > 1 ? `.${digits.slice(1)}` : "";
+  const expSign = exponent < 0 ? "-" : "+";
+  return `${sign}${digits[0]}${fraction}e${expSign}${String(Math.abs(exponent)).padStart(2, "0")}`;
+}
+
+/** A number as Python would print it: integers as ints, everything else as a float repr. */
+export function pythonNumberRepr(x: number): string {
+  return Number.isInteger(x) ? String(x) : pythonFloatRepr(x);
+}
+
+const SHORT_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  "\b": "\\b",
+  "\f": "\\f",
+};
+
+/**
+ * A JSON string literal as Python writes it. With `ensure_ascii` (the default, as in hashing)
+ * everything outside ASCII becomes `\uXXXX`; without it only control characters are escaped.
+ */
+export function pythonJsonString(s: string, ensureAscii = true): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    const code = s.charCodeAt(i);
+    const short = SHORT_ESCAPES[ch];
+    if (short !== undefined) out += short;
+    else if (code < 0x20 || (ensureAscii && code > 0x7e)) {
+      // UTF-16 code units are exactly what Python emits (surrogate pairs for astral characters).
+      out += code === 0x7f ? ch : `\\u${code.toString(16).padStart(4, "0")}`;
+    } else out += ch;
+  }
+  return out + '"';
+}
+
+/** Python sorts str keys by code point; JS's default sort compares UTF-16 code units. */
+function compareCodePoints(a: string, b: string): number {
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
+  for (;;) {
+    const na = ia.next();
+    const nb = ib.next();
+    if (na.done || nb.done) return na.done === nb.done ? 0 : na.done ? -1 : 1;
+    const d = na.value.codePointAt(0)! - nb.value.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+}
+
+/** `str(obj)` for values JSON cannot hold (Python's `default=str`). */
+function pythonStrOfObject(value: unknown): string {
+  if (value instanceof Date) return value.toISOString().replace("T", " ").replace(/\.000Z$|Z$/, "");
+  return String(value);
+}
+
+/** `json.dumps(value, sort_keys=True, default=str)`. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (value instanceof PyFloat) return pythonFloatRepr(value.value);
+  switch (typeof value) {
+    case "boolean":
+      return value ? "true" : "false";
+    case "number":
+      return pythonNumberRepr(value);
+    case "bigint":
+      return value.toString();
+    case "string":
+      return pythonJsonString(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(", ")}]`;
+  if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype || isNullProto(value)) {
+    const entries = Object.keys(value as object)
+      .sort(compareCodePoints)
+      .map((k) => `${pythonJsonString(k)}: ${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(", ")}}`;
+  }
+  return pythonJsonString(pythonStrOfObject(value));
+}
+
+function isNullProto(value: unknown): boolean {
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === null;
+}
+
+/** Python's `str()` of a scalar config value (used where the original coerces with `str()`). */
+export function pythonStr(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (value instanceof PyFloat) return pythonFloatRepr(value.value);
+  if (typeof value === "number") return pythonNumberRepr(value);
+  if (typeof value === "string") return value;
+  return canonicalJson(value);
+}
+
+/** `json.dumps(value, indent=2, ensure_ascii=False)`: insertion order, for files people read. */
+export function pythonPrettyJson(value: unknown, indent = 2): string {
+  const render = (v: unknown, depth: number): string => {
+    const pad = " ".repeat(indent * (depth + 1));
+    const close = " ".repeat(indent * depth);
+    if (Array.isArray(v)) {
+      if (v.length === 0) return "[]";
+      return `[\n${v.map((item) => pad + render(item, depth + 1)).join(",\n")}\n${close}]`;
+    }
+    if (v !== null && typeof v === "object" && !(v instanceof PyFloat) && (Object.getPrototypeOf(v) === Object.prototype || isNullProto(v))) {
+      const entries = Object.entries(v as Record<string, unknown>).filter(([, item]) => item !== undefined);
+      if (entries.length === 0) return "{}";
+      return `{\n${entries.map(([k, item]) => `${pad}${pythonJsonString(k, false)}: ${render(item, depth + 1)}`).join(",\n")}\n${close}}`;
+    }
+    if (typeof v === "string") return pythonJsonString(v, false);
+    return canonicalJson(v);
+  };
+  return render(value, 0);
+}

@@ -1,0 +1,248 @@
+/**
+ * `RunConfig`: a config file with every alias resolved and every default filled in (spec §2).
+ */
+import * as Either from "effect/Either";
+import * as Schema from "effect/Schema";
+import { RawConfigSchema, KNOWN_KEYS } from "./config-schema.js";
+import { ConfigError, describeFound, formatKeyPath } from "./config-error.js";
+import { plainValue, readConfigFile, type ConfigSource } from "./config-file.js";
+import { cloneValue, isKwargs, mergeKwargs, type Kwargs } from "./kwargs.js";
+import { legacyKnobName } from "./legacy-knobs.js";
+import { pythonStr } from "./python-json.js";
+import { schemaProblems } from "./schema-problems.js";
+
+export type Mode = "stub" | "real";
+export type ResumeMode = "auto" | "failed" | "none";
+
+export interface TaskEntry {
+  readonly id: string;
+  readonly eval_kwargs: Kwargs;
+}
+
+export interface TrainerEntry {
+  readonly id: string;
+  readonly params_variants: readonly Kwargs[];
+  readonly optimizer: string | null;
+  /** A mapping, or a list of mappings (one optimizer per parameter group). */
+  readonly optimizer_kwargs: Kwargs | readonly Kwargs[];
+  readonly guide: string | null;
+  readonly guide_kwargs: Kwargs;
+  readonly logger: string | null;
+  readonly logger_kwargs: Kwargs;
+}
+
+export interface LlmConfig {
+  readonly provider?: string | null;
+  readonly model?: string | null;
+  readonly base_url?: string | null;
+  readonly api_base?: string | null;
+  readonly api_key_env?: string | null;
+  readonly dspy_model?: string | null;
+}
+
+export interface RunConfig {
+  readonly run_id: string | null;
+  readonly runs_dir: string;
+  readonly mode: Mode;
+  readonly seeds: readonly number[];
+  readonly max_workers: number;
+  readonly fail_fast: boolean;
+  readonly resume: ResumeMode;
+  /** Seconds; null = unspecified (the CLI then applies the mode's default). */
+  readonly job_timeout: number | null;
+  readonly tasks: readonly TaskEntry[];
+  readonly llm: LlmConfig;
+  readonly tags: readonly string[];
+  readonly trainers: readonly TrainerEntry[];
+  readonly eval_kwargs: Kwargs;
+  /** Global trainer kwargs: `trainer_kwargs` plus the top-level legacy knobs. */
+  readonly trainer_kwargs: Kwargs;
+}
+
+export interface LoadedConfig {
+  readonly path: string;
+  readonly config: RunConfig;
+  /** Non-fatal findings (unknown keys, ignored entries), one line each. */
+  readonly warnings: readonly string[];
+}
+
+export const DEFAULT_SEED = 123;
+export const DEFAULT_TRAINER = "PrioritySearch";
+
+type Raw = Record<string, unknown>;
+
+/** First key of `keys` that is present (not undefined) in `raw`. */
+function firstPresent(raw: Raw, keys: readonly string[]): unknown {
+  for (const key of keys) if (raw[key] !== undefined) return raw[key];
+  return undefined;
+}
+
+function kwargsOrEmpty(value: unknown): Kwargs {
+  return isKwargs(value) ? cloneValue(value) : {};
+}
+
+function knobsOf(raw: Raw): Kwargs {
+  const knobs: Kwargs = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const knob = legacyKnobName(key);
+    if (knob !== undefined) knobs[knob] = cloneValue(value);
+  }
+  return knobs;
+}
+
+function locate(source: ConfigSource, path: readonly PropertyKey[]): string {
+  const line = source.lineOf(path);
+  return line === undefined ? source.path : `${source.path}:${line}`;
+}
+
+function unknownKeyWarnings(source: ConfigSource, raw: Raw): string[] {
+  const warnings: string[] = [];
+  const check = (value: unknown, known: readonly string[], path: readonly PropertyKey[]) => {
+    if (!isKwargs(value)) return;
+    const unknown = Object.keys(value).filter((k) => !known.includes(k));
+    if (unknown.length > 0) {
+      const where = path.length === 0 ? "at the top level" : `in ${formatKeyPath(path)}`;
+      warnings.push(`${locate(source, [...path, unknown[0]!])}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `'${k}'`).join(", ")} ${where} (ignored)`);
+    }
+  };
+  check(raw, KNOWN_KEYS.top, []);
+  (Array.isArray(raw.tasks) ? raw.tasks : []).forEach((t, i) => check(t, KNOWN_KEYS.task, ["tasks", i]));
+  (Array.isArray(raw.trainers) ? raw.trainers : []).forEach((t, i) => {
+    check(t, KNOWN_KEYS.trainer, ["trainers", i]);
+    if (isKwargs(t) && t.eval_kwargs !== undefined) {
+      warnings.push(`${locate(source, ["trainers", i, "eval_kwargs"])}: trainers[${i}].eval_kwargs is ignored: eval_kwargs belong to a task entry or the top level`);
+    }
+  });
+  check(raw.llm, KNOWN_KEYS.llm, ["llm"]);
+  return warnings;
+}
+
+function problemLine(source: ConfigSource, path: readonly PropertyKey[], expected: string, found: unknown): string {
+  return `${locate(source, path)}: ${formatKeyPath(path)}: expected ${expected}, found ${describeFound(found)}`;
+}
+
+function checkShape(source: ConfigSource): Raw {
+  const data = source.data;
+  if (!isKwargs(data)) {
+    throw new ConfigError({ problems: [`${source.path}: the config must be a mapping of keys at the top level, found ${describeFound(data)}`] });
+  }
+  const decoded = Schema.decodeUnknownEither(RawConfigSchema, { errors: "all", onExcessProperty: "ignore" })(plainValue(data));
+  if (Either.isLeft(decoded)) {
+    const problems = schemaProblems(decoded.left.issue).map((p) => problemLine(source, p.path, p.expected, p.found));
+    throw new ConfigError({ problems });
+  }
+  return data;
+}
+
+function normalizeTask(source: ConfigSource, entry: unknown, index: number, globalEval: Kwargs): TaskEntry {
+  if (typeof entry === "string") return { id: entry, eval_kwargs: cloneValue(globalEval) };
+  const raw = entry as Raw;
+  const id = firstPresent(raw, ["id", "key", "task"]);
+  if (typeof id !== "string" || id.trim() === "") {
+    throw new ConfigError({ problems: [`${locate(source, ["tasks", index])}: tasks[${index}]: task entry has no id; add 'id: <suite>:<task>' (e.g. id: internal:numeric_param)`] });
+  }
+  return { id, eval_kwargs: { ...cloneValue(globalEval), ...kwargsOrEmpty(raw.eval_kwargs) } };
+}
+
+function normalizeTrainer(source: ConfigSource, entry: unknown, index: number, globalTrainerKwargs: Kwargs, globalOptimizerKwargs: unknown): TrainerEntry {
+  const withGlobalOptimizerKwargs = (own: unknown) => mergeKwargs(globalOptimizerKwargs ?? {}, own) as Kwargs | Kwargs[];
+  if (typeof entry === "string") {
+    return {
+      id: entry,
+      params_variants: [cloneValue(globalTrainerKwargs)],
+      optimizer: null,
+      optimizer_kwargs: withGlobalOptimizerKwargs(undefined),
+      guide: null,
+      guide_kwargs: {},
+      logger: null,
+      logger_kwargs: {},
+    };
+  }
+  const raw = entry as Raw;
+  const id = firstPresent(raw, ["id", "name", "trainer", "key"]);
+  if (typeof id !== "string" || id.trim() === "") {
+    throw new ConfigError({ problems: [`${locate(source, ["trainers", index])}: trainers[${index}]: trainer entry has no id; add 'id: <trainer>' (e.g. id: PrioritySearch)`] });
+  }
+  const explicit = raw.params_variants;
+  const single = [raw.params, raw.trainer_kwargs].find((v) => isKwargs(v) && Object.keys(v).length > 0);
+  const variants: Kwargs[] = Array.isArray(explicit) ? (explicit.length > 0 ? explicit.map(kwargsOrEmpty) : [{}]) : [kwargsOrEmpty(single)];
+  const entryKnobs = knobsOf(raw);
+  return {
+    id,
+    params_variants: variants.map((v) => ({ ...cloneValue(globalTrainerKwargs), ...cloneValue(entryKnobs), ...v })),
+    optimizer: (raw.optimizer as string | null | undefined) ?? null,
+    optimizer_kwargs: withGlobalOptimizerKwargs(raw.optimizer_kwargs),
+    guide: (raw.guide as string | null | undefined) ?? null,
+    guide_kwargs: kwargsOrEmpty(raw.guide_kwargs),
+    logger: (raw.logger as string | null | undefined) ?? null,
+    logger_kwargs: kwargsOrEmpty(raw.logger_kwargs),
+  };
+}
+
+function normalizeSeeds(source: ConfigSource, raw: Raw): number[] {
+  const seeds = Array.isArray(raw.seeds) ? (raw.seeds.map((s) => Number(plainValue(s))) as number[]) : null;
+  if (seeds === null) {
+    if (raw.seed === null) throw new ConfigError({ problems: [problemLine(source, ["seed"], "a whole number", null)] });
+    return [raw.seed === undefined ? DEFAULT_SEED : Number(plainValue(raw.seed))];
+  }
+  if (seeds.length === 0) return [DEFAULT_SEED];
+  const seen = new Set<number>();
+  seeds.forEach((seed, i) => {
+    if (seen.has(seed)) throw new ConfigError({ problems: [`${locate(source, ["seeds", i])}: seeds[${i}]: seed ${seed} is listed twice; list each seed once`] });
+    seen.add(seed);
+  });
+  return seeds;
+}
+
+function secretProblems(source: ConfigSource, raw: Raw): string[] {
+  const llm = raw.llm;
+  if (!isKwargs(llm)) return [];
+  return Object.keys(llm)
+    .filter((k) => /key|token|secret|password/i.test(k) && k !== "api_key_env")
+    .map((k) => `${locate(source, ["llm", k])}: llm.${k}: secrets do not belong in config files (they are copied into every run directory); set llm.api_key_env to the name of an environment variable that holds it`);
+}
+
+/** Decode, check and normalize an already-parsed config document. */
+export function resolveRunConfig(source: ConfigSource): LoadedConfig {
+  const raw = checkShape(source);
+  const secrets = secretProblems(source, raw);
+  if (secrets.length > 0) throw new ConfigError({ problems: secrets });
+  const warnings = unknownKeyWarnings(source, raw);
+
+  const tasksRaw = Array.isArray(raw.tasks) ? raw.tasks : [];
+  if (tasksRaw.length === 0) {
+    throw new ConfigError({ problems: [`${locate(source, ["tasks"])}: tasks: no tasks given; list at least one task id, e.g. tasks: [internal:numeric_param]`] });
+  }
+  const evalKwargs = kwargsOrEmpty(raw.eval_kwargs);
+  const trainerKwargs = { ...kwargsOrEmpty(raw.trainer_kwargs), ...knobsOf(raw) };
+  const trainersRaw = Array.isArray(raw.trainers) ? raw.trainers : [];
+  const trainers =
+    trainersRaw.length > 0
+      ? trainersRaw.map((t, i) => normalizeTrainer(source, t, i, trainerKwargs, raw.optimizer_kwargs))
+      : [normalizeTrainer(source, DEFAULT_TRAINER, 0, trainerKwargs, raw.optimizer_kwargs)];
+  const jobTimeout = firstPresent(raw, ["job_timeout", "job-timeout"]);
+  const llm = isKwargs(raw.llm) ? (cloneValue(raw.llm) as LlmConfig) : {};
+
+  const config: RunConfig = {
+    run_id: (raw.run_id as string | null | undefined) ?? null,
+    runs_dir: (firstPresent(raw, ["runs_dir", "runs_root"]) as string | undefined) ?? "runs",
+    mode: (raw.mode as Mode | undefined) ?? "stub",
+    seeds: normalizeSeeds(source, raw),
+    max_workers: Number(plainValue(firstPresent(raw, ["max_workers", "n_concurrent", "n-concurrent"]) ?? 1)),
+    fail_fast: (raw.fail_fast as boolean | undefined) ?? false,
+    resume: (raw.resume as ResumeMode | undefined) ?? "auto",
+    job_timeout: jobTimeout === undefined || jobTimeout === null ? null : Number(plainValue(jobTimeout)),
+    tasks: tasksRaw.map((t, i) => normalizeTask(source, t, i, evalKwargs)),
+    llm,
+    tags: Array.isArray(raw.tags) ? raw.tags.map(pythonStr) : [],
+    trainers,
+    eval_kwargs: evalKwargs,
+    trainer_kwargs: trainerKwargs,
+  };
+  return { path: source.path, config, warnings };
+}
+
+/** Read, decode and normalize a YAML or JSON config file. Throws `ConfigError`. */
+export function loadRunConfig(path: string): LoadedConfig {
+  return resolveRunConfig(readConfigFile(path));
+}

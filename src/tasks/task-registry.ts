@@ -1,0 +1,51 @@
+/**
+ * All task suites behind one lookup: discovery in suite order, bundle loading by id, and the
+ * expansion of a config's task list (spec §6.2–6.3).
+ */
+import { canonicalJson } from "../config/python-json.js";
+import { suiteOfTaskId } from "../config/matrix.js";
+import type { TaskEntry } from "../config/run-config.js";
+import type { Kwargs } from "../config/kwargs.js";
+import { TaskNotFoundError } from "./task-errors.js";
+import { normalizeTaskId } from "./task-id.js";
+import { SUITE_NAMES, type SuiteName, type TaskBundle, type TaskSuite } from "./task-suite.js";
+
+export class TaskRegistry {
+  private readonly suites: ReadonlyMap<string, TaskSuite>;
+
+  constructor(suites: readonly TaskSuite[]) {
+    this.suites = new Map(suites.map((s) => [s.name, s]));
+  }
+
+  /** Task ids of the selected suites, in the discovery order of spec §1.3. */
+  list(selection: readonly SuiteName[] = SUITE_NAMES): string[] {
+    return SUITE_NAMES.filter((name) => selection.includes(name)).flatMap((name) => this.suites.get(name)?.list() ?? []);
+  }
+
+  async load(taskId: string, evalKwargs: Kwargs): Promise<TaskBundle> {
+    const id = normalizeTaskId(taskId);
+    const suiteName = suiteOfTaskId(id);
+    const suite = this.suites.get(suiteName);
+    if (suite === undefined) {
+      throw new TaskNotFoundError({ taskId: id, reason: `unknown task suite '${suiteName}' in task id '${id}'; suites: ${SUITE_NAMES.join(", ")}` });
+    }
+    return suite.load(id, evalKwargs);
+  }
+
+  /**
+   * Normalised ids, special ids expanded (once suites that have them exist), duplicates with the
+   * same eval_kwargs dropped, order kept.
+   */
+  expandTasks(tasks: readonly TaskEntry[]): TaskEntry[] {
+    const seen = new Set<string>();
+    const out: TaskEntry[] = [];
+    for (const task of tasks) {
+      const entry = { id: normalizeTaskId(task.id), eval_kwargs: task.eval_kwargs };
+      const key = `${entry.id}\u0000${canonicalJson(entry.eval_kwargs)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(entry);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { runCli } from "../support/cli.js";
+
+describe("trace-bench CLI basics", () => {
+  it("prints the command list with --help and exits 0", () => {
+    const r = runCli(["--help"]);
+    expect(r.code).toBe(0);
+    for (const verb of ["list-tasks", "list-trainers", "validate", "schema"]) expect(r.stdout).toContain(verb);
+  });
+
+  it("exits 2 with usage on stderr when no command is given", () => {
+    const r = runCli([]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("Usage: trace-bench <command>");
+  });
+
+  it("rejects an unknown command with exit 2", () => {
+    const r = runCli(["frobnicate"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("trace-bench: unknown command 'frobnicate'; commands: list-tasks, list-trainers, validate, schema\n");
+  });
+
+  it.each(["list-tasks", "list-trainers", "validate", "schema"])("%s --help shows its usage", (verb) => {
+    const r = runCli([verb, "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Usage: trace-bench ${verb}`));
+    expect(r.stdout).toContain("--help");
+  });
+
+  it("rejects an unknown flag with a usage error, exit 2", () => {
+    const r = runCli(["list-tasks", "--frob"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("Unknown option '--frob'");
+    expect(r.stderr).toContain("trace-bench list-tasks --help");
+  });
+
+  it("rejects a string flag without its value", () => {
+    const r = runCli(["validate", "--config"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--config/);
+  });
+});
+
+describe("list-tasks", () => {
+  it("lists the shipped tasks one per line in discovery order", () => {
+    const r = runCli(["list-tasks"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n").filter(Boolean)).toEqual([
+      "trace_examples:greeting_stub",
+      "trace_examples:train_single_node_stub",
+      "internal:code_param",
+      "internal:numeric_param",
+      "internal:multi_param",
+      "internal:non_trainable",
+    ]);
+  });
+
+  it("filters by --bench and its alias --dataset-name", () => {
+    expect(runCli(["list-tasks", "--bench", "trace_examples"]).stdout).toBe("trace_examples:greeting_stub\ntrace_examples:train_single_node_stub\n");
+    expect(runCli(["list-tasks", "--dataset-name", "internal+hf"]).stdout.split("\n").filter(Boolean)).toHaveLength(4);
+  });
+
+  it("names an unknown bench selector and exits 2", () => {
+    const r = runCli(["list-tasks", "--bench", "kernelbench"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "trace-bench: --bench: unknown bench selector(s): kernelbench; allowed: llm4ad, trace_examples, internal, veribench, hf, terminal_bench\n",
+    );
+  });
+});
+
+describe("list-trainers", () => {
+  it("with --all prints every trainer as id, availability and reason, tab-separated and sorted", () => {
+    const r = runCli(["list-trainers", "--all"]);
+    expect(r.code).toBe(0);
+    const rows = r.stdout.split("\n").filter(Boolean).map((line) => line.split("\t"));
+    const ids = rows.map((row) => row[0]!);
+    expect(ids).toEqual([...ids].sort());
+    for (const id of ["PrioritySearch", "GEPA-Base", "GEPA-UCB", "GEPA-Beam", "BeamsearchAlgorithm", "BeamsearchHistoryAlgorithm", "UCBSearchAlgorithm", "MinibatchAlgorithm", "BasicSearchAlgorithm", "SequentialUpdate", "SequentialSearch", "BeamSearch", "StreamingPrioritySearch", "NoOpTrainer"]) {
+      expect(ids).toContain(id);
+    }
+    for (const row of rows) {
+      expect(["available", "unavailable"]).toContain(row[1]);
+      if (row[1] === "unavailable") expect(row[2]).toMatch(/\S/);
+    }
+  });
+
+  it("without --all lists only trainers that can run, and says how many are hidden", () => {
+    const all = runCli(["list-trainers", "--all"]).stdout.split("\n").filter(Boolean);
+    const r = runCli(["list-trainers"]);
+    const available = all.filter((line) => line.split("\t")[1] === "available");
+    expect(r.stdout.split("\n").filter(Boolean)).toEqual(available);
+    expect(r.stderr).toContain(`${all.length - available.length} unavailable trainers not shown`);
+  });
+});
+
+describe("schema", () => {
+  it("prints a JSON Schema that documents the config keys", () => {
+    const r = runCli(["schema"]);
+    expect(r.code).toBe(0);
+    const schema = JSON.parse(r.stdout) as { properties: Record<string, { description?: string }> };
+    for (const key of ["run_id", "runs_dir", "mode", "seeds", "max_workers", "resume", "job_timeout", "tasks", "trainers", "llm", "ps_steps", "ps-steps"]) {
+      expect(schema.properties).toHaveProperty(key);
+    }
+    expect(schema.properties.resume!.description).toContain("auto");
+  });
+});

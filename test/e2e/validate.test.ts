@@ -1,0 +1,132 @@
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli, tempDir } from "../support/cli.js";
+
+function writeConfig(dir: string, yaml: string): string {
+  const path = join(dir, "config.yaml");
+  writeFileSync(path, yaml);
+  return path;
+}
+
+describe("validate", () => {
+  it("validate --strict on the smoke config lists the golden job and writes the manifest", () => {
+    const out = tempDir();
+    const r = runCli(["validate", "--config", "configs/smoke.yaml", "--strict", "--runs-dir", out]);
+    expect(r.stdout).toContain("[OK] internal:numeric_param");
+    expect(r.stdout).toContain("[OK] matrix: 1 jobs expanded deterministically");
+    expect(r.stdout).toContain("  job 806f391306ae: internal:numeric_param x PrioritySearch (seed=123)");
+    expect(r.stdout).toContain("  tasks:    ['internal:numeric_param']\n  trainers: ['PrioritySearch']");
+    const runs = readdirSync(out);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatch(/^\d{8}-\d{6}-[0-9a-f]{8}$/);
+    const manifestPath = join(out, runs[0]!, "meta", "manifest.json");
+    expect(r.stdout).toContain(`[OK] manifest written: ${manifestPath}`);
+    expect(existsSync(join(out, runs[0]!, "jobs"))).toBe(true);
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+    expect(manifest.run_id).toBe(runs[0]);
+    expect(manifest.config_hash).toMatch(/^[0-9a-f]{16}$/);
+    expect(manifest.generated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/);
+    expect(manifest.jobs).toEqual([
+      expect.objectContaining({
+        job_id: "806f391306ae",
+        suite: "internal",
+        raw_params: { ps_steps: 1, ps_batches: 1 },
+        resolved_trainer_kwargs: { num_epochs: 1, num_steps: 1, num_batches: 1, num_candidates: 2, num_proposals: 2 },
+        resolved_optimizer_kwargs: expect.objectContaining({ memory_size: 5 }),
+        status_hint: "ok",
+        skip_reason: null,
+      }),
+    ]);
+  });
+
+  it("fails (exit 1) while a configured trainer cannot run yet, naming the reason", () => {
+    const r = runCli(["validate", "--config", "configs/smoke.yaml"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("[FAIL] trainer PrioritySearch: not available (not implemented yet)");
+    expect(r.stdout).not.toContain("matrix");
+  });
+
+  it("expands the 2 × 2 matrix config into 4 jobs in task-major order", () => {
+    const r = runCli(["validate", "--config", "configs/m1_matrix_smoke.yaml", "--strict", "--runs-dir", tempDir()]);
+    const jobs = r.stdout.split("\n").filter((l) => l.startsWith("  job "));
+    expect(jobs.map((l) => l.replace(/job [0-9a-f]{12}/, "job X"))).toEqual([
+      "  job X: internal:numeric_param x PrioritySearch (seed=123)",
+      "  job X: internal:numeric_param x GEPA-Base (seed=123)",
+      "  job X: internal:code_param x PrioritySearch (seed=123)",
+      "  job X: internal:code_param x GEPA-Base (seed=123)",
+    ]);
+  });
+
+  it("reports unknown tasks, unknown trainer kwargs, optimizers and loggers under --strict", () => {
+    const dir = tempDir();
+    const config = writeConfig(
+      dir,
+      [
+        "tasks: [internal:numeric_param, internal:nope, example:greeting_stub]",
+        "trainers:",
+        "  - id: PrioritySearch",
+        "    optimizer: OptoSuper",
+        "    logger: FancyLogger",
+        "    params_variants: [{ps_steps: 1, warp_speed: 9}]",
+        "  - id: NotATrainer",
+      ].join("\n"),
+    );
+    const r = runCli(["validate", "--config", config, "--strict", "--runs-dir", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/\[FAIL\] unknown trainer kwarg 'warp_speed' for PrioritySearch \(valid: verbose, threads, .*\)/);
+    expect(r.stdout).toContain("[FAIL] optimizer not found: OptoSuper (known: OptoPrime,");
+    expect(r.stdout).toContain("[FAIL] logger not found: FancyLogger");
+    expect(r.stdout).toContain("[FAIL] trainer NotATrainer: unknown trainer; run 'trace-bench list-trainers --all'");
+    expect(r.stdout).toContain("[FAIL] internal:nope: unknown task 'internal:nope'");
+    expect(r.stdout).toContain("[OK] trace_examples:greeting_stub");
+  });
+
+  it("marks internal:non_trainable as [EXPECTED] and other untrainable tasks would fail", () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, "tasks: [internal:non_trainable]\ntrainers: [PrioritySearch]\n");
+    const r = runCli(["validate", "--config", config, "--strict", "--runs-dir", dir]);
+    expect(r.stdout).toContain("[EXPECTED] internal:non_trainable: no_trainable_parameters");
+    expect(r.stdout).not.toContain("[FAIL] internal:non_trainable");
+  });
+
+  it("validates only the tasks of the --bench suites", () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, "tasks: [internal:numeric_param, example:greeting_stub, terminal_bench:regex-log]\n");
+    const internal = runCli(["validate", "--config", config, "--bench", "internal"]);
+    expect(internal.stdout).toContain("[OK] internal:numeric_param");
+    expect(internal.stdout).not.toContain("greeting_stub");
+    expect(internal.stdout).not.toContain("terminal_bench");
+    const terminal = runCli(["validate", "--config", config, "--bench", "terminal_bench"]);
+    expect(terminal.stdout).toContain("[FAIL] terminal_bench:regex-log: task suite 'terminal_bench' is not implemented yet");
+  });
+
+  it("prints one line per config problem with file, line and key path, and exits 2", () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, "tasks: [internal:numeric_param]\ntrainers:\n  - PrioritySearch\n  - id: GEPA-Base\n    params_variants:\n      - gepa_iters: lots\n");
+    const r = runCli(["validate", "--config", config]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(`trace-bench: config error: ${config}:6: trainers[1].params_variants[0].gepa_iters: expected a whole number ≥ 0, or null, found "lots"\n`);
+  });
+
+  it("reports a YAML syntax error with its line and an unreadable file, exit 2, no stack trace", () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, "tasks:\n  - internal:numeric_param\ntrainers: [PrioritySearch\nseeds: [1]\n");
+    const bad = runCli(["validate", "--config", config]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(new RegExp(`^trace-bench: config error: ${config}:\\d+:\\d+: invalid YAML: `));
+    expect(bad.stderr.split("\n").filter(Boolean)).toHaveLength(1);
+    const missing = runCli(["validate", "--config", join(dir, "missing.yaml")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(`trace-bench: config error: ${join(dir, "missing.yaml")}: cannot read config file (no such file); pass an existing YAML or JSON file with --config\n`);
+  });
+
+  it("warns about unknown keys on stderr but still validates", () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, "tasks: [internal:numeric_param]\ntrainers: [PrioritySearch]\nworkers: 4\n");
+    const r = runCli(["validate", "--config", config]);
+    expect(r.stderr).toContain(`trace-bench: warning: ${config}:3: unknown key 'workers' at the top level (ignored)`);
+    expect(r.stdout).toContain("[OK] internal:numeric_param");
+  });
+});

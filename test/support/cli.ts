@@ -1,0 +1,29 @@
+/** Runs the built CLI (`bin/trace-bench.js`) as a real child process. */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const CLI = join(REPO_ROOT, "bin", "trace-bench.js");
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...process.env, ...options.env },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+export function tempDir(prefix = "trace-bench-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}

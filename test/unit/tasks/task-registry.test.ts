@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { builtinTaskRegistry } from "../../../adapters/tasks/index.js";
+import { parseBenchSelector } from "../../../src/tasks/bench-selector.js";
+import { BenchSelectorError } from "../../../src/tasks/task-errors.js";
+import { normalizeTaskId } from "../../../src/tasks/task-id.js";
+
+describe("normalizeTaskId (spec §6.1)", () => {
+  it.each([
+    ["example:greeting_stub", "trace_examples:greeting_stub"],
+    ["circle_packing", "llm4ad:circle_packing"],
+    ["optimization/tsp_construct", "llm4ad:optimization/tsp_construct"],
+    ["internal:numeric_param", "internal:numeric_param"],
+    ["  internal:code_param ", "internal:code_param"],
+    ["hf:bbeh/boolean_expressions", "hf:bbeh/boolean_expressions"],
+  ])("%s → %s", (raw, normalized) => {
+    expect(normalizeTaskId(raw)).toBe(normalized);
+  });
+});
+
+describe("parseBenchSelector (spec §1.2)", () => {
+  it("defaults to every suite except the opt-in terminal_bench", () => {
+    expect(parseBenchSelector(undefined)).toEqual(["llm4ad", "trace_examples", "internal", "veribench", "hf"]);
+    expect(parseBenchSelector("  ")).toEqual(["llm4ad", "trace_examples", "internal", "veribench", "hf"]);
+  });
+
+  it("accepts ',' and '+' separators and keeps discovery order", () => {
+    expect(parseBenchSelector("internal+trace_examples")).toEqual(["trace_examples", "internal"]);
+    expect(parseBenchSelector("terminal_bench, hf")).toEqual(["hf", "terminal_bench"]);
+  });
+
+  it("names unknown selectors and the allowed ones", () => {
+    expect(() => parseBenchSelector("internal,kernelbench")).toThrow(BenchSelectorError);
+    expect(() => parseBenchSelector("kernelbench")).toThrow(/unknown bench selector\(s\): kernelbench; allowed: llm4ad, trace_examples, internal/);
+  });
+});
+
+describe("TaskRegistry", () => {
+  const registry = builtinTaskRegistry();
+
+  it("lists the shipped tasks in discovery order", () => {
+    expect(registry.list()).toEqual([
+      "trace_examples:greeting_stub",
+      "trace_examples:train_single_node_stub",
+      "internal:code_param",
+      "internal:numeric_param",
+      "internal:multi_param",
+      "internal:non_trainable",
+    ]);
+    expect(registry.list(["internal"])).toHaveLength(4);
+    expect(registry.list(["llm4ad", "hf"])).toEqual([]);
+  });
+
+  it("loads through id normalisation", async () => {
+    expect((await registry.load("example:greeting_stub", {})).taskId).toBe("trace_examples:greeting_stub");
+  });
+
+  it("explains unknown tasks, unknown suites and suites not built yet", async () => {
+    await expect(registry.load("internal:nope", {})).rejects.toThrow(/unknown task 'internal:nope'.*list-tasks --bench internal/);
+    await expect(registry.load("nosuch:x", {})).rejects.toThrow(/unknown task suite 'nosuch'/);
+    await expect(registry.load("circle_packing", {})).rejects.toThrow(/task suite 'llm4ad' is not implemented yet/);
+  });
+
+  it("expands tasks: normalised, duplicates with equal eval_kwargs dropped, order kept", () => {
+    const expanded = registry.expandTasks([
+      { id: "example:greeting_stub", eval_kwargs: {} },
+      { id: "internal:numeric_param", eval_kwargs: { a: 1 } },
+      { id: "trace_examples:greeting_stub", eval_kwargs: {} },
+      { id: "internal:numeric_param", eval_kwargs: { a: 2 } },
+      { id: "internal:numeric_param", eval_kwargs: { a: 1 } },
+    ]);
+    expect(expanded.map((t) => [t.id, t.eval_kwargs])).toEqual([
+      ["trace_examples:greeting_stub", {}],
+      ["internal:numeric_param", { a: 1 }],
+      ["internal:numeric_param", { a: 2 }],
+    ]);
+  });
+});
