@@ -63,8 +63,9 @@ export function pythonJsonString(s: string, ensureAscii = true): string {
     const short = SHORT_ESCAPES[ch];
     if (short !== undefined) out += short;
     else if (code < 0x20 || (ensureAscii && code > 0x7e)) {
-      // UTF-16 code units are exactly what Python emits (surrogate pairs for astral characters).
-      out += code === 0x7f ? ch : `\\u${code.toString(16).padStart(4, "0")}`;
+      // UTF-16 code units are exactly what Python emits (surrogate pairs for astral characters);
+      // DEL (0x7f) is outside Python's printable range too.
+      out += `\\u${code.toString(16).padStart(4, "0")}`;
     } else out += ch;
   }
   return out + '"';
@@ -85,7 +86,12 @@ function compareCodePoints(a: string, b: string): number {
 
 /** `str(obj)` for values JSON cannot hold (Python's `default=str`). */
 function pythonStrOfObject(value: unknown): string {
-  if (value instanceof Date) return value.toISOString().replace("T", " ").replace(/\.000Z$|Z$/, "");
+  if (value instanceof Date) {
+    // str(datetime): microseconds only when non-zero.
+    const iso = value.toISOString();
+    const ms = value.getUTCMilliseconds();
+    return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${ms === 0 ? "" : `.${String(ms).padStart(3, "0")}000`}`;
+  }
   return String(value);
 }
 

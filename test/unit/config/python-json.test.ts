@@ -1,0 +1,288 @@
+/**
+ * canonicalJson must equal Python's `json.dumps(obj, sort_keys=True)` byte for byte: job ids are
+ * SHA-256 of that text. Every expected string below was produced by CPython 3.11 (`json.dumps`,
+ * `repr(float)`, `hashlib.sha256`) and pasted in literally.
+ */
+import { describe, expect, it } from "vitest";
+import { computeJobId, sha256Hex } from "../../../src/config/hashing.js";
+import {
+  canonicalJson,
+  PyFloat,
+  pythonFloatRepr,
+  pythonJsonString,
+  pythonNumberRepr,
+  pythonStr,
+} from "../../../src/config/python-json.js";
+
+describe("canonicalJson: separators and key order", () => {
+  it("uses ', ' and ': ' separators and sorts keys", () => {
+    expect(canonicalJson({ b: 1, a: 2, c: "x" })).toBe(String.raw`{"a": 2, "b": 1, "c": "x"}`);
+  });
+
+  it("sorts keys at every depth, inside lists too, and prints empty containers", () => {
+    const value = { z: { b: [3, { y: null, x: true }], a: false }, a: [], m: {} };
+    expect(canonicalJson(value)).toBe(String.raw`{"a": [], "m": {}, "z": {"a": false, "b": [3, {"x": true, "y": null}]}}`);
+  });
+
+  it("sorts keys by code point (astral characters after U+FF61, digits as text) and escapes them", () => {
+    const value = { "\uff61": 1, "\u{1F600}": 2, z: 3, A: 4, "\u00e9": 5, _: 6, a: 7, B: 8, "10": 9, "9": 10 };
+    expect(canonicalJson(value)).toBe(
+      String.raw`{"10": 9, "9": 10, "A": 4, "B": 8, "_": 6, "a": 7, "z": 3, "\u00e9": 5, "\uff61": 1, "\ud83d\ude00": 2}`,
+    );
+  });
+
+  it("does not depend on insertion order", () => {
+    expect(canonicalJson({ b: { d: 1, c: 2 }, a: 0 })).toBe(canonicalJson({ a: 0, b: { c: 2, d: 1 } }));
+  });
+});
+
+describe("canonicalJson: strings (ensure_ascii)", () => {
+  it("escapes non-ASCII as \\uXXXX, astral characters as surrogate pairs, and control characters", () => {
+    const value = [
+      "h\u00e9llo",
+      "\u65e5\u672c",
+      "\u{1F600}",
+      "\u{1F468}\u200d\u{1F469}",
+      "\x00\x01\x1f",
+      "tab\t nl\n cr\r bs\b ff\f",
+      'quote" back\\ slash/',
+      "\u2028\u2029",
+      "~ !",
+      "\ufeff",
+    ];
+    expect(canonicalJson(value)).toBe(
+      String.raw`["h\u00e9llo", "\u65e5\u672c", "\ud83d\ude00", "\ud83d\udc68\u200d\ud83d\udc69", "\u0000\u0001\u001f", "tab\t nl\n cr\r bs\b ff\f", "quote\" back\\ slash/", "\u2028\u2029", "~ !", "\ufeff"]`,
+    );
+  });
+
+  it("escapes DEL (0x7f) like Python: json.dumps('a\\x7fb') == '\"a\\\\u007fb\"'", () => {
+    expect(pythonJsonString("a\x7fb")).toBe(String.raw`"a\u007fb"`);
+  });
+
+  it("keeps printable ASCII as is", () => {
+    const printable = Array.from({ length: 0x7e - 0x20 + 1 }, (_, i) => String.fromCharCode(0x20 + i))
+      .join("")
+      .replace(/["\\]/g, "");
+    expect(pythonJsonString(printable)).toBe(`"${printable}"`);
+  });
+});
+
+describe("canonicalJson: numbers, booleans, null", () => {
+  it("prints ints, bools and null like Python", () => {
+    expect(canonicalJson([null, true, false, 0, -7, 9007199254740992, 18446744073709551616n])).toBe(
+      "[null, true, false, 0, -7, 9007199254740992, 18446744073709551616]",
+    );
+  });
+
+  it("prints floats in Python repr, integral floats only when wrapped in PyFloat", () => {
+    const value = [
+      new PyFloat(1),
+      0.1,
+      1e-5,
+      new PyFloat(1e16),
+      new PyFloat(1e16 - 2),
+      123456789.123,
+      new PyFloat(-0),
+      NaN,
+      Infinity,
+      -Infinity,
+      2.5,
+      new PyFloat(-1),
+      new PyFloat(1e22),
+    ];
+    expect(canonicalJson(value)).toBe(
+      "[1.0, 0.1, 1e-05, 1e+16, 9999999999999998.0, 123456789.123, -0.0, NaN, Infinity, -Infinity, 2.5, -1.0, 1e+22]",
+    );
+  });
+
+  it("treats an integral plain number as a Python int", () => {
+    expect(canonicalJson({ a: 1, b: new PyFloat(1) })).toBe(`{"a": 1, "b": 1.0}`);
+    expect(pythonNumberRepr(3)).toBe("3");
+    expect(pythonNumberRepr(3.5)).toBe("3.5");
+  });
+
+  it("serializes undefined as null (Python None)", () => {
+    expect(canonicalJson([undefined])).toBe("[null]");
+  });
+});
+
+describe("canonicalJson: nested kwargs and default=str", () => {
+  it("serializes a realistic kwargs payload", () => {
+    const value = {
+      trainer_kwargs: { num_steps: 3, threads: 4, temperature: 0.7, verbose: false },
+      optimizer_kwargs: [{ lr: new PyFloat(1) }, { lr: 0.5, memory: { size: 10, policy: "fifo" } }],
+      eval_kwargs: { objective_mode: "pareto", weights: [0.5, 0.25], label: "\u00fcber" },
+    };
+    expect(canonicalJson(value)).toBe(
+      String.raw`{"eval_kwargs": {"label": "\u00fcber", "objective_mode": "pareto", "weights": [0.5, 0.25]}, "optimizer_kwargs": [{"lr": 1.0}, {"lr": 0.5, "memory": {"policy": "fifo", "size": 10}}], "trainer_kwargs": {"num_steps": 3, "temperature": 0.7, "threads": 4, "verbose": false}}`,
+    );
+  });
+
+  it("str()s a Date like Python's str(datetime)", () => {
+    expect(canonicalJson(new Date(Date.UTC(2024, 0, 1, 12, 30, 0)))).toBe(`"2024-01-01 12:30:00"`);
+  });
+
+  it("str()s a Date with milliseconds like Python (six fractional digits)", () => {
+    // python3: json.dumps(str(datetime(2024, 1, 1, 12, 30, 0, 123000))) == '"2024-01-01 12:30:00.123000"'
+    expect(canonicalJson(new Date(Date.UTC(2024, 0, 1, 12, 30, 0, 123)))).toBe(`"2024-01-01 12:30:00.123000"`);
+  });
+});
+
+describe("pythonFloatRepr", () => {
+  // [expression, value, repr(float(value)) from CPython 3.11]
+  const table: ReadonlyArray<readonly [string, number, string]> = [
+    ["0.1", 0.1, "0.1"],
+    ["0.2", 0.2, "0.2"],
+    ["0.1 + 0.2", 0.1 + 0.2, "0.30000000000000004"],
+    ["1 / 3", 1 / 3, "0.3333333333333333"],
+    ["2 / 3", 2 / 3, "0.6666666666666666"],
+    ["-1 / 3", -1 / 3, "-0.3333333333333333"],
+    ["0.5", 0.5, "0.5"],
+    ["1.5", 1.5, "1.5"],
+    ["-2.5", -2.5, "-2.5"],
+    ["100.25", 100.25, "100.25"],
+    ["1e-05", 1e-5, "1e-05"],
+    ["0.0001", 0.0001, "0.0001"],
+    ["0.001", 0.001, "0.001"],
+    ["0.00012345", 0.00012345, "0.00012345"],
+    ["1.2345e-05", 1.2345e-5, "1.2345e-05"],
+    ["1e-07", 1e-7, "1e-07"],
+    ["5e-324", 5e-324, "5e-324"],
+    ["2.2250738585072014e-308", 2.2250738585072014e-308, "2.2250738585072014e-308"],
+    ["1.7976931348623157e+308", 1.7976931348623157e308, "1.7976931348623157e+308"],
+    ["1e+16", 1e16, "1e+16"],
+    ["1e16 - 2", 1e16 - 2, "9999999999999998.0"],
+    ["1e16 + 2", 1e16 + 2, "1.0000000000000002e+16"],
+    ["1e15", 1e15, "1000000000000000.0"],
+    ["123456789012345.6", 123456789012345.6, "123456789012345.6"],
+    ["1234567890123456.8", 1234567890123456.8, "1234567890123456.8"],
+    ["12345678901234567.0", 12345678901234568, "1.2345678901234568e+16"],
+    ["1e+22", 1e22, "1e+22"],
+    ["1.5e+300", 1.5e300, "1.5e+300"],
+    ["-1.5e-300", -1.5e-300, "-1.5e-300"],
+    ["2 ** 53", 2 ** 53, "9007199254740992.0"],
+    ["2 ** 53 + 2", 2 ** 53 + 2, "9007199254740994.0"],
+    ["2 ** -20", 2 ** -20, "9.5367431640625e-07"],
+    ["123456789.123", 123456789.123, "123456789.123"],
+    ["3.141592653589793", 3.141592653589793, "3.141592653589793"],
+    ["2.718281828459045", 2.718281828459045, "2.718281828459045"],
+    ["6.02e+23", 6.02e23, "6.02e+23"],
+    ["-6.626e-34", -6.626e-34, "-6.626e-34"],
+    ["9.999999999999999e+22", 9.999999999999999e22, "1e+23"],
+    ["0.3", 0.3, "0.3"],
+    ["1e+100", 1e100, "1e+100"],
+    ["1e21", 1e21, "1e+21"],
+    ["1e-4 * 3", 1e-4 * 3, "0.00030000000000000003"],
+    ["0.1 * 3", 0.1 * 3, "0.30000000000000004"],
+    ["100.0", 100, "100.0"],
+    ["7.0", 7, "7.0"],
+    ["-3.0", -3, "-3.0"],
+    ["1e-5 - 1e-20", 1e-5 - 1e-20, "9.99999999999999e-06"],
+    ["0.0", 0, "0.0"],
+    ["-0.0", -0, "-0.0"],
+    ["nan", NaN, "NaN"],
+    ["inf", Infinity, "Infinity"],
+    ["-inf", -Infinity, "-Infinity"],
+  ];
+
+  it.each(table)("repr(%s)", (_expr, value, expected) => {
+    expect(pythonFloatRepr(value)).toBe(expected);
+  });
+});
+
+describe("pythonStr", () => {
+  it("matches Python str() of scalars", () => {
+    expect([true, false, null, 1.5, 2, new PyFloat(1), "text"].map(pythonStr)).toEqual(["True", "False", "None", "1.5", "2", "1.0", "text"]);
+  });
+});
+
+describe("job_id golden vectors (computed with python3 hashlib + json.dumps(sort_keys=True))", () => {
+  const resolved = (trainerKwargs: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    trainer_kwargs: trainerKwargs,
+    optimizer: null,
+    optimizer_kwargs: {},
+    guide: null,
+    guide_kwargs: {},
+    logger: null,
+    logger_kwargs: {},
+    eval_kwargs: {},
+    ...extra,
+  });
+  const psDefaults = { num_epochs: 1, num_steps: 1, num_batches: 1, num_candidates: 2, num_proposals: 2 };
+
+  it("smoke payload serializes exactly as spec §3.3 and hashes to 806f391306ae", () => {
+    const identity = { task_id: "internal:numeric_param", trainer_id: "PrioritySearch", resolved_kwargs: resolved(psDefaults), seed: 123 };
+    const payload = canonicalJson(identity);
+    expect(payload).toBe(
+      String.raw`{"resolved_kwargs": {"eval_kwargs": {}, "guide": null, "guide_kwargs": {}, "logger": null, "logger_kwargs": {}, "optimizer": null, "optimizer_kwargs": {}, "trainer_kwargs": {"num_batches": 1, "num_candidates": 2, "num_epochs": 1, "num_proposals": 2, "num_steps": 1}}, "seed": 123, "task_id": "internal:numeric_param", "trainer_id": "PrioritySearch"}`,
+    );
+    expect(sha256Hex(payload).slice(0, 12)).toBe("806f391306ae");
+    expect(computeJobId(identity)).toBe("806f391306ae");
+  });
+
+  it("floats: 1.0, 0.1, 1e-05, 1e+16", () => {
+    const identity = {
+      task_id: "internal:numeric_param",
+      trainer_id: "PrioritySearch",
+      resolved_kwargs: resolved({ ...psDefaults, temperature: new PyFloat(1), learning_rate: 0.1, eps: 1e-5, budget: new PyFloat(1e16) }),
+      seed: 7,
+    };
+    expect(canonicalJson(identity)).toBe(
+      String.raw`{"resolved_kwargs": {"eval_kwargs": {}, "guide": null, "guide_kwargs": {}, "logger": null, "logger_kwargs": {}, "optimizer": null, "optimizer_kwargs": {}, "trainer_kwargs": {"budget": 1e+16, "eps": 1e-05, "learning_rate": 0.1, "num_batches": 1, "num_candidates": 2, "num_epochs": 1, "num_proposals": 2, "num_steps": 1, "temperature": 1.0}}, "seed": 7, "task_id": "internal:numeric_param", "trainer_id": "PrioritySearch"}`,
+    );
+    expect(computeJobId(identity)).toBe("1b83c198284f");
+  });
+
+  it("a float-valued 1.0 written as a plain number hashes differently (int 1)", () => {
+    const identity = {
+      task_id: "internal:numeric_param",
+      trainer_id: "PrioritySearch",
+      resolved_kwargs: resolved({ ...psDefaults, temperature: 1, learning_rate: 0.1, eps: 1e-5, budget: new PyFloat(1e16) }),
+      seed: 7,
+    };
+    expect(computeJobId(identity)).not.toBe("1b83c198284f");
+  });
+
+  it("unicode task id and eval kwargs", () => {
+    const identity = {
+      task_id: "hf:qa/\u65e5\u672c\u8a9e",
+      trainer_id: "GEPA-Base",
+      resolved_kwargs: resolved(
+        { num_iters: 1, train_batch_size: 2, merge_every: 2, pareto_subset_size: 2 },
+        { eval_kwargs: { prompt: "R\u00e9sum\u00e9 \u{1F600}", "\uff71": "\u2028", a: "tab\there" } },
+      ),
+      seed: 0,
+    };
+    expect(canonicalJson(identity)).toBe(
+      String.raw`{"resolved_kwargs": {"eval_kwargs": {"a": "tab\there", "prompt": "R\u00e9sum\u00e9 \ud83d\ude00", "\uff71": "\u2028"}, "guide": null, "guide_kwargs": {}, "logger": null, "logger_kwargs": {}, "optimizer": null, "optimizer_kwargs": {}, "trainer_kwargs": {"merge_every": 2, "num_iters": 1, "pareto_subset_size": 2, "train_batch_size": 2}}, "seed": 0, "task_id": "hf:qa/\u65e5\u672c\u8a9e", "trainer_id": "GEPA-Base"}`,
+    );
+    expect(computeJobId(identity)).toBe("75c617f51640");
+  });
+
+  it("nested kwargs: list optimizer_kwargs, nested dicts, bools, nulls, negative seed", () => {
+    const identity = {
+      task_id: "llm4ad_task",
+      trainer_id: "GEPA-UCB",
+      resolved_kwargs: resolved(
+        { num_search_iterations: 3, train_batch_size: 2, merge_every: 2, pareto_subset_size: 2, verbose: true },
+        {
+          optimizer: "OptoPrimeV2",
+          optimizer_kwargs: [
+            { lr: 0.5, memory_size: 0 },
+            { lr: 0.25, extra: { z: [1, 2, { b: null, a: false }], y: "x" } },
+          ],
+          guide: "LLMJudge",
+          guide_kwargs: { rubric: { weights: [0.5, 1.5], strict: true } },
+          logger: "none",
+          logger_kwargs: { logdir: null },
+          eval_kwargs: { objective_mode: "pareto", k: [3, 1, 2] },
+        },
+      ),
+      seed: -5,
+    };
+    expect(canonicalJson(identity)).toBe(
+      String.raw`{"resolved_kwargs": {"eval_kwargs": {"k": [3, 1, 2], "objective_mode": "pareto"}, "guide": "LLMJudge", "guide_kwargs": {"rubric": {"strict": true, "weights": [0.5, 1.5]}}, "logger": "none", "logger_kwargs": {"logdir": null}, "optimizer": "OptoPrimeV2", "optimizer_kwargs": [{"lr": 0.5, "memory_size": 0}, {"extra": {"y": "x", "z": [1, 2, {"a": false, "b": null}]}, "lr": 0.25}], "trainer_kwargs": {"merge_every": 2, "num_search_iterations": 3, "pareto_subset_size": 2, "train_batch_size": 2, "verbose": true}}, "seed": -5, "task_id": "llm4ad_task", "trainer_id": "GEPA-UCB"}`,
+    );
+    expect(computeJobId(identity)).toBe("5837d80dc2e1");
+  });
+});
