@@ -1,5 +1,8 @@
-/** The task suites this build ships, wired into one registry. */
+/** The task suites this build ships, plus any suites named in TRACE_BENCH_TASK_MODULES. */
+import { delimiter, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { TaskRegistry } from "../../src/tasks/task-registry.js";
+import type { TaskSuite } from "../../src/tasks/task-suite.js";
 import { codeParamTask } from "./internal/code-param.js";
 import { multiParamTask } from "./internal/multi-param.js";
 import { nonTrainableTask } from "./internal/non-trainable.js";
@@ -13,8 +16,8 @@ export interface TaskRegistryOptions {
   readonly root?: string;
 }
 
-export function builtinTaskRegistry(_options: TaskRegistryOptions = {}): TaskRegistry {
-  return new TaskRegistry([
+export function builtinSuites(_options: TaskRegistryOptions = {}): TaskSuite[] {
+  return [
     pendingSuite("llm4ad"),
     staticSuite("trace_examples", {
       greeting_stub: greetingStubTask,
@@ -29,5 +32,33 @@ export function builtinTaskRegistry(_options: TaskRegistryOptions = {}): TaskReg
     pendingSuite("veribench"),
     pendingSuite("hf"),
     pendingSuite("terminal_bench"),
-  ]);
+  ];
+}
+
+export function builtinTaskRegistry(options: TaskRegistryOptions = {}): TaskRegistry {
+  return new TaskRegistry(builtinSuites(options));
+}
+
+/**
+ * Task suites of your own: `TRACE_BENCH_TASK_MODULES` lists JavaScript modules (separated like
+ * PATH) whose default export is a `TaskSuite` or a function returning one.
+ */
+export async function loadTaskRegistry(options: TaskRegistryOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TaskRegistry> {
+  const paths = (env.TRACE_BENCH_TASK_MODULES ?? "").split(delimiter).filter((p) => p.trim() !== "");
+  const extra: TaskSuite[] = [];
+  for (const path of paths) {
+    let loaded: { default?: unknown };
+    try {
+      loaded = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
+    } catch (error) {
+      throw new Error(`TRACE_BENCH_TASK_MODULES: cannot load '${path}': ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const exported = typeof loaded.default === "function" ? (loaded.default as () => unknown)() : loaded.default;
+    const suite = exported as Partial<TaskSuite> | undefined;
+    if (typeof suite?.name !== "string" || typeof suite.list !== "function" || typeof suite.load !== "function") {
+      throw new Error(`TRACE_BENCH_TASK_MODULES: '${path}' must default-export a task suite {name, list(), load()}`);
+    }
+    extra.push(suite as TaskSuite);
+  }
+  return new TaskRegistry([...builtinSuites(options), ...extra]);
 }

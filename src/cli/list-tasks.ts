@@ -1,5 +1,5 @@
 import type { ParsedArgs, VerbSpec } from "./args.js";
-import { builtinTaskRegistry } from "../../adapters/tasks/index.js";
+import { loadTaskRegistry } from "../../adapters/tasks/index.js";
 import { parseBenchSelector } from "../tasks/bench-selector.js";
 import { DEFAULT_TASKS_ROOT, ROOT_FLAG, BENCH_FLAG } from "./common-flags.js";
 
@@ -10,8 +10,8 @@ export const spec: VerbSpec = {
 };
 
 export async function execute(args: ParsedArgs): Promise<number> {
-  const selection = parseBenchSelector(args.flags.bench as string | undefined);
-  const registry = builtinTaskRegistry({ root: (args.flags.root as string | undefined) ?? DEFAULT_TASKS_ROOT });
+  const registry = await loadTaskRegistry({ root: (args.flags.root as string | undefined) ?? DEFAULT_TASKS_ROOT });
+  const selection = parseBenchSelector(args.flags.bench as string | undefined, registry.suiteNames());
   const ids = registry.list(selection);
   if (ids.length > 0) process.stdout.write(`${ids.join("\n")}\n`);
   return 0;

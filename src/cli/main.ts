@@ -12,6 +12,9 @@ export interface Verb {
 const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: () => Promise<Verb> }>> = {
   "list-tasks": { summary: "List the task ids of the selected suites", load: () => import("./list-tasks.js") },
   "list-trainers": { summary: "List the trainers and whether they can run here", load: () => import("./list-trainers.js") },
+  run: { summary: "Run the job matrix of a config (crash-safe, resumable)", load: () => import("./run.js") },
+  replay: { summary: "Rebuild every report of a run directory from its event log", load: () => import("./replay.js") },
+  machines: { summary: "Print the job state machine (--json: the XState definition)", load: () => import("./machines.js") },
   validate: { summary: "Check a config (tasks, trainers, kwargs, matrix) without running it", load: () => import("./validate.js") },
   schema: { summary: "Print the config file's JSON Schema (for editor validation and completion)", load: () => import("./schema.js") },
 };

@@ -7,19 +7,20 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { BENCH_FLAG, CONFIG_FLAG, DEFAULT_TASKS_ROOT, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
-import { builtinTaskRegistry } from "../../adapters/tasks/index.js";
+import { loadTaskRegistry } from "../../adapters/tasks/index.js";
 import { pythonUtcIso } from "../config/hashing.js";
-import { mergeKwargs } from "../config/kwargs.js";
+import { mergeKwargs, toPlain } from "../config/kwargs.js";
 import { expandMatrix, suiteOfTaskId } from "../config/matrix.js";
 import { pythonPrettyJson } from "../config/python-json.js";
 import { loadRunConfig, type RunConfig, type TaskEntry } from "../config/run-config.js";
 import { computeConfigHash, configSnapshot, newRunId } from "../config/snapshot.js";
-import { gitHeadSha } from "../engine/git.js";
+import { gitHeadSha } from "../engine/run-environment.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { GUIDE_NAMES, LOGGER_NAMES, OPTIMIZER_NAMES, isNoLogger } from "../opt/component-names.js";
 import { trainableParameters } from "../opt/parameter.js";
 import { acceptedTrainerKwargs, findTrainer } from "../opt/trainer-catalog.js";
 import { parseBenchSelector } from "../tasks/bench-selector.js";
+import type { TaskRegistry } from "../tasks/task-registry.js";
 import type { TaskBundle } from "../tasks/task-suite.js";
 
 export const spec: VerbSpec = {
@@ -40,9 +41,9 @@ type TaskLoad =
   | { readonly kind: "skipped"; readonly reason: string }
   | { readonly kind: "failed"; readonly reason: string };
 
-async function loadTask(registry: ReturnType<typeof builtinTaskRegistry>, task: TaskEntry): Promise<TaskLoad> {
+async function loadTask(registry: TaskRegistry, task: TaskEntry): Promise<TaskLoad> {
   try {
-    return { kind: "ok", bundle: await registry.load(task.id, task.eval_kwargs) };
+    return { kind: "ok", bundle: await registry.load(task.id, toPlain(task.eval_kwargs)) };
   } catch (error) {
     const tag = (error as { _tag?: string })._tag;
     const reason = error instanceof Error ? error.message : String(error);
@@ -55,10 +56,10 @@ const pyList = (items: readonly string[]) => `[${[...items].sort().map((s) => `'
 export async function execute(args: ParsedArgs): Promise<number> {
   const configPath = args.flags.config as string;
   const strict = args.flags.strict === true;
-  const selection = parseBenchSelector(args.flags.bench as string | undefined);
+  const registry = await loadTaskRegistry({ root: (args.flags.root as string | undefined) ?? DEFAULT_TASKS_ROOT });
+  const selection = parseBenchSelector(args.flags.bench as string | undefined, registry.suiteNames());
   const loaded = loadRunConfig(configPath);
   for (const warning of loaded.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);
-  const registry = builtinTaskRegistry({ root: (args.flags.root as string | undefined) ?? DEFAULT_TASKS_ROOT });
 
   const lines: string[] = [];
   let errors = 0;
@@ -86,7 +87,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
     }
   }
 
-  const tasks = registry.expandTasks(loaded.config.tasks).filter((t) => selection.includes(suiteOfTaskId(t.id) as never));
+  const tasks = registry.expandTasks(loaded.config.tasks).filter((t) => selection.includes(suiteOfTaskId(t.id)));
   const loads = new Map<TaskEntry, TaskLoad>();
   for (const task of tasks) {
     const load = await loadTask(registry, task);

@@ -105,13 +105,3 @@ export function parseConfigText(path: string, text: string): ConfigSource {
 export function readConfigFile(path: string): ConfigSource {
   return parseConfigText(path, readText(path));
 }
-
-/** The same document with `PyFloat`s turned back into numbers, for shape validation. */
-export function plainValue(value: unknown): unknown {
-  if (value instanceof PyFloat) return value.value;
-  if (Array.isArray(value)) return value.map(plainValue);
-  if (value !== null && typeof value === "object" && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainValue(v)]));
-  }
-  return value;
-}

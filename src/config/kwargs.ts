@@ -36,3 +36,11 @@ export function mergeKwargs(base: unknown, override: unknown): unknown {
   }
   return cloneValue(override);
 }
+
+/** The same value with `PyFloat`s as plain numbers: what tasks and trainers receive. */
+export function toPlain<T>(value: T): T {
+  if (value instanceof PyFloat) return value.value as T;
+  if (Array.isArray(value)) return value.map(toPlain) as T;
+  if (isKwargs(value) && !(value instanceof Date)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toPlain(v)])) as T;
+  return value;
+}

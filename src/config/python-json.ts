@@ -95,8 +95,8 @@ function pythonStrOfObject(value: unknown): string {
   return String(value);
 }
 
-/** `json.dumps(value, sort_keys=True, default=str)`. */
-export function canonicalJson(value: unknown): string {
+/** `json.dumps(value, sort_keys=True, default=str)` (with `ensure_ascii=False` when asked). */
+export function canonicalJson(value: unknown, ensureAscii = true): string {
   if (value === null || value === undefined) return "null";
   if (value instanceof PyFloat) return pythonFloatRepr(value.value);
   switch (typeof value) {
@@ -107,16 +107,16 @@ export function canonicalJson(value: unknown): string {
     case "bigint":
       return value.toString();
     case "string":
-      return pythonJsonString(value);
+      return pythonJsonString(value, ensureAscii);
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(", ")}]`;
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, ensureAscii)).join(", ")}]`;
   if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype || isNullProto(value)) {
     const entries = Object.keys(value as object)
       .sort(compareCodePoints)
-      .map((k) => `${pythonJsonString(k)}: ${canonicalJson((value as Record<string, unknown>)[k])}`);
+      .map((k) => `${pythonJsonString(k, ensureAscii)}: ${canonicalJson((value as Record<string, unknown>)[k], ensureAscii)}`);
     return `{${entries.join(", ")}}`;
   }
-  return pythonJsonString(pythonStrOfObject(value));
+  return pythonJsonString(pythonStrOfObject(value), ensureAscii);
 }
 
 function isNullProto(value: unknown): boolean {
@@ -134,8 +134,10 @@ export function pythonStr(value: unknown): string {
   return canonicalJson(value);
 }
 
-/** `json.dumps(value, indent=2, ensure_ascii=False)`: insertion order, for files people read. */
-export function pythonPrettyJson(value: unknown, indent = 2): string {
+/** `json.dumps(value, indent=2, ensure_ascii=...)`: insertion order, for files people read. */
+export function pythonPrettyJson(value: unknown, options: { readonly ensureAscii?: boolean } = {}): string {
+  const indent = 2;
+  const ensureAscii = options.ensureAscii ?? false;
   const render = (v: unknown, depth: number): string => {
     const pad = " ".repeat(indent * (depth + 1));
     const close = " ".repeat(indent * depth);
@@ -146,9 +148,9 @@ export function pythonPrettyJson(value: unknown, indent = 2): string {
     if (v !== null && typeof v === "object" && !(v instanceof PyFloat) && (Object.getPrototypeOf(v) === Object.prototype || isNullProto(v))) {
       const entries = Object.entries(v as Record<string, unknown>).filter(([, item]) => item !== undefined);
       if (entries.length === 0) return "{}";
-      return `{\n${entries.map(([k, item]) => `${pad}${pythonJsonString(k, false)}: ${render(item, depth + 1)}`).join(",\n")}\n${close}}`;
+      return `{\n${entries.map(([k, item]) => `${pad}${pythonJsonString(k, ensureAscii)}: ${render(item, depth + 1)}`).join(",\n")}\n${close}}`;
     }
-    if (typeof v === "string") return pythonJsonString(v, false);
+    if (typeof v === "string") return pythonJsonString(v, ensureAscii);
     return canonicalJson(v);
   };
   return render(value, 0);

@@ -5,8 +5,8 @@ import * as Either from "effect/Either";
 import * as Schema from "effect/Schema";
 import { RawConfigSchema, KNOWN_KEYS } from "./config-schema.js";
 import { ConfigError, describeFound, formatKeyPath } from "./config-error.js";
-import { plainValue, readConfigFile, type ConfigSource } from "./config-file.js";
-import { cloneValue, isKwargs, mergeKwargs, type Kwargs } from "./kwargs.js";
+import { readConfigFile, type ConfigSource } from "./config-file.js";
+import { cloneValue, isKwargs, mergeKwargs, toPlain, type Kwargs } from "./kwargs.js";
 import { legacyKnobName } from "./legacy-knobs.js";
 import { pythonStr } from "./python-json.js";
 import { schemaProblems } from "./schema-problems.js";
@@ -126,7 +126,7 @@ function checkShape(source: ConfigSource): Raw {
   if (!isKwargs(data)) {
     throw new ConfigError({ problems: [`${source.path}: the config must be a mapping of keys at the top level, found ${describeFound(data)}`] });
   }
-  const decoded = Schema.decodeUnknownEither(RawConfigSchema, { errors: "all", onExcessProperty: "ignore" })(plainValue(data));
+  const decoded = Schema.decodeUnknownEither(RawConfigSchema, { errors: "all", onExcessProperty: "ignore" })(toPlain(data));
   if (Either.isLeft(decoded)) {
     const problems = schemaProblems(decoded.left.issue).map((p) => problemLine(source, p.path, p.expected, p.found));
     throw new ConfigError({ problems });
@@ -180,10 +180,10 @@ function normalizeTrainer(source: ConfigSource, entry: unknown, index: number, g
 }
 
 function normalizeSeeds(source: ConfigSource, raw: Raw): number[] {
-  const seeds = Array.isArray(raw.seeds) ? (raw.seeds.map((s) => Number(plainValue(s))) as number[]) : null;
+  const seeds = Array.isArray(raw.seeds) ? (raw.seeds.map((s) => Number(toPlain(s))) as number[]) : null;
   if (seeds === null) {
     if (raw.seed === null) throw new ConfigError({ problems: [problemLine(source, ["seed"], "a whole number", null)] });
-    return [raw.seed === undefined ? DEFAULT_SEED : Number(plainValue(raw.seed))];
+    return [raw.seed === undefined ? DEFAULT_SEED : Number(toPlain(raw.seed))];
   }
   if (seeds.length === 0) return [DEFAULT_SEED];
   const seen = new Set<number>();
@@ -228,10 +228,10 @@ export function resolveRunConfig(source: ConfigSource): LoadedConfig {
     runs_dir: (firstPresent(raw, ["runs_dir", "runs_root"]) as string | undefined) ?? "runs",
     mode: (raw.mode as Mode | undefined) ?? "stub",
     seeds: normalizeSeeds(source, raw),
-    max_workers: Number(plainValue(firstPresent(raw, ["max_workers", "n_concurrent", "n-concurrent"]) ?? 1)),
+    max_workers: Number(toPlain(firstPresent(raw, ["max_workers", "n_concurrent", "n-concurrent"]) ?? 1)),
     fail_fast: (raw.fail_fast as boolean | undefined) ?? false,
     resume: (raw.resume as ResumeMode | undefined) ?? "auto",
-    job_timeout: jobTimeout === undefined || jobTimeout === null ? null : Number(plainValue(jobTimeout)),
+    job_timeout: jobTimeout === undefined || jobTimeout === null ? null : Number(toPlain(jobTimeout)),
     tasks: tasksRaw.map((t, i) => normalizeTask(source, t, i, evalKwargs)),
     llm,
     tags: Array.isArray(raw.tags) ? raw.tags.map(pythonStr) : [],

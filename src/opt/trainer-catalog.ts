@@ -32,9 +32,14 @@ export const COMMON_TRAINER_KWARGS = [
   "eval_kwargs",
 ] as const;
 
+import type { Trainer } from "./trainer.js";
+import { noOpTrainer } from "./trainers/noop-trainer.js";
+
 export interface TrainerInfo {
   readonly id: string;
   readonly available: boolean;
+  /** The implementation, for available trainers. */
+  readonly trainer?: Trainer;
   /** Why an unavailable trainer cannot run. */
   readonly reason?: string;
   /** Kwargs accepted beyond the common list. */
@@ -45,6 +50,7 @@ const NOT_YET = "not implemented yet";
 const NOT_PLANNED = "not part of trace-bench (needs the Python package of the same name)";
 
 const pending = (id: string, reason = NOT_YET): TrainerInfo => ({ id, available: false, reason, extraKwargs: [] });
+const ready = (trainer: Trainer, extraKwargs: readonly string[] = []): TrainerInfo => ({ id: trainer.id, available: true, trainer, extraKwargs });
 
 export const TRAINER_CATALOG: readonly TrainerInfo[] = [
   pending("AggregatedUpdate", "removed from OpenTrace (v0.2.0-alpha only)"),
@@ -58,7 +64,7 @@ export const TRAINER_CATALOG: readonly TrainerInfo[] = [
   pending("GEPA-UCB"),
   pending("Minibatch"),
   pending("MinibatchAlgorithm"),
-  pending("NoOpTrainer"),
+  ready(noOpTrainer),
   pending("OpenEvolveTrainer", NOT_PLANNED),
   pending("POLCA"),
   pending("PrioritySearch"),

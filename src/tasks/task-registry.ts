@@ -8,7 +8,7 @@ import type { TaskEntry } from "../config/run-config.js";
 import type { Kwargs } from "../config/kwargs.js";
 import { TaskNotFoundError } from "./task-errors.js";
 import { normalizeTaskId } from "./task-id.js";
-import { SUITE_NAMES, type SuiteName, type TaskBundle, type TaskSuite } from "./task-suite.js";
+import { SUITE_NAMES, type TaskBundle, type TaskSuite } from "./task-suite.js";
 
 export class TaskRegistry {
   private readonly suites: ReadonlyMap<string, TaskSuite>;
@@ -17,9 +17,16 @@ export class TaskRegistry {
     this.suites = new Map(suites.map((s) => [s.name, s]));
   }
 
-  /** Task ids of the selected suites, in the discovery order of spec §1.3. */
-  list(selection: readonly SuiteName[] = SUITE_NAMES): string[] {
-    return SUITE_NAMES.filter((name) => selection.includes(name)).flatMap((name) => this.suites.get(name)?.list() ?? []);
+  /** Suite names in discovery order: the built-in order of spec §1.3, then added suites. */
+  suiteNames(): string[] {
+    return [...SUITE_NAMES.filter((n) => this.suites.has(n)), ...[...this.suites.keys()].filter((n) => !(SUITE_NAMES as readonly string[]).includes(n))];
+  }
+
+  /** Task ids of the selected suites, in discovery order. */
+  list(selection: readonly string[] = this.suiteNames()): string[] {
+    return this.suiteNames()
+      .filter((name) => selection.includes(name))
+      .flatMap((name) => this.suites.get(name)?.list() ?? []);
   }
 
   async load(taskId: string, evalKwargs: Kwargs): Promise<TaskBundle> {
@@ -27,7 +34,7 @@ export class TaskRegistry {
     const suiteName = suiteOfTaskId(id);
     const suite = this.suites.get(suiteName);
     if (suite === undefined) {
-      throw new TaskNotFoundError({ taskId: id, reason: `unknown task suite '${suiteName}' in task id '${id}'; suites: ${SUITE_NAMES.join(", ")}` });
+      throw new TaskNotFoundError({ taskId: id, reason: `unknown task suite '${suiteName}' in task id '${id}'; suites: ${this.suiteNames().join(", ")}` });
     }
     return suite.load(id, evalKwargs);
   }

@@ -55,7 +55,8 @@ export interface TaskBundle {
 }
 
 export interface TaskSuite {
-  readonly name: SuiteName;
+  /** A built-in `SuiteName`, or the name of a suite loaded from TRACE_BENCH_TASK_MODULES. */
+  readonly name: string;
   /** Full task ids (`<suite>:<name>`) in discovery order. */
   list(): readonly string[];
   /** A fresh bundle. Throws `TaskUnavailableError` (job skipped) or `TaskNotFoundError`. */

@@ -1,0 +1,95 @@
+/**
+ * The life of one job. Pure: the engine performs each phase and feeds its outcome here as an
+ * event; this machine only decides the next state. No I/O, no clock, no timers (deadlines are
+ * carried in events and enforced by the engine, so they survive a restart).
+ *
+ *   queued → building → training → evaluating → done
+ *   any active state → failed | timeout | cancelled;  building → skipped
+ */
+import { assign, setup } from "xstate";
+
+export const JOB_STATUSES = ["done", "failed", "timeout", "skipped", "cancelled"] as const;
+export type TerminalJobState = (typeof JOB_STATUSES)[number];
+export type ActiveJobState = "building" | "training" | "evaluating";
+export type JobState = "queued" | ActiveJobState | TerminalJobState;
+
+export type JobMachineEvent =
+  /** The engine picked the job up: load the bundle, check it, score the initial parameters. */
+  | { type: "START" }
+  /** Bundle built and the initial evaluation recorded. */
+  | { type: "BUILT" }
+  /** The trainer returned. */
+  | { type: "TRAINED" }
+  /** The trainer threw: the final evaluation still runs, then the job fails. */
+  | { type: "TRAINING_FAILED"; reason: string }
+  /** Final (and test) evaluation recorded. */
+  | { type: "EVALUATED" }
+  /** The task cannot run on this machine. */
+  | { type: "SKIP"; reason: string }
+  | { type: "FAIL"; reason: string }
+  | { type: "TIME_OUT"; reason: string }
+  /** The run was interrupted before the job finished; the job is re-run on resume. */
+  | { type: "CANCEL"; reason: string };
+
+export interface JobMachineContext {
+  /** Why the job ended where it did (failure, skip, timeout or cancel reason), else null. */
+  readonly reason: string | null;
+  /** Set when training threw; the job fails after its final evaluation. */
+  readonly trainingError: string | null;
+}
+
+const interruptions = {
+  FAIL: { target: "failed", actions: "recordReason" },
+  TIME_OUT: { target: "timeout", actions: "recordReason" },
+  CANCEL: { target: "cancelled", actions: "recordReason" },
+} as const;
+
+export const jobMachine = setup({
+  types: {
+    context: {} as JobMachineContext,
+    events: {} as JobMachineEvent,
+  },
+  actions: {
+    recordReason: assign({
+      reason: ({ event }) => ("reason" in event ? event.reason : null),
+    }),
+    recordTrainingError: assign({
+      trainingError: ({ event }) => (event.type === "TRAINING_FAILED" ? event.reason : null),
+    }),
+    failWithTrainingError: assign({
+      reason: ({ context }) => context.trainingError,
+    }),
+  },
+  guards: {
+    trainingFailed: ({ context }) => context.trainingError !== null,
+  },
+}).createMachine({
+  id: "job",
+  initial: "queued",
+  context: { reason: null, trainingError: null },
+  states: {
+    queued: {
+      on: { START: "building", CANCEL: { target: "cancelled", actions: "recordReason" } },
+    },
+    building: {
+      tags: ["active"],
+      on: { BUILT: "training", SKIP: { target: "skipped", actions: "recordReason" }, ...interruptions },
+    },
+    training: {
+      tags: ["active"],
+      on: { TRAINED: "evaluating", TRAINING_FAILED: { target: "evaluating", actions: "recordTrainingError" }, ...interruptions },
+    },
+    evaluating: {
+      tags: ["active"],
+      on: {
+        EVALUATED: [{ guard: "trainingFailed", target: "failed", actions: "failWithTrainingError" }, { target: "done" }],
+        ...interruptions,
+      },
+    },
+    done: { type: "final", tags: ["terminal"] },
+    failed: { type: "final", tags: ["terminal"] },
+    timeout: { type: "final", tags: ["terminal"] },
+    skipped: { type: "final", tags: ["terminal"] },
+    cancelled: { type: "final", tags: ["terminal"] },
+  },
+});

@@ -1,0 +1,26 @@
+/** `trace-bench machines [--json]`: the job state machine, as states and transitions or as JSON. */
+import type { ParsedArgs, VerbSpec } from "./args.js";
+import { jobMachine } from "../../machines/job.machine.js";
+
+export const spec: VerbSpec = {
+  name: "machines",
+  summary: "Print the job state machine: its states and transitions, or with --json the XState definition (for Stately and other visualizers).",
+  flags: { json: { type: "boolean", description: "Print the machine definition as JSON." } },
+};
+
+export async function execute(args: ParsedArgs): Promise<number> {
+  if (args.flags.json === true) {
+    process.stdout.write(`${JSON.stringify({ job: jobMachine.toJSON() }, null, 2)}\n`);
+    return 0;
+  }
+  const lines: string[] = [];
+  for (const [name, node] of Object.entries(jobMachine.root.states)) {
+    const tags = [...node.tags].join(",");
+    lines.push(`${name}${node.type === "final" ? " (final)" : ""}${tags ? ` [${tags}]` : ""}`);
+    for (const [event, transitions] of node.transitions) {
+      for (const t of transitions) lines.push(`  ${event} -> ${t.target?.map((s) => s.key).join(",") ?? "(self)"}${t.guard ? ` if ${typeof t.guard === "string" ? t.guard : "guard"}` : ""}`);
+    }
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}

@@ -1,0 +1,122 @@
+/**
+ * `trace-bench run`: runs the job matrix of a config (spec §1.1, §1.3). Exit codes: 0 every job
+ * ok or skipped, 1 some job failed or timed out, 2 usage/config error, 130 interrupted.
+ */
+import { join } from "node:path";
+import type { ParsedArgs, VerbSpec } from "./args.js";
+import { UsageError } from "./args.js";
+import { CONFIG_FLAG, DEFAULT_TASKS_ROOT, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
+import { loadTaskRegistry } from "../../adapters/tasks/index.js";
+import type { ResumeMode } from "../config/run-config.js";
+import { startRun, type RunReport } from "../engine/run-benchmark.js";
+import { planRun } from "../engine/run-plan.js";
+import { RUN_FILES } from "../events/projections/run-files.js";
+import { ProgressReporter } from "./progress-reporter.js";
+
+export const spec: VerbSpec = {
+  name: "run",
+  summary: "Run the job matrix of a config, recording every event, and write the run directory.",
+  flags: {
+    config: CONFIG_FLAG,
+    root: ROOT_FLAG,
+    "runs-dir": RUNS_DIR_FLAG,
+    "max-workers": { type: "string", value: "N", aliases: ["n-concurrent"], description: "Jobs run at once (default: the config's max_workers)." },
+    force: { type: "boolean", description: "Re-run every job, even ones an earlier run finished (resume none)." },
+    resume: { type: "string", value: "MODE", choices: ["auto", "failed", "none"], description: "auto: re-run unfinished and failed jobs; failed: only failed ones; none: all. Default: the config's." },
+    "job-timeout": { type: "string", value: "SECONDS", description: "Per-job time limit; 0 = none (default: config, else 0 in stub mode, 600 in real mode)." },
+    logger: { type: "string", value: "NAME", description: "Logger for every trainer (ConsoleLogger, TensorboardLogger, ..., or none)." },
+    "run-id": { type: "string", value: "ID", description: "Write into (and resume) <runs-dir>/<ID>." },
+  },
+};
+
+function numberFlag(args: ParsedArgs, name: string, check: (n: number) => boolean, expected: string): number | undefined {
+  const raw = args.flags[name];
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (raw === "" || !Number.isFinite(value) || !check(value)) throw new UsageError({ verb: "run", problem: `--${name} must be ${expected}, got '${String(raw)}'` });
+  return value;
+}
+
+export function summaryLines(report: RunReport): string[] {
+  const dir = report.plan.runDir;
+  const counts = new Map<string, number>();
+  for (const job of report.state.orderedJobs()) {
+    const status = job.finished?.status ?? "not_executed";
+    counts.set(status, (counts.get(status) ?? 0) + 1);
+  }
+  const tally = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
+  if (report.interrupted) {
+    const done = report.state.orderedJobs().filter((j) => j.finished && j.finished.status !== "cancelled").length;
+    return [
+      `Run interrupted: ${report.plan.runId} (${done}/${report.plan.jobs.length} jobs done; ${tally})`,
+      `Run dir: ${dir}`,
+      `Resume with: trace-bench run --config <config> --run-id ${report.plan.runId}`,
+    ];
+  }
+  return [
+    `Jobs: ${tally} (${report.plan.jobs.length} in the matrix, ${report.ranJobs} run now)`,
+    `Run complete: ${report.plan.runId}`,
+    `Run dir: ${dir}`,
+    `Manifest: ${join(dir, RUN_FILES.manifest_json)}`,
+    `Results: ${join(dir, RUN_FILES.results_csv)}`,
+    `Summary: ${join(dir, RUN_FILES.summary_json)}`,
+    `Leaderboard: ${join(dir, RUN_FILES.leaderboard_csv)}`,
+    `Files index: ${join(dir, RUN_FILES.files_index)}`,
+  ];
+}
+
+export function exitCodeOf(report: RunReport): number {
+  if (report.interrupted) return 130;
+  const bad = report.state.orderedJobs().some((j) => j.finished !== null && ["failed", "timeout", "cancelled"].includes(j.finished.status));
+  return bad ? 1 : 0;
+}
+
+export async function execute(args: ParsedArgs): Promise<number> {
+  const maxWorkers = numberFlag(args, "max-workers", (n) => Number.isInteger(n) && n >= 1, "a whole number ≥ 1");
+  const jobTimeout = numberFlag(args, "job-timeout", (n) => n >= 0, "a number of seconds ≥ 0");
+  const registry = await loadTaskRegistry({ root: (args.flags.root as string | undefined) ?? DEFAULT_TASKS_ROOT });
+  const plan = planRun(
+    {
+      configPath: args.flags.config as string,
+      ...(args.flags["runs-dir"] !== undefined ? { runsDir: args.flags["runs-dir"] as string } : {}),
+      ...(maxWorkers !== undefined ? { maxWorkers } : {}),
+      force: args.flags.force === true,
+      ...(args.flags.resume !== undefined ? { resume: args.flags.resume as ResumeMode } : {}),
+      ...(jobTimeout !== undefined ? { jobTimeout } : {}),
+      ...(args.flags.logger !== undefined ? { logger: args.flags.logger as string } : {}),
+      ...(args.flags["run-id"] !== undefined ? { runId: args.flags["run-id"] as string } : {}),
+    },
+    registry,
+    new Date(),
+  );
+  for (const warning of plan.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);
+
+  const progress = new ProgressReporter(process.stdout, plan.jobs.length);
+  const handle = startRun(plan, registry, {
+    onResume: (runId, done, total) => {
+      process.stdout.write(`Resuming ${runId}: ${done}/${total} jobs done\n`);
+      progress.alreadyDone(done);
+    },
+    onJobFinished: (job) => progress.jobFinished(job),
+  });
+  progress.start();
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) process.exit(130); // a second Ctrl-C: every committed event is already safe
+    progress.note(`${signal}: cancelling running jobs (press Ctrl-C again to exit at once)`);
+    handle.interrupt(signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const report = await handle.done;
+    progress.stop();
+    process.stdout.write(`${summaryLines(report).join("\n").replace("<config>", args.flags.config as string)}\n`);
+    return exitCodeOf(report);
+  } finally {
+    progress.stop();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Facts about where a run executes, captured once per invocation into `RunStarted` so that
+ * `meta/env.json`, `meta/git.json` and the llm columns are projections like everything else.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { pythonUtcIso } from "../config/hashing.js";
+import type { RunConfig } from "../config/run-config.js";
+import type { LlmInfo } from "../events/event-schema.js";
+import { isSecretName, REDACTED } from "../events/projections/artifact-format.js";
+
+const EXACT = new Set(["TRACE_DEFAULT_LLM_BACKEND", "TRACE_LITELLM_MODEL", "TRACE_CUSTOMLLM_MODEL", "TRACE_CUSTOMLLM_URL", "CUDA_VISIBLE_DEVICES", "PYTHONPATH", "NODE_OPTIONS"]);
+const PREFIXES = ["TRACE_", "OPENAI_", "ANTHROPIC_", "AZURE_", "HF_", "HUGGINGFACE_", "OPENROUTER_"];
+
+/** The package's own root (where package.json is), for its version and git commit. */
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+
+export function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+/** `meta/env.json`: the LLM-relevant environment with secret values redacted, and the runtime. */
+export function captureEnvironment(env: NodeJS.ProcessEnv, now: Date): Record<string, unknown> {
+  const names = Object.keys(env)
+    .filter((name) => EXACT.has(name) || PREFIXES.some((p) => name.startsWith(p)))
+    .sort();
+  return {
+    captured_at: pythonUtcIso(now),
+    env: Object.fromEntries(names.map((name) => [name, isSecretName(name) ? REDACTED : env[name]])),
+    runtime: { node_version: process.versions.node, platform: `${process.platform}-${process.arch}`, trace_bench_version: packageVersion() },
+  };
+}
+
+function git(args: readonly string[], cwd: string): string | null {
+  try {
+    return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** `meta/git.json`: the trace-bench checkout's commit and branch (partial when not a git checkout). */
+export function captureGit(cwd = PACKAGE_ROOT): Record<string, unknown> {
+  const root = git(["rev-parse", "--show-toplevel"], cwd);
+  if (root === null) return {};
+  const info: Record<string, unknown> = { repo_root: root };
+  const commit = git(["rev-parse", "HEAD"], cwd);
+  if (commit !== null) info.commit = commit;
+  const branch = git(["rev-parse", "--abbrev-ref", "HEAD"], cwd);
+  if (branch !== null) info.branch = branch;
+  return info;
+}
+
+/** The llm columns of spec §8.5, from the config's llm block and the environment. */
+export function llmInfo(config: RunConfig, env: NodeJS.ProcessEnv): LlmInfo {
+  if (config.mode === "stub") return { llm_provider: "stub", llm_model: "stub", llm_base_url: "" };
+  const baseUrl = config.llm.base_url ?? config.llm.api_base ?? env.OPENAI_BASE_URL ?? env.OPENAI_API_BASE ?? "";
+  const provider = config.llm.provider ?? (baseUrl.includes("openrouter.ai") ? "openrouter" : baseUrl !== "" ? "openai" : "");
+  return { llm_provider: provider, llm_model: config.llm.model ?? env.TRACE_LITELLM_MODEL ?? "", llm_base_url: baseUrl };
+}
+
+/** `git rev-parse HEAD` in the working directory, or "unknown": part of the run_id hash (spec §3.3). */
+export function gitHeadSha(cwd = process.cwd()): string {
+  return git(["rev-parse", "HEAD"], cwd) ?? "unknown";
+}

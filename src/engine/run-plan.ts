@@ -1,0 +1,98 @@
+/**
+ * Everything decided before a run executes (spec §1.4, §5.1): CLI overrides applied to the
+ * config, tasks expanded, the job matrix, the effective timeout, and which run directory to
+ * write (a new run, an explicit `--run-id`, or the most recent unfinished run of the same
+ * experiment).
+ */
+import { join } from "node:path";
+import { expandMatrix, type JobSpec } from "../config/matrix.js";
+import { loadRunConfig, type ResumeMode, type RunConfig } from "../config/run-config.js";
+import { computeConfigHash, configSnapshot, newRunId, type ConfigSnapshot } from "../config/snapshot.js";
+import { peekRun, runDirectoriesWithLogs } from "../events/event-store.js";
+import { isNoLogger, LOGGER_NAMES } from "../opt/component-names.js";
+import type { TaskRegistry } from "../tasks/task-registry.js";
+import { gitHeadSha } from "./run-environment.js";
+
+export interface RunRequest {
+  readonly configPath: string;
+  readonly runsDir?: string;
+  readonly maxWorkers?: number;
+  readonly force?: boolean;
+  readonly resume?: ResumeMode;
+  readonly jobTimeout?: number;
+  readonly logger?: string;
+  readonly runId?: string;
+}
+
+export interface RunPlan {
+  readonly config: RunConfig;
+  readonly warnings: readonly string[];
+  readonly jobs: readonly JobSpec[];
+  readonly snapshot: ConfigSnapshot;
+  readonly configHash: string;
+  readonly runId: string;
+  readonly runDir: string;
+  /** Whether runDir already holds this run's log (a resume). */
+  readonly resuming: boolean;
+  readonly resumeMode: ResumeMode;
+  readonly timeoutSeconds: number;
+}
+
+/** `--logger` (spec §1.4): none-aliases → "none", a known logger → itself, else keep the config's. */
+export function loggerOverride(raw: string | undefined, warnings: string[]): string | undefined {
+  if (raw === undefined || raw.trim() === "" || ["default", "config"].includes(raw.trim().toLowerCase())) return undefined;
+  if (isNoLogger(raw)) return "none";
+  if ((LOGGER_NAMES as readonly string[]).includes(raw.trim())) return raw.trim();
+  warnings.push(`--logger: unknown logger '${raw}' (known: ${LOGGER_NAMES.join(", ")}, none); keeping the config's loggers`);
+  return undefined;
+}
+
+/** The timeout rule of spec §1.4: flag, else config, else the mode's default (stub 0, real 600). */
+export function effectiveTimeout(config: RunConfig, flag: number | undefined): number {
+  if (flag !== undefined) return flag;
+  if (config.job_timeout !== null) return config.job_timeout;
+  return config.mode === "stub" ? 0 : 600;
+}
+
+/** The most recent run in runsDir whose latest invocation did not finish, for this experiment. */
+export function findUnfinishedRun(runsDir: string, configHash: string): string | null {
+  for (const name of runDirectoriesWithLogs(runsDir).sort().reverse()) {
+    const peek = peekRun(join(runsDir, name));
+    if (peek !== null && peek.configHash === configHash && !peek.finished) return peek.runId;
+  }
+  return null;
+}
+
+export function planRun(request: RunRequest, registry: TaskRegistry, now: Date): RunPlan {
+  const loaded = loadRunConfig(request.configPath);
+  const warnings = [...loaded.warnings];
+  const logger = loggerOverride(request.logger, warnings);
+  const resumeMode: ResumeMode = request.force ? "none" : (request.resume ?? loaded.config.resume);
+  const base: RunConfig = {
+    ...loaded.config,
+    runs_dir: request.runsDir ?? loaded.config.runs_dir,
+    max_workers: request.maxWorkers ?? loaded.config.max_workers,
+    resume: resumeMode,
+    tasks: registry.expandTasks(loaded.config.tasks),
+    trainers: logger === undefined ? loaded.config.trainers : loaded.config.trainers.map((t) => ({ ...t, logger })),
+  };
+  const jobs = expandMatrix(base);
+  const configHash = computeConfigHash(configSnapshot(base));
+  const explicitId = request.runId ?? base.run_id ?? null;
+  const resumable = explicitId ?? (resumeMode === "none" ? null : findUnfinishedRun(base.runs_dir, configHash));
+  const runId = resumable ?? newRunId(configSnapshot(base), gitHeadSha(), now);
+  const runDir = join(base.runs_dir, runId);
+  const config: RunConfig = { ...base, run_id: runId };
+  return {
+    config,
+    warnings,
+    jobs,
+    snapshot: configSnapshot(config),
+    configHash,
+    runId,
+    runDir,
+    resuming: peekRun(runDir) !== null,
+    resumeMode,
+    timeoutSeconds: effectiveTimeout(config, request.jobTimeout),
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * Every fact trace-bench records, as effect/Schema. Events are decoded on read; an unknown type
+ * is an error (a newer trace-bench wrote this log), never silently dropped.
+ */
+import * as Schema from "effect/Schema";
+
+const Json = Schema.Unknown;
+const JsonRecord = Schema.Record({ key: Schema.String, value: Json });
+const Score = Schema.NullOr(Schema.Number);
+
+/** One matrix cell, as recorded at run start. */
+export const JobSpecRecord = Schema.Struct({
+  job_id: Schema.String,
+  task_id: Schema.String,
+  suite: Schema.String,
+  trainer_id: Schema.String,
+  seed: Schema.Number,
+  raw_params: JsonRecord,
+  resolved_kwargs: Schema.Struct({
+    trainer_kwargs: JsonRecord,
+    optimizer: Schema.NullOr(Schema.String),
+    optimizer_kwargs: Json,
+    guide: Schema.NullOr(Schema.String),
+    guide_kwargs: JsonRecord,
+    logger: Schema.NullOr(Schema.String),
+    logger_kwargs: JsonRecord,
+    eval_kwargs: JsonRecord,
+  }),
+});
+export type JobSpecRecord = Schema.Schema.Type<typeof JobSpecRecord>;
+
+export const LlmInfo = Schema.Struct({ llm_provider: Schema.String, llm_model: Schema.String, llm_base_url: Schema.String });
+export type LlmInfo = Schema.Schema.Type<typeof LlmInfo>;
+
+export const RunStarted = Schema.Struct({
+  /** 1 for a new run, then +1 for each resume. */
+  invocation: Schema.Number,
+  config_hash: Schema.String,
+  config_snapshot: JsonRecord,
+  /** The snapshot as YAML, rendered at start (keeps `1.0` floats that JSON would turn into `1`). */
+  config_snapshot_yaml: Schema.String,
+  matrix: Schema.Array(JobSpecRecord),
+  mode: Schema.String,
+  max_workers: Schema.Number,
+  job_timeout_seconds: Schema.Number,
+  resume_mode: Schema.String,
+  fail_fast: Schema.Boolean,
+  tags: Schema.Array(Schema.String),
+  llm: LlmInfo,
+  env: JsonRecord,
+  git: JsonRecord,
+});
+
+export const JobQueued = Schema.Struct({ attempt: Schema.Number, invocation: Schema.Number });
+
+export const JobTransitioned = Schema.Struct({
+  attempt: Schema.Number,
+  from: Schema.String,
+  to: Schema.String,
+  /** The machine event that caused it (START, BUILT, ...). */
+  event: Schema.String,
+  reason: Schema.NullOr(Schema.String),
+  /** When entering `building` under a job timeout: the deadline (ISO time) the engine enforces. */
+  deadline: Schema.optional(Schema.NullOr(Schema.String)),
+});
+
+export const EvaluationPhase = Schema.Literal("initial", "final", "test");
+
+export const EvaluationCompleted = Schema.Struct({
+  attempt: Schema.Number,
+  phase: EvaluationPhase,
+  split: Schema.String,
+  score: Score,
+  feedback: Schema.String,
+  example_scores: Schema.Array(Schema.Number),
+});
+
+export const IterationCompleted = Schema.Struct({
+  attempt: Schema.Number,
+  step: Schema.Number,
+  score: Score,
+  best_score: Score,
+  /** Parameter values of the candidate this step produced. */
+  values: JsonRecord,
+  llm_calls: Schema.Number,
+  evaluations: Schema.Number,
+  /** Per-metric scores of multi-objective guides. */
+  scores: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number })),
+});
+
+export const LlmCallCompleted = Schema.Struct({
+  attempt: Schema.Number,
+  role: Schema.String,
+  model: Schema.String,
+  prompt_tokens: Schema.Number,
+  completion_tokens: Schema.Number,
+  total_tokens: Schema.Number,
+  latency_ms: Schema.Number,
+  /** True when token counts are estimated (stub LLM), not reported by a provider. */
+  estimated: Schema.Boolean,
+});
+
+export const FINISHED_STATUSES = ["ok", "failed", "skipped", "timeout", "cancelled"] as const;
+export type FinishedStatus = (typeof FINISHED_STATUSES)[number];
+
+export const ParameterInfo = Schema.Struct({ name: Schema.String, kind: Schema.String, trainable: Schema.Boolean });
+
+export const JobFinished = Schema.Struct({
+  attempt: Schema.Number,
+  status: Schema.Literal(...FINISHED_STATUSES),
+  feedback: Schema.String,
+  score_val_initial: Score,
+  score_val_final: Score,
+  score_val: Score,
+  score_test: Score,
+  time_seconds: Schema.Number,
+  resolved: Schema.Struct({
+    optimizer: Schema.NullOr(Schema.String),
+    guide: Schema.NullOr(Schema.String),
+    logger: Schema.NullOr(Schema.String),
+    trainer_kwargs: JsonRecord,
+    optimizer_kwargs: Json,
+    guide_kwargs: JsonRecord,
+    logger_kwargs: JsonRecord,
+  }),
+  /** The agent and its parameters, to render state snapshots; null when the bundle never loaded. */
+  agent: Schema.NullOr(Schema.String),
+  parameters: Schema.Array(ParameterInfo),
+  initial_values: Schema.NullOr(JsonRecord),
+  final_values: Schema.NullOr(JsonRecord),
+  best_values: Schema.NullOr(JsonRecord),
+});
+
+/** Why matrix jobs were not run in this invocation (fail-fast stop, resume mode, interruption). */
+const NotRun = Schema.Record({ key: Schema.String, value: Schema.String });
+
+export const RunInterrupted = Schema.Struct({
+  invocation: Schema.Number,
+  signal: Schema.String,
+  running_jobs: Schema.Array(Schema.String),
+  not_run: NotRun,
+});
+
+export const RunFinished = Schema.Struct({ invocation: Schema.Number, counts: Schema.Record({ key: Schema.String, value: Schema.Number }), not_run: NotRun });
+
+export const EVENT_DATA = {
+  RunStarted,
+  JobQueued,
+  JobTransitioned,
+  EvaluationCompleted,
+  IterationCompleted,
+  LlmCallCompleted,
+  JobFinished,
+  RunInterrupted,
+  RunFinished,
+} as const;
+
+export type EventType = keyof typeof EVENT_DATA;
+export type EventData<T extends EventType> = Schema.Schema.Type<(typeof EVENT_DATA)[T]>;
+
+/** Events about one job carry its id; run-level events do not. */
+export const JOB_EVENT_TYPES: ReadonlySet<EventType> = new Set([
+  "JobQueued",
+  "JobTransitioned",
+  "EvaluationCompleted",
+  "IterationCompleted",
+  "LlmCallCompleted",
+  "JobFinished",
+]);
+
+export type NewEvent = {
+  [T in EventType]: { readonly type: T; readonly job_id?: string; readonly data: EventData<T> };
+}[EventType];
+
+export type StoredEvent = {
+  [T in EventType]: {
+    readonly seq: number;
+    readonly type: T;
+    readonly run_id: string;
+    readonly job_id: string | null;
+    readonly ts: string;
+    readonly data: EventData<T>;
+  };
+}[EventType];
+
+const decoders = Object.fromEntries(
+  Object.entries(EVENT_DATA).map(([type, schema]) => [type, Schema.decodeUnknownSync(schema as Schema.Schema<unknown>, { onExcessProperty: "preserve" })]),
+) as Record<EventType, (u: unknown) => unknown>;
+
+export class EventDecodeError extends Error {
+  override readonly name = "EventDecodeError";
+}
+
+/** Validates a stored row; throws `EventDecodeError` for unknown types or bad payloads. */
+export function decodeEvent(row: { seq: number; type: string; run_id: string; job_id: string | null; ts: string; data: unknown }): StoredEvent {
+  const decode = decoders[row.type as EventType];
+  if (decode === undefined) throw new EventDecodeError(`event ${row.seq}: unknown event type '${row.type}' (written by a newer trace-bench?)`);
+  try {
+    return { ...row, data: decode(row.data) } as StoredEvent;
+  } catch (error) {
+    throw new EventDecodeError(`event ${row.seq} (${row.type}): ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * How projection files are written: sanitized JSON (Python's `json.dumps(indent=2)` layout),
+ * YAML in PyYAML's block style, and CSV the way Python's `csv` module writes it (`\r\n` rows,
+ * quotes only when needed).
+ */
+import YAML, { Scalar } from "yaml";
+import { canonicalJson, PyFloat, pythonFloatRepr, pythonPrettyJson } from "../../config/python-json.js";
+
+export const REDACTED = "***REDACTED***";
+
+/**
+ * Whether a key or variable name holds a secret (`OPENAI_API_KEY`, `HF_TOKEN`, `password`).
+ * Token *counts* (`prompt_tokens`, `max_tokens`, `token_scope`) and `api_key_env` (a variable's
+ * name, not its value) are not secrets; the original redacted them all.
+ */
+export function isSecretName(name: string): boolean {
+  const upper = name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+  if (upper.endsWith("_ENV")) return false;
+  return /(^|_)(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(_|$)/.test(upper) || /(^|_)(KEY|TOKEN)$/.test(upper);
+}
+
+/** A JSON-safe copy: secrets redacted, `PyFloat`s as numbers, non-plain objects as strings. */
+export function sanitize(value: unknown): unknown {
+  if (value instanceof PyFloat) return value.value;
+  if (Array.isArray(value)) return value.map(sanitize);
+  if (value !== null && typeof value === "object") {
+    if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return String(value);
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isSecretName(k) ? REDACTED : sanitize(v)]));
+  }
+  if (typeof value === "number" && !Number.isFinite(value)) return null;
+  return value;
+}
+
+/** A JSON artifact: sanitized, 2-space indent, insertion order, trailing newline. */
+export function jsonArtifact(value: unknown, options: { readonly ensureAscii?: boolean } = {}): string {
+  return `${pythonPrettyJson(sanitize(value), options)}\n`;
+}
+
+/** One compact JSON line (jsonl), non-ASCII kept. */
+export function jsonLine(value: unknown): string {
+  return `${JSON.stringify(sanitize(value))}\n`;
+}
+
+function yamlReady(value: unknown): unknown {
+  if (value instanceof PyFloat) {
+    const node = new Scalar(value.value);
+    node.minFractionDigits = 1; // keeps `1.0` a float when the file is loaded again
+    return node;
+  }
+  if (Array.isArray(value)) return value.map(yamlReady);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, yamlReady(v)]));
+  return value;
+}
+
+/** YAML in PyYAML's `safe_dump(sort_keys=False)` style: block style, list items not indented. */
+export function yamlArtifact(value: unknown): string {
+  return YAML.stringify(yamlReady(value), { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+/** A CSV cell as Python's csv module writes `str(value)`; nested values as sorted JSON. */
+export function csvCell(value: unknown, kind: "float" | "plain" = "plain"): string {
+  let text: string;
+  if (value === null || value === undefined) text = "";
+  else if (typeof value === "number") text = kind === "float" || !Number.isInteger(value) ? pythonFloatRepr(value) : String(value);
+  else if (typeof value === "boolean") text = value ? "True" : "False";
+  else if (typeof value === "string") text = value;
+  else text = canonicalJson(sanitize(value), false);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function csvLine(cells: readonly string[]): string {
+  return `${cells.join(",")}\r\n`;
+}

@@ -1,0 +1,44 @@
+/**
+ * `stdout.log`: a job's events, every attempt, as lines a person reads. It is a projection like
+ * the others, so `replay` rebuilds it exactly.
+ */
+import type { StoredEvent } from "../event-schema.js";
+import { pythonFloatRepr } from "../../config/python-json.js";
+
+const score = (s: number | null) => (s === null ? "none" : pythonFloatRepr(s));
+const indent = (text: string) => text.split("\n").join("\n    ");
+
+function describe(event: StoredEvent): string | null {
+  switch (event.type) {
+    case "JobQueued":
+      return `=== attempt ${event.data.attempt} (invocation ${event.data.invocation}) queued`;
+    case "JobTransitioned": {
+      const d = event.data;
+      const deadline = d.deadline ? ` (deadline ${d.deadline})` : "";
+      return `${d.from} -> ${d.to} on ${d.event}${deadline}${d.reason ? `: ${indent(d.reason)}` : ""}`;
+    }
+    case "EvaluationCompleted":
+      return `${event.data.phase} evaluation on ${event.data.split}: score=${score(event.data.score)} | ${indent(event.data.feedback)}`;
+    case "IterationCompleted": {
+      const d = event.data;
+      return `[Step ${d.step}] score=${score(d.score)} best=${score(d.best_score)} llm_calls=${d.llm_calls} evaluations=${d.evaluations}`;
+    }
+    case "LlmCallCompleted": {
+      const d = event.data;
+      return `llm ${d.role} ${d.model}: ${d.prompt_tokens}+${d.completion_tokens} tokens${d.estimated ? " (estimated)" : ""} in ${d.latency_ms} ms`;
+    }
+    case "JobFinished": {
+      const d = event.data;
+      return `finished ${d.status}: score_val=${score(d.score_val)} score_test=${score(d.score_test)} in ${d.time_seconds.toFixed(3)}s${d.feedback ? `\n    ${indent(d.feedback)}` : ""}`;
+    }
+    default:
+      return null;
+  }
+}
+
+export function jobLog(events: readonly StoredEvent[]): string {
+  return events.flatMap((e) => {
+    const text = describe(e);
+    return text === null ? [] : [`[${e.ts}] ${text}\n`];
+  }).join("");
+}

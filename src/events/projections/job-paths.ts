@@ -1,0 +1,15 @@
+/** Paths inside a run directory, POSIX-style as they appear in reports. */
+export const jobDir = (jobId: string) => `jobs/${jobId}`;
+export const artifactsDir = (jobId: string) => `jobs/${jobId}/artifacts`;
+export const tbDir = (jobId: string) => `jobs/${jobId}/tb`;
+export const statePath = (jobId: string, which: "initial" | "best" | "final", ext: "json" | "yaml") => `${artifactsDir(jobId)}/${which}_state.${ext}`;
+export const stateHistoryPath = (jobId: string) => `${artifactsDir(jobId)}/state_history.jsonl`;
+
+export function stateFiles(jobId: string) {
+  return {
+    initial_state_path: statePath(jobId, "initial", "yaml"),
+    best_state_path: statePath(jobId, "best", "yaml"),
+    final_state_path: statePath(jobId, "final", "yaml"),
+    state_history_path: stateHistoryPath(jobId),
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The results table (spec §4.8): one row per job (its latest finished attempt), the original's
+ * 33 columns in order, then trace-bench's own columns.
+ */
+import type { JobView, RunState } from "../run-state.js";
+import { stateFiles, tbDir } from "./job-paths.js";
+
+export const RESULT_COLUMNS = [
+  "run_id",
+  "job_id",
+  "task_id",
+  "suite",
+  "trainer_id",
+  "seed",
+  "status",
+  "score_val_initial",
+  "score_val_final",
+  "score_val",
+  "score_test",
+  "time_seconds",
+  "resolved_optimizer",
+  "resolved_guide",
+  "resolved_logger",
+  "resolved_trainer_kwargs",
+  "resolved_optimizer_kwargs",
+  "resolved_guide_kwargs",
+  "resolved_logger_kwargs",
+  "eval_kwargs",
+  "feedback",
+  "llm_provider",
+  "llm_model",
+  "llm_base_url",
+  "token_scope",
+  "prompt_tokens",
+  "completion_tokens",
+  "total_tokens",
+  "initial_state_path",
+  "best_state_path",
+  "final_state_path",
+  "state_history_path",
+  "tb_logdir",
+  // trace-bench's own, after the original's:
+  "iterations",
+  "llm_calls",
+  "tokens_estimated",
+] as const;
+
+export type ResultColumn = (typeof RESULT_COLUMNS)[number];
+export type ResultRow = Record<ResultColumn, unknown>;
+
+/** Columns written as Python floats (`-3.0`, not `-3`). */
+export const FLOAT_COLUMNS: ReadonlySet<ResultColumn> = new Set(["score_val_initial", "score_val_final", "score_val", "score_test", "time_seconds"]);
+
+/** Every LLM call made through trace-bench's metered LLM port, optimizer and agent alike. */
+export const TOKEN_SCOPE = "all_metered_llm_calls";
+
+export function resultRow(state: RunState, job: JobView): ResultRow | null {
+  const done = job.finished;
+  if (done === null) return null;
+  const llm = state.started?.llm ?? { llm_provider: "", llm_model: "", llm_base_url: "" };
+  return {
+    run_id: state.runId,
+    job_id: job.job_id,
+    task_id: job.spec.task_id,
+    suite: job.spec.suite,
+    trainer_id: job.spec.trainer_id,
+    seed: job.spec.seed,
+    status: done.status,
+    score_val_initial: done.score_val_initial,
+    score_val_final: done.score_val_final,
+    score_val: done.score_val,
+    score_test: done.score_test,
+    time_seconds: Math.round(done.time_seconds * 1e6) / 1e6,
+    resolved_optimizer: done.resolved.optimizer,
+    resolved_guide: done.resolved.guide,
+    resolved_logger: done.resolved.logger,
+    resolved_trainer_kwargs: done.resolved.trainer_kwargs,
+    resolved_optimizer_kwargs: done.resolved.optimizer_kwargs,
+    resolved_guide_kwargs: done.resolved.guide_kwargs,
+    resolved_logger_kwargs: done.resolved.logger_kwargs,
+    eval_kwargs: job.spec.resolved_kwargs.eval_kwargs,
+    feedback: done.feedback,
+    llm_provider: llm.llm_provider,
+    llm_model: llm.llm_model,
+    llm_base_url: llm.llm_base_url,
+    token_scope: TOKEN_SCOPE,
+    prompt_tokens: done.tokens.prompt_tokens,
+    completion_tokens: done.tokens.completion_tokens,
+    total_tokens: done.tokens.total_tokens,
+    ...stateFiles(job.job_id),
+    tb_logdir: tbDir(job.job_id),
+    iterations: done.iterations.length,
+    llm_calls: done.llm_calls,
+    tokens_estimated: done.estimated_tokens,
+  };
+}
+
+export function resultRows(state: RunState): ResultRow[] {
+  return state.orderedJobs().flatMap((job) => resultRow(state, job) ?? []);
+}

@@ -1,0 +1,196 @@
+/**
+ * Run-level projection files (spec §4): results.csv, summary.json, leaderboard.csv and the meta/
+ * files. Each is a pure function of the folded run state.
+ */
+import { posix } from "node:path";
+import { pythonUtcIso } from "../../config/hashing.js";
+import type { RunState } from "../run-state.js";
+import { zeroTokens } from "../run-state.js";
+import { csvCell, csvLine, jsonArtifact } from "./artifact-format.js";
+import { artifactsDir, stateFiles, statePath, tbDir } from "./job-paths.js";
+import { FLOAT_COLUMNS, RESULT_COLUMNS, resultRows, TOKEN_SCOPE, type ResultRow } from "./results-table.js";
+
+export const RUN_FILES = {
+  config_snapshot: "meta/config.snapshot.yaml",
+  env_json: "meta/env.json",
+  git_json: "meta/git.json",
+  manifest_json: "meta/manifest.json",
+  files_index: "meta/files_index.json",
+  results_csv: "results.csv",
+  summary_json: "summary.json",
+  leaderboard_csv: "leaderboard.csv",
+} as const;
+
+export function resultsCsv(rows: readonly ResultRow[]): string {
+  const lines = [csvLine([...RESULT_COLUMNS])];
+  for (const row of rows) lines.push(csvLine(RESULT_COLUMNS.map((c) => csvCell(row[c], FLOAT_COLUMNS.has(c) ? "float" : "plain"))));
+  return lines.join("");
+}
+
+export function summaryJson(state: RunState, rows: readonly ResultRow[]): string {
+  const counts: Record<string, number> = { ok: 0, failed: 0, skipped: 0 };
+  const tokens = zeroTokens();
+  const spent = zeroTokens();
+  for (const row of rows) {
+    const status = String(row.status);
+    counts[status] = (counts[status] ?? 0) + 1;
+    tokens.prompt_tokens += Number(row.prompt_tokens);
+    tokens.completion_tokens += Number(row.completion_tokens);
+    tokens.total_tokens += Number(row.total_tokens);
+  }
+  for (const job of state.jobs.values()) {
+    spent.prompt_tokens += job.allAttemptTokens.prompt_tokens;
+    spent.completion_tokens += job.allAttemptTokens.completion_tokens;
+    spent.total_tokens += job.allAttemptTokens.total_tokens;
+  }
+  const started = state.started;
+  return jsonArtifact({
+    counts,
+    total_jobs: rows.length,
+    matrix_jobs: started?.matrix.length ?? 0,
+    not_executed: state.orderedJobs().filter((j) => j.finished === null).length,
+    token_totals: tokens,
+    // Tokens of every attempt, including attempts that were cancelled, crashed or re-run.
+    token_totals_all_attempts: spent,
+    tokens_estimated: rows.some((r) => r.tokens_estimated === true),
+    run_id: state.runId,
+    config_hash: started?.config_hash ?? "",
+    tags: started?.tags ?? [],
+    token_scope: TOKEN_SCOPE,
+  });
+}
+
+const LEADERBOARD_COLUMNS = ["rank", "task_id", "suite", "job_id", "trainer_id", "resolved_optimizer", "score_val", "score_test", "time_seconds"] as const;
+
+/** Best ok row per task × trainer × optimizer, ranked within each task; null when no row is ok. */
+export function leaderboardCsv(rows: readonly ResultRow[]): string | null {
+  const best = new Map<string, ResultRow>();
+  const value = (r: ResultRow) => (typeof r.score_val === "number" ? r.score_val : -Infinity);
+  for (const row of rows) {
+    if (row.status !== "ok" || !row.task_id) continue;
+    const key = JSON.stringify([row.task_id, row.trainer_id, row.resolved_optimizer ?? ""]);
+    const current = best.get(key);
+    if (current === undefined || value(row) > value(current)) best.set(key, row);
+  }
+  if (best.size === 0) return null;
+  const byScore = (a: ResultRow, b: ResultRow) => (value(a) === value(b) ? 0 : value(b) > value(a) ? 1 : -1);
+  const sorted = [...best.values()].sort((a, b) => (a.task_id === b.task_id ? byScore(a, b) : String(a.task_id) < String(b.task_id) ? -1 : 1));
+  const lines = [csvLine([...LEADERBOARD_COLUMNS])];
+  let rank = 0;
+  let task: unknown = undefined;
+  for (const row of sorted) {
+    rank = row.task_id === task ? rank + 1 : 1;
+    task = row.task_id;
+    lines.push(
+      csvLine(LEADERBOARD_COLUMNS.map((c) => (c === "rank" ? String(rank) : csvCell(row[c], c === "score_val" || c === "score_test" || c === "time_seconds" ? "float" : "plain")))),
+    );
+  }
+  return lines.join("");
+}
+
+function runDirLabel(state: RunState): string {
+  const runsDir = String(state.started?.config_snapshot.runs_dir ?? "runs");
+  return posix.join(runsDir, state.runId);
+}
+
+export function manifestJson(state: RunState): string {
+  const llm = state.started?.llm ?? {};
+  const jobs = state.orderedJobs().map((job) => {
+    const spec = job.spec;
+    const k = spec.resolved_kwargs;
+    const base = { job_id: spec.job_id, task_id: spec.task_id, suite: spec.suite, trainer_id: spec.trainer_id, seed: spec.seed, raw_params: spec.raw_params };
+    const done = job.finished;
+    if (done === null) {
+      return {
+        ...base,
+        resolved_optimizer: k.optimizer,
+        resolved_guide: k.guide,
+        resolved_logger: k.logger,
+        resolved_trainer_kwargs: k.trainer_kwargs,
+        resolved_optimizer_kwargs: k.optimizer_kwargs,
+        resolved_guide_kwargs: k.guide_kwargs,
+        resolved_logger_kwargs: k.logger_kwargs,
+        eval_kwargs: k.eval_kwargs,
+        status: "not_executed",
+        skip_reason: state.notRun[spec.job_id] ?? (job.attempt > 0 ? "unfinished" : "not_run"),
+      };
+    }
+    return {
+      ...base,
+      resolved_optimizer: done.resolved.optimizer,
+      resolved_guide: done.resolved.guide,
+      resolved_logger: done.resolved.logger,
+      resolved_trainer_kwargs: done.resolved.trainer_kwargs,
+      resolved_optimizer_kwargs: done.resolved.optimizer_kwargs,
+      resolved_guide_kwargs: done.resolved.guide_kwargs,
+      resolved_logger_kwargs: done.resolved.logger_kwargs,
+      eval_kwargs: k.eval_kwargs,
+      status: done.status,
+      feedback: done.feedback,
+      llm,
+      token_scope: TOKEN_SCOPE,
+      ...done.tokens,
+      state_files: stateFiles(spec.job_id),
+    };
+  });
+  return jsonArtifact({
+    run_id: state.runId,
+    generated_at: state.lastTs ? pythonUtcIso(new Date(state.lastTs)) : "",
+    config_hash: state.started?.config_hash ?? "",
+    jobs,
+    tags: state.started?.tags ?? [],
+  });
+}
+
+export function filesIndexJson(state: RunState): string {
+  const root = runDirLabel(state);
+  const at = (p: string) => posix.join(root, p);
+  return jsonArtifact({
+    run_dir: root,
+    canonical_files: Object.fromEntries(Object.entries(RUN_FILES).filter(([k]) => k !== "files_index").map(([k, p]) => [k, at(p)])),
+    notes: {
+      token_scope: TOKEN_SCOPE,
+      execution_agent_tokens: "counted when the agent calls an LLM through trace-bench's LLM port",
+      state_history_scope: "initial, one line per trainer iteration, final and best snapshots",
+      event_log: at("events.db"),
+    },
+    jobs: state.orderedJobs().map((job) => ({
+      job_id: job.job_id,
+      task_id: job.spec.task_id,
+      suite: job.spec.suite,
+      trainer_id: job.spec.trainer_id,
+      files: {
+        job_meta: at(`jobs/${job.job_id}/job_meta.json`),
+        results_json: at(`jobs/${job.job_id}/results.json`),
+        events_jsonl: at(`jobs/${job.job_id}/events.jsonl`),
+        stdout_log: at(`jobs/${job.job_id}/stdout.log`),
+        tb_dir: at(tbDir(job.job_id)),
+        initial_state_yaml: at(statePath(job.job_id, "initial", "yaml")),
+        best_state_yaml: at(statePath(job.job_id, "best", "yaml")),
+        final_state_yaml: at(statePath(job.job_id, "final", "yaml")),
+        initial_state_json: at(statePath(job.job_id, "initial", "json")),
+        best_state_json: at(statePath(job.job_id, "best", "json")),
+        final_state_json: at(statePath(job.job_id, "final", "json")),
+        state_history_jsonl: at(`${artifactsDir(job.job_id)}/state_history.jsonl`),
+      },
+    })),
+  });
+}
+
+/** Every run-level file, keyed by path relative to the run directory (leaderboard only when it has rows). */
+export function runFiles(state: RunState): Map<string, string> {
+  const files = new Map<string, string>();
+  const started = state.started;
+  if (started === null) return files;
+  const rows = resultRows(state);
+  files.set(RUN_FILES.config_snapshot, started.config_snapshot_yaml);
+  files.set(RUN_FILES.env_json, jsonArtifact(started.env, { ensureAscii: true }));
+  files.set(RUN_FILES.git_json, jsonArtifact(started.git, { ensureAscii: true }));
+  files.set(RUN_FILES.results_csv, resultsCsv(rows));
+  files.set(RUN_FILES.summary_json, summaryJson(state, rows));
+  const leaderboard = leaderboardCsv(rows);
+  if (leaderboard !== null) files.set(RUN_FILES.leaderboard_csv, leaderboard);
+  files.set(RUN_FILES.manifest_json, manifestJson(state));
+  files.set(RUN_FILES.files_index, filesIndexJson(state));
+  return files;
+}
