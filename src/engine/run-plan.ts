@@ -4,6 +4,7 @@
  * write (a new run, an explicit `--run-id`, or the most recent unfinished run of the same
  * experiment).
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { expandMatrix, type JobSpec } from "../config/matrix.js";
 import { loadRunConfig, type ResumeMode, type RunConfig } from "../config/run-config.js";
@@ -63,6 +64,13 @@ export function findUnfinishedRun(runsDir: string, configHash: string): string |
   return null;
 }
 
+/** A new run never writes into an existing one: the same config started twice in one second gets `-2`. */
+function freshRunId(runsDir: string, candidate: string): string {
+  let id = candidate;
+  for (let n = 2; existsSync(join(runsDir, id)); n++) id = `${candidate}-${n}`;
+  return id;
+}
+
 export function planRun(request: RunRequest, registry: TaskRegistry, now: Date): RunPlan {
   const loaded = loadRunConfig(request.configPath);
   const warnings = [...loaded.warnings];
@@ -80,7 +88,7 @@ export function planRun(request: RunRequest, registry: TaskRegistry, now: Date):
   const configHash = computeConfigHash(configSnapshot(base));
   const explicitId = request.runId ?? base.run_id ?? null;
   const resumable = explicitId ?? (resumeMode === "none" ? null : findUnfinishedRun(base.runs_dir, configHash));
-  const runId = resumable ?? newRunId(configSnapshot(base), gitHeadSha(), now);
+  const runId = resumable ?? freshRunId(base.runs_dir, newRunId(configSnapshot(base), gitHeadSha(), now));
   const runDir = join(base.runs_dir, runId);
   const config: RunConfig = { ...base, run_id: runId };
   return {

@@ -1,0 +1,242 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
+import { csvRows, eventsOf, filesUnder, FIXTURE_ENV, singleRunDir } from "../support/run-dir.js";
+
+function config(dir: string, yaml: string): string {
+  const path = join(dir, "config.yaml");
+  writeFileSync(path, yaml);
+  return path;
+}
+
+const run = (args: readonly string[]) => runCli(["run", ...args], { env: FIXTURE_ENV });
+
+const seeds = (n: number) => `[${Array.from({ length: n }, (_, i) => i + 1).join(", ")}]`;
+
+/** Starts `trace-bench run` and resolves with its exit code once `onOutput` has been called for each chunk. */
+function spawnRun(args: readonly string[], onStdout: (text: string, child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "run", ...args], { cwd: REPO_ROOT, env: { ...process.env, ...FIXTURE_ENV } });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      onStdout(stdout, child);
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code, stdout }));
+  });
+}
+
+describe("trace-bench run", () => {
+  it("runs the smoke config end to end: full run directory, a clear failure while PrioritySearch is missing, replay byte for byte", () => {
+    const runs = tempDir();
+    const r = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", runs]);
+    expect(r.code).toBe(1);
+    const runDir = singleRunDir(runs);
+    expect(r.stdout).toContain(`Run complete: ${runDir.split("/").pop()}`);
+    expect(r.stdout).toContain(`Results: ${join(runDir, "results.csv")}`);
+    for (const f of ["meta/config.snapshot.yaml", "meta/env.json", "meta/git.json", "meta/manifest.json", "meta/files_index.json", "results.csv", "summary.json", "events.db", "events.jsonl"]) {
+      expect(existsSync(join(runDir, f)), f).toBe(true);
+    }
+    for (const f of ["job_meta.json", "results.json", "events.jsonl", "stdout.log", "tb", "artifacts"]) expect(existsSync(join(runDir, "jobs", "806f391306ae", f)), f).toBe(true);
+    const [row] = csvRows(join(runDir, "results.csv"));
+    expect(row).toMatchObject({ job_id: "806f391306ae", status: "failed", task_id: "internal:numeric_param", trainer_id: "PrioritySearch" });
+    expect(row!.feedback).toBe("trainer 'PrioritySearch' is not available: not implemented yet");
+    const manifest = JSON.parse(readFileSync(join(runDir, "meta/manifest.json"), "utf8")) as { config_hash: string };
+    expect(manifest.config_hash).toMatch(/^[0-9a-f]{16}$/);
+
+    const live = filesUnder(runDir);
+    const replay = runCli(["replay", runDir]);
+    expect(replay.code).toBe(0);
+    expect(filesUnder(runDir)).toEqual(live);
+  });
+
+  it("scores NoOpTrainer jobs, fails a task without trainable parameters, and exits 1", () => {
+    const dir = tempDir();
+    const cfg = config(dir, "tasks: [internal:numeric_param, internal:multi_param, example:greeting_stub, internal:non_trainable]\ntrainers: [NoOpTrainer]\n");
+    const r = run(["--config", cfg, "--runs-dir", dir]);
+    expect(r.code).toBe(1);
+    const rows = csvRows(join(singleRunDir(dir), "results.csv"));
+    expect(rows.map((x) => [x.task_id, x.status, x.score_val_initial, x.score_val])).toEqual([
+      ["internal:numeric_param", "ok", "-3.0", "-3.0"],
+      ["internal:multi_param", "ok", "-1.0", "-1.0"],
+      ["trace_examples:greeting_stub", "ok", "1.0", "1.0"],
+      ["internal:non_trainable", "failed", "", ""],
+    ]);
+    expect(rows[3]!.feedback).toBe("no_trainable_parameters");
+    const history = readFileSync(join(singleRunDir(dir), "jobs", rows[0]!.job_id!, "artifacts", "state_history.jsonl"), "utf8").trim().split("\n");
+    expect(history.map((l) => (JSON.parse(l) as { kind: string }).kind)).toEqual(["initial", "iteration", "final", "best"]);
+  });
+
+  it("exits 0 when every job is ok or skipped, and records skips", () => {
+    const dir = tempDir();
+    const cfg = config(dir, "tasks: [internal:numeric_param, fixture:unavailable]\ntrainers: [NoOpTrainer]\n");
+    const r = run(["--config", cfg, "--runs-dir", dir]);
+    expect(r.code).toBe(0);
+    const rows = csvRows(join(singleRunDir(dir), "results.csv"));
+    expect(rows.map((x) => [x.status, x.feedback])).toEqual([
+      ["ok", "train_dataset: mean over 1 examples. target=3"],
+      ["skipped", "fixture tool is not installed on this machine"],
+    ]);
+  });
+
+  it("rejects bad flags and bad configs with exit 2", () => {
+    const dir = tempDir();
+    const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
+    expect(run(["--config", cfg, "--max-workers", "0"]).stderr).toContain("--max-workers must be a whole number ≥ 1, got '0'");
+    expect(run(["--config", cfg, "--max-workers", "0"]).code).toBe(2);
+    expect(run(["--config", cfg, "--resume", "sometimes"]).code).toBe(2);
+    expect(run(["--config", cfg, "--job-timeout", "soon"]).stderr).toContain("--job-timeout must be a number of seconds ≥ 0");
+    const bad = config(dir, "tasks: [internal:numeric_param]\nresume: sometimes\n");
+    const r = run(["--config", bad, "--runs-dir", dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("resume: expected one of auto, failed, none, found \"sometimes\"");
+  });
+});
+
+describe("resume", () => {
+  const mixed = "tasks: [internal:numeric_param, fixture:flaky, internal:multi_param]\ntrainers: [NoOpTrainer]\n";
+
+  function attemptsByJob(runDir: string): Record<string, number[]> {
+    const out: Record<string, number[]> = {};
+    for (const e of eventsOf(runDir)) if (e.type === "JobQueued") (out[e.job_id!] ??= []).push(e.data.attempt as number);
+    return out;
+  }
+
+  it("auto (the default) reuses ok jobs and re-runs failed ones; each job stays once in the reports", () => {
+    const dir = tempDir();
+    const cfg = config(dir, mixed);
+    expect(run(["--config", cfg, "--runs-dir", dir, "--run-id", "r1"]).code).toBe(1);
+    const again = run(["--config", cfg, "--runs-dir", dir, "--run-id", "r1"]);
+    expect(again.stdout).toContain("Resuming r1: 2/3 jobs done");
+    const attempts = Object.values(attemptsByJob(join(dir, "r1"))).map((a) => a.join(","));
+    expect(attempts.sort()).toEqual(["1", "1", "1,2"]);
+    expect(csvRows(join(dir, "r1", "results.csv"))).toHaveLength(3);
+    const started = eventsOf(join(dir, "r1")).filter((e) => e.type === "RunStarted").map((e) => e.data.invocation);
+    expect(started).toEqual([1, 2]);
+  });
+
+  it("failed re-runs only failed jobs; none and --force re-run everything", () => {
+    const dir = tempDir();
+    const cfg = config(dir, mixed);
+    run(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
+    run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--resume", "failed"]);
+    expect(Object.values(attemptsByJob(join(dir, "r"))).map((a) => a.length).sort()).toEqual([1, 1, 2]);
+    run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--resume", "none"]);
+    expect(Object.values(attemptsByJob(join(dir, "r"))).map((a) => a.length).sort()).toEqual([2, 2, 3]);
+    run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--force"]);
+    expect(Object.values(attemptsByJob(join(dir, "r"))).map((a) => a.length).sort()).toEqual([3, 3, 4]);
+    expect(csvRows(join(dir, "r", "results.csv"))).toHaveLength(3);
+  });
+
+  it("a config run_id and --run-id choose the directory; without one a finished run is not resumed", () => {
+    const dir = tempDir();
+    const cfg = config(dir, `run_id: from-config\n${mixed}`);
+    run(["--config", cfg, "--runs-dir", dir]);
+    expect(existsSync(join(dir, "from-config", "events.db"))).toBe(true);
+    run(["--config", cfg, "--runs-dir", dir, "--run-id", "from-flag"]);
+    expect(existsSync(join(dir, "from-flag", "events.db"))).toBe(true);
+
+    const plain = tempDir();
+    const cfg2 = config(plain, "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
+    run(["--config", cfg2, "--runs-dir", plain]);
+    const second = run(["--config", cfg2, "--runs-dir", plain]);
+    expect(second.stdout).not.toContain("Resuming");
+  });
+
+  it("Ctrl-C cancels running jobs, exits 130, and the next run resumes the same run by its config", async () => {
+    const dir = tempDir();
+    const cfg = config(dir, `seeds: ${seeds(8)}\nmax_workers: 2\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 120}}\ntrainers: [NoOpTrainer]\n`);
+    let sent = false;
+    const first = await spawnRun(["--config", cfg, "--runs-dir", dir], (out, child) => {
+      if (!sent && out.includes("[1/8]")) {
+        sent = true;
+        child.kill("SIGINT");
+      }
+    });
+    expect(first.code).toBe(130);
+    expect(first.stdout).toMatch(/Run interrupted: \S+ \(\d\/8 jobs done/);
+    const runDir = singleRunDir(dir);
+    const events = eventsOf(runDir);
+    expect(events.at(-1)!.type).toBe("RunInterrupted");
+    const cancelled = events.filter((e) => e.type === "JobFinished" && e.data.status === "cancelled");
+    expect(cancelled.length).toBeGreaterThan(0);
+
+    const second = run(["--config", cfg, "--runs-dir", dir]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(new RegExp(`Resuming ${runDir.split("/").pop()}: [1-7]/8 jobs done`));
+    const rows = csvRows(join(runDir, "results.csv"));
+    expect(rows).toHaveLength(8);
+    expect(new Set(rows.map((r) => r.job_id)).size).toBe(8);
+    expect(rows.every((r) => r.status === "ok")).toBe(true);
+  });
+
+  it("a second Ctrl-C exits at once and still leaves a log the next run completes", async () => {
+    const dir = tempDir();
+    const cfg = config(dir, `seeds: ${seeds(4)}\nmax_workers: 2\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 150}}\ntrainers: [NoOpTrainer]\n`);
+    let sent = false;
+    const first = await spawnRun(["--config", cfg, "--runs-dir", dir], (out, child) => {
+      if (!sent && out.includes("[1/4]")) {
+        sent = true;
+        child.kill("SIGINT");
+        child.kill("SIGINT");
+      }
+    });
+    expect(first.code).toBe(130);
+    const second = run(["--config", cfg, "--runs-dir", dir]);
+    expect(second.code).toBe(0);
+    expect(csvRows(join(singleRunDir(dir), "results.csv")).map((r) => r.status)).toEqual(["ok", "ok", "ok", "ok"]);
+  });
+});
+
+describe("timeouts, fail-fast and parallelism", () => {
+  it("a job timeout interrupts a hanging job and kills the child process it started", () => {
+    const dir = tempDir();
+    const pidFile = join(dir, "child.pid");
+    const cfg = config(dir, `tasks:\n  - {id: fixture:hang_child, eval_kwargs: {pid_file: ${JSON.stringify(pidFile)}}}\n  - internal:numeric_param\ntrainers: [NoOpTrainer]\n`);
+    const r = run(["--config", cfg, "--runs-dir", dir, "--job-timeout", "1"]);
+    expect(r.code).toBe(1);
+    const rows = csvRows(join(singleRunDir(dir), "results.csv"));
+    expect(rows.map((x) => x.status)).toEqual(["timeout", "ok"]);
+    expect(rows[0]!.feedback).toMatch(/^job_timeout: exceeded 1s/);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(() => process.kill(pid, 0)).toThrow(); // the child is gone
+  });
+
+  it("the config's job_timeout applies when no flag is given", () => {
+    const dir = tempDir();
+    const cfg = config(dir, `job_timeout: 0.5\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 400}}\ntrainers: [NoOpTrainer]\n`);
+    run(["--config", cfg, "--runs-dir", dir]);
+    expect(csvRows(join(singleRunDir(dir), "results.csv"))[0]!.status).toBe("timeout");
+  });
+
+  it("fail_fast stops starting jobs after the first failure", () => {
+    const dir = tempDir();
+    const cfg = config(dir, "fail_fast: true\ntasks: [internal:numeric_param, fixture:flaky, internal:multi_param, internal:code_param]\ntrainers: [NoOpTrainer]\n");
+    const r = run(["--config", cfg, "--runs-dir", dir]);
+    expect(r.code).toBe(1);
+    const runDir = singleRunDir(dir);
+    expect(csvRows(join(runDir, "results.csv")).map((x) => x.status)).toEqual(["ok", "failed"]);
+    const manifest = JSON.parse(readFileSync(join(runDir, "meta/manifest.json"), "utf8")) as { jobs: { status: string; skip_reason?: string }[] };
+    expect(manifest.jobs.map((j) => [j.status, j.skip_reason])).toEqual([
+      ["ok", undefined],
+      ["failed", undefined],
+      ["not_executed", "fail_fast_stopped"],
+      ["not_executed", "fail_fast_stopped"],
+    ]);
+  });
+
+  it("a parallel run produces the same job rows as a serial one", () => {
+    const yaml = `seeds: ${seeds(3)}\ntasks: [internal:numeric_param, internal:multi_param, example:greeting_stub, fixture:flaky]\ntrainers: [NoOpTrainer]\n`;
+    const rowsFor = (workers: number) => {
+      const dir = tempDir();
+      run(["--config", config(dir, yaml), "--runs-dir", dir, "--run-id", "same", "--max-workers", String(workers)]);
+      return csvRows(join(dir, "same", "results.csv")).map((r) => ({ ...r, time_seconds: "", feedback: r.feedback!.replace(/\n.*$/s, "") }));
+    };
+    const serial = rowsFor(1);
+    expect(serial).toHaveLength(12);
+    expect(rowsFor(4)).toEqual(serial);
+  });
+});

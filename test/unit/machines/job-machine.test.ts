@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { IllegalJobTransition, initialJobSnapshot, isTerminal, jobStateOf, stepJob, type JobSnapshot } from "../../../machines/job-transitions.js";
+import { jobMachine, type JobMachineEvent } from "../../../machines/job.machine.js";
+
+const run = (...events: JobMachineEvent[]): JobSnapshot => events.reduce(stepJob, initialJobSnapshot());
+const reason = "why";
+
+describe("job machine: legal transitions", () => {
+  it("starts queued and walks the happy path to done", () => {
+    const states = [jobStateOf(initialJobSnapshot())];
+    let s = initialJobSnapshot();
+    for (const e of [{ type: "START" }, { type: "BUILT" }, { type: "TRAINED" }, { type: "EVALUATED" }] as const) {
+      s = stepJob(s, e);
+      states.push(jobStateOf(s));
+    }
+    expect(states).toEqual(["queued", "building", "training", "evaluating", "done"]);
+    expect(isTerminal(s)).toBe(true);
+    expect(s.context).toEqual({ reason: null, trainingError: null });
+  });
+
+  it("a training failure still evaluates, then fails with the training error", () => {
+    const evaluating = run({ type: "START" }, { type: "BUILT" }, { type: "TRAINING_FAILED", reason: "boom" });
+    expect(jobStateOf(evaluating)).toBe("evaluating");
+    expect(isTerminal(evaluating)).toBe(false);
+    const end = stepJob(evaluating, { type: "EVALUATED" });
+    expect(jobStateOf(end)).toBe("failed");
+    expect(end.context.reason).toBe("boom");
+  });
+
+  it("building can end skipped", () => {
+    const s = run({ type: "START" }, { type: "SKIP", reason });
+    expect(jobStateOf(s)).toBe("skipped");
+    expect(s.context.reason).toBe(reason);
+  });
+
+  it.each([
+    ["building", [{ type: "START" }]],
+    ["training", [{ type: "START" }, { type: "BUILT" }]],
+    ["evaluating", [{ type: "START" }, { type: "BUILT" }, { type: "TRAINED" }]],
+  ] as const)("%s can fail, time out or be cancelled", (_state, path) => {
+    for (const [event, target] of [["FAIL", "failed"], ["TIME_OUT", "timeout"], ["CANCEL", "cancelled"]] as const) {
+      const s = stepJob(run(...path), { type: event, reason });
+      expect(jobStateOf(s)).toBe(target);
+      expect(s.context.reason).toBe(reason);
+      expect(s.hasTag("terminal")).toBe(true);
+    }
+  });
+
+  it("a queued job can be cancelled", () => {
+    expect(jobStateOf(run({ type: "CANCEL", reason }))).toBe("cancelled");
+  });
+
+  it("tags active states", () => {
+    expect(run({ type: "START" }).hasTag("active")).toBe(true);
+    expect(initialJobSnapshot().hasTag("active")).toBe(false);
+  });
+});
+
+describe("job machine: illegal events are refused", () => {
+  it.each([
+    ["queued", [], { type: "BUILT" }],
+    ["queued", [], { type: "EVALUATED" }],
+    ["queued", [], { type: "TIME_OUT", reason }],
+    ["building", [{ type: "START" }], { type: "TRAINED" }],
+    ["building", [{ type: "START" }], { type: "START" }],
+    ["training", [{ type: "START" }, { type: "BUILT" }], { type: "SKIP", reason }],
+    ["training", [{ type: "START" }, { type: "BUILT" }], { type: "EVALUATED" }],
+    ["evaluating", [{ type: "START" }, { type: "BUILT" }, { type: "TRAINED" }], { type: "BUILT" }],
+  ] as const)("%s refuses %o", (_state, path, event) => {
+    const before = run(...path);
+    expect(() => stepJob(before, event)).toThrow(IllegalJobTransition);
+  });
+
+  it("terminal states accept nothing", () => {
+    const terminals = [
+      run({ type: "START" }, { type: "BUILT" }, { type: "TRAINED" }, { type: "EVALUATED" }),
+      run({ type: "START" }, { type: "FAIL", reason }),
+      run({ type: "START" }, { type: "SKIP", reason }),
+      run({ type: "START" }, { type: "TIME_OUT", reason }),
+      run({ type: "CANCEL", reason }),
+    ];
+    const all: JobMachineEvent[] = [
+      { type: "START" },
+      { type: "BUILT" },
+      { type: "TRAINED" },
+      { type: "EVALUATED" },
+      { type: "TRAINING_FAILED", reason },
+      { type: "SKIP", reason },
+      { type: "FAIL", reason },
+      { type: "TIME_OUT", reason },
+      { type: "CANCEL", reason },
+    ];
+    for (const s of terminals) for (const e of all) expect(() => stepJob(s, e)).toThrow(/refuses/);
+  });
+});
+
+describe("job machine definition", () => {
+  it("exports as JSON with every state", () => {
+    const json = JSON.parse(JSON.stringify(jobMachine.toJSON())) as { id: string; states: Record<string, { type: string }> };
+    expect(json.id).toBe("job");
+    expect(Object.keys(json.states)).toEqual(["queued", "building", "training", "evaluating", "done", "failed", "timeout", "skipped", "cancelled"]);
+    for (const s of ["done", "failed", "timeout", "skipped", "cancelled"]) expect(json.states[s]!.type).toBe("final");
+  });
+
+  it("stepping is pure: the same snapshot and event always give the same state", () => {
+    const s = run({ type: "START" });
+    expect(jobStateOf(stepJob(s, { type: "BUILT" }))).toBe("training");
+    expect(jobStateOf(stepJob(s, { type: "FAIL", reason }))).toBe("failed");
+    expect(jobStateOf(s)).toBe("building");
+  });
+});
