@@ -2,6 +2,7 @@
  * `trace-bench <verb>`: dispatches to one module per verb, loaded on demand so that a quick verb
  * (list-trainers) never pays for the config or engine code.
  */
+import { existsSync } from "node:fs";
 import { UsageError, parseVerbArgs, verbHelp, type ParsedArgs, type VerbSpec } from "./args.js";
 
 export interface Verb {
@@ -41,7 +42,18 @@ function userErrorLines(error: unknown): string[] | undefined {
   return undefined;
 }
 
+/** Like the original's python-dotenv: a `.env` in the working directory fills in unset variables. */
+function loadDotEnv(): void {
+  if (!existsSync(".env")) return;
+  try {
+    process.loadEnvFile(".env");
+  } catch (error) {
+    process.stderr.write(`trace-bench: warning: .env: ${error instanceof Error ? error.message : String(error)} (ignored)\n`);
+  }
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
+  loadDotEnv();
   const [verbName, ...rest] = argv;
   if (verbName === undefined || verbName === "-h" || verbName === "--help" || verbName === "help") {
     (verbName === undefined ? process.stderr : process.stdout).write(`${mainHelp()}\n`);
