@@ -12,6 +12,7 @@ import { startRun, type RunReport } from "../engine/run-benchmark.js";
 import { planRun } from "../engine/run-plan.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
 import { ProgressReporter } from "./progress-reporter.js";
+import { llmFactory } from "../../adapters/llm/index.js";
 
 export const spec: VerbSpec = {
   name: "run",
@@ -37,7 +38,7 @@ function numberFlag(args: ParsedArgs, name: string, check: (n: number) => boolea
   return value;
 }
 
-export function summaryLines(report: RunReport): string[] {
+export function summaryLines(report: RunReport, configPath: string): string[] {
   const dir = report.plan.runDir;
   const counts = new Map<string, number>();
   for (const job of report.state.orderedJobs()) {
@@ -50,7 +51,7 @@ export function summaryLines(report: RunReport): string[] {
     return [
       `Run interrupted: ${report.plan.runId} (${done}/${report.plan.jobs.length} jobs done; ${tally})`,
       `Run dir: ${dir}`,
-      `Resume with: trace-bench run --config <config> --run-id ${report.plan.runId}`,
+      `Resume with: trace-bench run --config ${configPath} --run-id ${report.plan.runId}`,
     ];
   }
   return [
@@ -92,7 +93,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
   for (const warning of plan.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);
 
   const progress = new ProgressReporter(process.stdout, plan.jobs.length);
-  const handle = startRun(plan, registry, {
+  const handle = startRun(plan, { registry, createLlm: llmFactory(plan.config) }, {
     onResume: (runId, done, total) => {
       process.stdout.write(`Resuming ${runId}: ${done}/${total} jobs done\n`);
       progress.alreadyDone(done);
@@ -112,7 +113,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
   try {
     const report = await handle.done;
     progress.stop();
-    process.stdout.write(`${summaryLines(report).join("\n").replace("<config>", args.flags.config as string)}\n`);
+    process.stdout.write(`${summaryLines(report, args.flags.config as string).join("\n")}\n`);
     return exitCodeOf(report);
   } finally {
     progress.stop();

@@ -16,7 +16,8 @@ import { loadRunConfig, type RunConfig, type TaskEntry } from "../config/run-con
 import { computeConfigHash, configSnapshot, newRunId } from "../config/snapshot.js";
 import { gitHeadSha } from "../engine/run-environment.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { GUIDE_NAMES, LOGGER_NAMES, OPTIMIZER_NAMES, isNoLogger } from "../opt/component-names.js";
+import { GUIDE_NAMES, LOGGER_NAMES, isNoLogger } from "../opt/component-names.js";
+import { OPTIMIZER_NAMES } from "../opt/optimizers/optimizer-registry.js";
 import { trainableParameters } from "../opt/parameter.js";
 import { acceptedTrainerKwargs, findTrainer } from "../opt/trainer-catalog.js";
 import { parseBenchSelector } from "../tasks/bench-selector.js";
@@ -76,7 +77,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
     const accepted = acceptedTrainerKwargs(info);
     const unknownKwargs = new Set(trainer.params_variants.flatMap((variant) => Object.keys(variant).filter((k) => !accepted.includes(k))));
     for (const key of unknownKwargs) fail(`unknown trainer kwarg '${key}' for ${trainer.id} (valid: ${accepted.join(", ")})`);
-    if (trainer.optimizer !== null && !(OPTIMIZER_NAMES as readonly string[]).includes(trainer.optimizer)) {
+    if (trainer.optimizer !== null && !OPTIMIZER_NAMES.includes(trainer.optimizer)) {
       fail(`optimizer not found: ${trainer.optimizer} (known: ${OPTIMIZER_NAMES.join(", ")})`);
     }
     if (trainer.guide !== null && !(GUIDE_NAMES as readonly string[]).includes(trainer.guide)) {

@@ -9,16 +9,17 @@ import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
 import type { JobSpec } from "../config/matrix.js";
 import { toPlain } from "../config/kwargs.js";
+import type { Llm } from "../llm/llm.js";
 import type { NewEvent } from "../events/event-schema.js";
 import type { EventStore } from "../events/event-store.js";
 import { initialValues, trainableParameters, type ParameterValues } from "../opt/parameter.js";
-import { createRng } from "../opt/rng.js";
 import type { TrainerInfo } from "../opt/trainer-catalog.js";
 import { evaluationSplit, scoreDataset, type DatasetScore } from "../tasks/score-dataset.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import type { TaskBundle } from "../tasks/task-suite.js";
 import { JobRecorder, RecorderClosed } from "./job-recorder.js";
 import { resolvedMetadata } from "./resolved-metadata.js";
+import { createTrainerContext } from "./trainer-context.js";
 
 export interface JobRunContext {
   readonly store: Pick<EventStore, "append">;
@@ -28,6 +29,8 @@ export interface JobRunContext {
   /** Seconds; 0 = no limit. */
   readonly timeoutSeconds: number;
   readonly now: () => Date;
+  /** The LLM a job's optimizers use (the stub in mode stub), before metering. */
+  readonly createLlm: (job: JobSpec) => Llm;
 }
 
 /** What the attempt has established so far; a timeout or cancel reports it as it stands. */
@@ -104,22 +107,19 @@ async function attempt(job: JobSpec, ctx: JobRunContext, recorder: JobRecorder, 
 
     let trainingError: string | null = null;
     try {
-      const result = await trainerInfo.trainer.train({
-        parameters: bundle.parameters,
+      const context = createTrainerContext({
+        job,
+        bundle,
         initialValues: progress.initial,
-        agent: bundle.agent,
-        guide: bundle.guide,
-        train: bundle.train_dataset,
-        ...(bundle.validate_dataset ? { validate: bundle.validate_dataset } : {}),
-        kwargs: toPlain(job.resolved_kwargs.trainer_kwargs),
-        optimizer: { name: job.resolved_kwargs.optimizer ?? "", kwargs: toPlain(job.resolved_kwargs.optimizer_kwargs) },
-        rng: createRng(job.seed),
+        resolved: resolvedMetadata(job, bundle),
+        recorder,
+        llm: ctx.createLlm(job),
         signal,
-        emit: (it) => {
-          progress.latest = it.values;
-          recorder.record([{ type: "IterationCompleted", data: { attempt: recorder.attempt, ...it, values: { ...it.values } } }]);
+        onValues: (values) => {
+          progress.latest = values;
         },
       });
+      const result = await trainerInfo.trainer.train(context);
       progress.latest = result.values;
     } catch (error) {
       if (error instanceof RecorderClosed || signal.aborted) throw error;

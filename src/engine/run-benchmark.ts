@@ -7,7 +7,9 @@
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Fiber from "effect/Fiber";
+import type { JobSpec } from "../config/matrix.js";
 import type { ResumeMode } from "../config/run-config.js";
+import type { Llm } from "../llm/llm.js";
 import type { FinishedStatus, JobSpecRecord, StoredEvent } from "../events/event-schema.js";
 import { EventStore } from "../events/event-store.js";
 import { ProjectionWriter } from "../events/projection-writer.js";
@@ -61,7 +63,13 @@ function specRecord(job: RunPlan["jobs"][number]): JobSpecRecord {
   }) as JobSpecRecord;
 }
 
-export function startRun(plan: RunPlan, registry: TaskRegistry, hooks: RunHooks = {}): RunHandle {
+/** The outside world a run needs, wired in by the caller (the CLI). */
+export interface RunAdapters {
+  readonly registry: TaskRegistry;
+  readonly createLlm: (job: JobSpec) => Llm;
+}
+
+export function startRun(plan: RunPlan, adapters: RunAdapters, hooks: RunHooks = {}): RunHandle {
   const now = hooks.now ?? (() => new Date());
   const store = EventStore.open(plan.runDir, plan.runId, { create: true, now });
   const state = RunState.fold(store.readAll());
@@ -126,7 +134,7 @@ export function startRun(plan: RunPlan, registry: TaskRegistry, hooks: RunHooks 
     jobs: planned,
     maxWorkers: plan.config.max_workers,
     failFast: plan.config.fail_fast,
-    context: { store: liveStore, registry, findTrainer, invocation, timeoutSeconds: plan.timeoutSeconds, now },
+    context: { store: liveStore, registry: adapters.registry, createLlm: adapters.createLlm, findTrainer, invocation, timeoutSeconds: plan.timeoutSeconds, now },
     failedJob: (id) => ["failed", "timeout"].includes(state.statusOf(id) ?? ""),
   });
   const fiber = Effect.runFork(program);

@@ -86,6 +86,8 @@ export const IterationCompleted = Schema.Struct({
   evaluations: Schema.Number,
   /** Per-metric scores of multi-objective guides. */
   scores: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number })),
+  /** What went wrong without stopping the trainer (an unreadable optimizer reply, a rejected update). */
+  notes: Schema.optional(Schema.Array(Schema.String)),
 });
 
 export const LlmCallCompleted = Schema.Struct({
@@ -98,6 +100,8 @@ export const LlmCallCompleted = Schema.Struct({
   latency_ms: Schema.Number,
   /** True when token counts are estimated (stub LLM), not reported by a provider. */
   estimated: Schema.Boolean,
+  /** The reply text, for the journal. */
+  response: Schema.optional(Schema.String),
 });
 
 export const FINISHED_STATUSES = ["ok", "failed", "skipped", "timeout", "cancelled"] as const;

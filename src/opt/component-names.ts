@@ -1,9 +1,7 @@
 /**
- * Names a config may give for a trainer's optimizer, guide and logger (spec §1.3 strict checks,
- * §8.4 logger selection).
+ * Names a config may give for a trainer's guide and logger (spec §1.3 strict checks, §8.4 logger
+ * selection). Optimizer names live with the optimizers (optimizers/optimizer-registry.ts).
  */
-export const OPTIMIZER_NAMES = ["OptoPrime", "OptoPrimeV2", "OptoPrimeMulti", "OPRO", "OPROv2", "TextGrad"] as const;
-
 export const GUIDE_NAMES = ["LLMJudge"] as const;
 
 export const LOGGER_NAMES = ["ConsoleLogger", "DefaultLogger", "TensorboardLogger", "WandbLogger", "NullLogger"] as const;

@@ -1,21 +1,31 @@
 /**
- * The trainer port. A trainer searches over a task's parameter values using the optimizer and
- * LLM it is given, reports every step through `emit`, honours `signal`, and returns the values
- * it ends with. Randomness comes only from `rng`.
+ * The trainer port. A trainer searches over a task's parameter values with the optimizers it
+ * creates, reports every step through `emit`, honours `signal`, and returns the values it ends
+ * with. Randomness comes only from `rng`; parallel work goes through bounded helpers so results
+ * never depend on completion order.
  */
 import type { Kwargs } from "../config/kwargs.js";
 import type { Agent, Dataset, Guide } from "../tasks/task-suite.js";
+import type { Optimizer } from "./optimizer.js";
 import type { ParameterSpec, ParameterValues } from "./parameter.js";
+import type { ProblemInstance } from "./problem.js";
 import type { Rng } from "./rng.js";
+import type { Example, Rollout } from "./rollout.js";
 
 export interface IterationReport {
   readonly step: number;
+  /** Score of the candidate this step produced or selected. */
   readonly score: number | null;
+  /** Best score so far. */
   readonly best_score: number | null;
+  /** Parameter values of that candidate. */
   readonly values: ParameterValues;
-  readonly llm_calls: number;
-  readonly evaluations: number;
   readonly scores?: Readonly<Record<string, number>>;
+}
+
+export interface RolloutRequest {
+  /** Score of an example whose agent or guide threw (null = invalid). */
+  readonly minScore?: number | null;
 }
 
 export interface TrainerContext {
@@ -27,10 +37,18 @@ export interface TrainerContext {
   readonly validate?: Dataset;
   /** Resolved trainer kwargs (spec §2.6). */
   readonly kwargs: Kwargs;
-  readonly optimizer: { readonly name: string; readonly kwargs: Kwargs | readonly Kwargs[] };
   readonly rng: Rng;
-  readonly emit: (iteration: IterationReport) => void;
   readonly signal: AbortSignal;
+  /** One IterationCompleted event; LLM-call and evaluation counts are added for the trainer. */
+  emit(report: IterationReport): void;
+  /** A fresh optimizer as the job configures it (name, kwargs, metered LLM). */
+  createOptimizer(): Optimizer;
+  /** Agent + guide on each example under `values`, bounded by `num_threads`, in input order. */
+  rollout(values: ParameterValues, examples: readonly Example[], request?: RolloutRequest): Promise<Rollout[]>;
+  /** The problem an optimizer sees for these rollouts. */
+  problem(values: ParameterValues, rollouts: readonly Rollout[], feedbackSuffix?: string): ProblemInstance;
+  /** A remark for the next IterationCompleted (unreadable replies, rejected updates). */
+  note(text: string): void;
 }
 
 export interface TrainerResult {
@@ -39,5 +57,7 @@ export interface TrainerResult {
 
 export interface Trainer {
   readonly id: string;
+  /** Kwargs this trainer reads beyond the common list (for `validate --strict`). */
+  readonly kwargs?: readonly string[];
   train(context: TrainerContext): Promise<TrainerResult>;
 }

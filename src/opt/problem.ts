@@ -1,0 +1,109 @@
+/**
+ * The problem an optimizer shows the LLM: the TypeScript analogue of Trace's graph summary. It
+ * carries each trainable parameter's value and description, the code that uses them, the batch
+ * of inputs and outputs, and the guide's feedback, batched like Trace's `batchify`
+ * (`ID [i]: <item>` per example).
+ */
+import { pythonFloatRepr } from "../config/python-json.js";
+import type { Agent } from "../tasks/task-suite.js";
+import type { JsonValue, ParameterKind, ParameterSpec, ParameterValues } from "./parameter.js";
+import type { Rollout } from "./rollout.js";
+
+export interface ProblemVariable {
+  readonly name: string;
+  readonly kind: ParameterKind;
+  /** The Python type name shown to the LLM: float, int, str, code, list, dict. */
+  readonly type: string;
+  readonly value: JsonValue;
+  readonly description: string;
+  readonly stubCandidates?: readonly JsonValue[];
+}
+
+export interface ProblemNode {
+  readonly name: string;
+  readonly type: string;
+  readonly value: string;
+}
+
+export interface ProblemInstance {
+  readonly code: string;
+  readonly documentation: Readonly<Record<string, string>>;
+  readonly variables: readonly ProblemVariable[];
+  readonly inputs: readonly ProblemNode[];
+  readonly others: readonly ProblemNode[];
+  readonly outputs: readonly ProblemNode[];
+  readonly feedback: string;
+}
+
+export function typeName(kind: ParameterKind, value: unknown): string {
+  switch (kind) {
+    case "number":
+      return "float";
+    case "integer":
+      return "int";
+    case "text":
+      return "str";
+    case "code":
+      return "code";
+    case "json":
+      return Array.isArray(value) ? "list" : value === null ? "NoneType" : typeof value === "object" ? "dict" : typeof value === "number" ? "float" : "str";
+  }
+}
+
+/** A value as Python's `str()` shows it: floats as `3.0`, None/True/False, JSON for containers. */
+export function renderValue(value: unknown, kind?: ParameterKind): string {
+  if (value === null || value === undefined) return "None";
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (typeof value === "number") return kind === "integer" || (kind === undefined && Number.isInteger(value) && !Object.is(value, -0)) ? String(value) : pythonFloatRepr(value);
+  if (typeof value === "string") return value;
+  return JSON.stringify(value);
+}
+
+/** Trace's `batchify`: one `ID [i]: <item>` line per example. */
+export function batchify(items: readonly string[]): string {
+  return items.map((item, i) => `ID [${i}]: ${item}\n`).join("");
+}
+
+export function problemVariables(parameters: readonly ParameterSpec[], values: ParameterValues): ProblemVariable[] {
+  return parameters
+    .filter((p) => p.trainable)
+    .map((p) => {
+      const value = values[p.name] ?? p.value;
+      return {
+        name: p.name,
+        kind: p.kind,
+        type: typeName(p.kind, value),
+        value,
+        description: p.description,
+        ...(p.stubCandidates ? { stubCandidates: p.stubCandidates } : {}),
+      };
+    });
+}
+
+export interface ProblemSource {
+  readonly parameters: readonly ParameterSpec[];
+  readonly values: ParameterValues;
+  readonly agent: Agent;
+  readonly rollouts: readonly Rollout[];
+  /** Extra text appended to the feedback (e.g. BeamsearchHistory's history context). */
+  readonly feedbackSuffix?: string;
+}
+
+export function buildProblem(source: ProblemSource): ProblemInstance {
+  const { parameters, values, agent, rollouts } = source;
+  const fixed = parameters.filter((p) => !p.trainable);
+  const program = agent.program;
+  const names = parameters.map((p) => p.name).join(", ");
+  return {
+    code: program?.code ?? `output = ${agent.name}(input, ${names})`,
+    documentation: program?.documentation ?? { [agent.name]: `Runs the agent on an input using the parameters ${names}.` },
+    variables: problemVariables(parameters, values),
+    inputs: [
+      { name: "input", type: "str", value: batchify(rollouts.map((r) => renderValue(r.input))) },
+      ...fixed.map((p) => ({ name: p.name, type: typeName(p.kind, values[p.name]), value: renderValue(values[p.name] ?? p.value, p.kind) })),
+    ],
+    others: [],
+    outputs: [{ name: "output", type: "str", value: batchify(rollouts.map((r) => renderValue(r.response))) }],
+    feedback: batchify(rollouts.map((r) => r.feedback)) + (source.feedbackSuffix ?? ""),
+  };
+}

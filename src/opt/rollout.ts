@@ -1,0 +1,75 @@
+/**
+ * Rollouts: the agent run on examples under given parameter values, each scored by the guide.
+ * An agent that throws yields the trainer's minimum score and the error as feedback, as Trace's
+ * ExecutionError does; nothing is thrown to the trainer.
+ */
+import type { Agent, Dataset, Guide } from "../tasks/task-suite.js";
+import { mapBounded } from "./bounded.js";
+import type { ParameterValues } from "./parameter.js";
+
+export interface Example {
+  readonly input: unknown;
+  readonly info: unknown;
+}
+
+export interface Rollout extends Example {
+  readonly response: unknown;
+  readonly score: number | null;
+  readonly feedback: string;
+  readonly scores?: Readonly<Record<string, number>>;
+  /** Set when the agent or guide threw. */
+  readonly error?: string;
+}
+
+export function examplesOf(dataset: Dataset): Example[] {
+  const n = Math.min(dataset.inputs.length, dataset.infos.length);
+  return Array.from({ length: n }, (_, i) => ({ input: dataset.inputs[i], info: dataset.infos[i] }));
+}
+
+export interface RolloutOptions {
+  readonly signal: AbortSignal;
+  /** Score given to an example whose agent or guide threw (null = "invalid"). */
+  readonly minScore?: number | null;
+  /** Called once per agent+guide evaluation (for the trainer's evaluation counter). */
+  readonly onEvaluation?: () => void;
+  /** How many examples run at once (`num_threads`; default 1). */
+  readonly concurrency?: number;
+}
+
+export async function rolloutOne(agent: Agent, guide: Guide, values: ParameterValues, example: Example, options: RolloutOptions): Promise<Rollout> {
+  options.signal.throwIfAborted();
+  options.onEvaluation?.();
+  let response: unknown;
+  try {
+    response = await agent.run(example.input, values, { signal: options.signal });
+  } catch (error) {
+    options.signal.throwIfAborted();
+    const message = error instanceof Error ? `(${error.name}) ${error.message}` : String(error);
+    return { ...example, response: message, score: options.minScore ?? null, feedback: message, error: message };
+  }
+  try {
+    const result = await guide.evaluate(example.input, response, example.info, { signal: options.signal });
+    return { ...example, response, score: result.score, feedback: result.feedback, ...(result.scores ? { scores: result.scores } : {}) };
+  } catch (error) {
+    options.signal.throwIfAborted();
+    const message = error instanceof Error ? error.message : String(error);
+    return { ...example, response, score: options.minScore ?? null, feedback: `guide error: ${message}`, error: message };
+  }
+}
+
+/** Rollouts of several examples, in order (results never depend on completion order). */
+export async function rolloutMany(agent: Agent, guide: Guide, values: ParameterValues, examples: readonly Example[], options: RolloutOptions): Promise<Rollout[]> {
+  return mapBounded(examples, (example) => rolloutOne(agent, guide, values, example, options), options.concurrency ?? 1, options.signal);
+}
+
+/** Mean score; null when there is nothing to average or any score is null (Trace's "invalid"). */
+export function meanScore(rollouts: readonly Rollout[]): number | null {
+  if (rollouts.length === 0 || rollouts.some((r) => r.score === null)) return null;
+  return rollouts.reduce((sum, r) => sum + (r.score as number), 0) / rollouts.length;
+}
+
+/** Mean over the rollouts that have a score (Trace's `safe_mean`); null when none has. */
+export function safeMeanScore(rollouts: readonly Rollout[]): number | null {
+  const scored = rollouts.filter((r) => r.score !== null);
+  return scored.length === 0 ? null : scored.reduce((sum, r) => sum + (r.score as number), 0) / scored.length;
+}
