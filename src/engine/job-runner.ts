@@ -20,6 +20,7 @@ import type { TaskBundle } from "../tasks/task-suite.js";
 import { JobRecorder, RecorderClosed } from "./job-recorder.js";
 import { resolvedMetadata } from "./resolved-metadata.js";
 import { createTrainerContext } from "./trainer-context.js";
+import { defaultOptimizerFor } from "../opt/default-optimizer.js";
 
 export interface JobRunContext {
   readonly store: Pick<EventStore, "append">;
@@ -107,11 +108,13 @@ async function attempt(job: JobSpec, ctx: JobRunContext, recorder: JobRecorder, 
 
     let trainingError: string | null = null;
     try {
+      const resolved = resolvedMetadata(job, bundle);
       const context = createTrainerContext({
-        job,
         bundle,
         initialValues: progress.initial,
-        resolved: resolvedMetadata(job, bundle),
+        trainerKwargs: job.resolved_kwargs.trainer_kwargs,
+        seed: job.seed,
+        optimizer: { name: resolved.optimizer ?? defaultOptimizerFor(bundle.parameters), kwargs: resolved.optimizer_kwargs },
         recorder,
         llm: ctx.createLlm(job),
         signal,

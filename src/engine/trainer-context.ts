@@ -4,7 +4,6 @@
  * job's LLM-call and evaluation counts so far.
  */
 import { toPlain, type Kwargs } from "../config/kwargs.js";
-import type { JobSpec } from "../config/matrix.js";
 import type { Llm } from "../llm/llm.js";
 import { meteredLlm } from "../llm/metered-llm.js";
 import { createOptimizer } from "../opt/optimizers/optimizer-registry.js";
@@ -15,14 +14,15 @@ import { rolloutMany } from "../opt/rollout.js";
 import type { TrainerContext } from "../opt/trainer.js";
 import type { TaskBundle } from "../tasks/task-suite.js";
 import type { JobRecorder } from "./job-recorder.js";
-import type { ResolvedMetadata } from "./resolved-metadata.js";
 
 export interface TrainerContextInput {
-  readonly job: JobSpec;
   readonly bundle: TaskBundle;
   readonly initialValues: ParameterValues;
-  readonly resolved: ResolvedMetadata;
-  readonly recorder: JobRecorder;
+  /** Resolved trainer kwargs (may hold PyFloats; the trainer gets plain values). */
+  readonly trainerKwargs: Kwargs;
+  readonly seed: number;
+  readonly optimizer: { readonly name: string; readonly kwargs: unknown };
+  readonly recorder: Pick<JobRecorder, "attempt" | "record">;
   readonly llm: Llm;
   readonly signal: AbortSignal;
   /** Called with the values of every emitted step (the job keeps the latest for a timeout report). */
@@ -30,17 +30,16 @@ export interface TrainerContextInput {
 }
 
 export function createTrainerContext(input: TrainerContextInput): TrainerContext {
-  const { job, bundle, recorder, signal } = input;
+  const { bundle, recorder, signal } = input;
   const counters = { llmCalls: 0, evaluations: 0 };
   let notes: string[] = [];
-  const kwargs = toPlain(job.resolved_kwargs.trainer_kwargs) as Kwargs;
+  const kwargs = toPlain(input.trainerKwargs);
   const concurrency = typeof kwargs.num_threads === "number" && kwargs.num_threads > 0 ? kwargs.num_threads : 1;
   const llm = meteredLlm(input.llm, "optimizer", (call) => {
     counters.llmCalls += 1;
     recorder.record([{ type: "LlmCallCompleted", data: { attempt: recorder.attempt, ...call } }]);
   });
-  const optimizerName = input.resolved.optimizer ?? "OptoPrimeV2";
-  const optimizerKwargs = toPlain(input.resolved.optimizer_kwargs) as Kwargs | Kwargs[];
+  const optimizerKwargs = toPlain(input.optimizer.kwargs) as Kwargs | Kwargs[];
   return {
     parameters: bundle.parameters,
     initialValues: input.initialValues,
@@ -49,7 +48,7 @@ export function createTrainerContext(input: TrainerContextInput): TrainerContext
     train: bundle.train_dataset,
     ...(bundle.validate_dataset ? { validate: bundle.validate_dataset } : {}),
     kwargs,
-    rng: createRng(job.seed),
+    rng: createRng(input.seed),
     signal,
     emit(report) {
       input.onValues(report.values);
@@ -64,7 +63,7 @@ export function createTrainerContext(input: TrainerContextInput): TrainerContext
       notes = [];
       recorder.record([{ type: "IterationCompleted", data }]);
     },
-    createOptimizer: () => createOptimizer(optimizerName, optimizerKwargs, llm),
+    createOptimizer: () => createOptimizer(input.optimizer.name, optimizerKwargs, llm),
     rollout: (values, examples, request = {}) =>
       rolloutMany(bundle.agent, bundle.guide, values, examples, {
         signal,

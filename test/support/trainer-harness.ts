@@ -1,0 +1,53 @@
+/**
+ * Runs a trainer outside the engine, with the real trainer context (real optimizers, rollouts and
+ * counters) on a scripted or stub LLM, capturing the events it would record.
+ */
+import type { Kwargs } from "../../src/config/kwargs.js";
+import { createTrainerContext } from "../../src/engine/trainer-context.js";
+import type { NewEvent } from "../../src/events/event-schema.js";
+import type { Llm } from "../../src/llm/llm.js";
+import { initialValues, type ParameterValues } from "../../src/opt/parameter.js";
+import type { Trainer, TrainerContext } from "../../src/opt/trainer.js";
+import type { TaskBundle } from "../../src/tasks/task-suite.js";
+
+export interface HarnessRun {
+  readonly values: ParameterValues;
+  /** IterationCompleted payloads, in order. */
+  readonly iterations: Record<string, unknown>[];
+  readonly llmCalls: Record<string, unknown>[];
+  readonly context: TrainerContext;
+}
+
+export interface HarnessOptions {
+  readonly kwargs?: Kwargs;
+  readonly seed?: number;
+  readonly optimizer?: string;
+  readonly optimizerKwargs?: Kwargs;
+}
+
+export function harnessContext(bundle: TaskBundle, llm: Llm, options: HarnessOptions = {}) {
+  const events: NewEvent[] = [];
+  const context = createTrainerContext({
+    bundle,
+    initialValues: initialValues(bundle.parameters),
+    trainerKwargs: options.kwargs ?? {},
+    seed: options.seed ?? 1,
+    optimizer: { name: options.optimizer ?? "OptoPrimeV2", kwargs: { ...(bundle.optimizer_kwargs as Kwargs), ...(options.optimizerKwargs ?? {}) } },
+    recorder: { attempt: 1, record: (e) => events.push(...e) },
+    llm,
+    signal: new AbortController().signal,
+    onValues: () => {},
+  });
+  return { context, events };
+}
+
+export async function runTrainer(trainer: Trainer, bundle: TaskBundle, llm: Llm, options: HarnessOptions = {}): Promise<HarnessRun> {
+  const { context, events } = harnessContext(bundle, llm, options);
+  const result = await trainer.train(context);
+  return {
+    values: result.values,
+    iterations: events.filter((e) => e.type === "IterationCompleted").map((e) => e.data as Record<string, unknown>),
+    llmCalls: events.filter((e) => e.type === "LlmCallCompleted").map((e) => e.data as Record<string, unknown>),
+    context,
+  };
+}
