@@ -1,12 +1,25 @@
 /** Which LLM a run's jobs use: the seeded stub in mode stub, an OpenAI-compatible server in mode real. */
+import { ConfigError } from "../../src/config/config-error.js";
 import type { JobSpec } from "../../src/config/matrix.js";
 import type { RunConfig } from "../../src/config/run-config.js";
 import type { Llm } from "../../src/llm/llm.js";
+import { createOpenAiLlm } from "./openai-llm.js";
 import { createStubLlm } from "./stub-llm.js";
 
-export function llmFactory(config: RunConfig): (job: JobSpec) => Llm {
+/** The real LLM's settings from the config's llm block and the environment (spec §8.1). */
+export function realLlmSettings(config: RunConfig, env: NodeJS.ProcessEnv) {
+  const keyVariable = config.llm.api_key_env ?? (config.llm.provider === "openrouter" ? "OPENROUTER_API_KEY" : "OPENAI_API_KEY");
+  const apiKey = env[keyVariable] ?? (keyVariable === "OPENROUTER_API_KEY" ? env.OPENAI_API_KEY : undefined);
+  if (apiKey === undefined || apiKey === "") {
+    throw new ConfigError({ problems: [`llm.api_key_env: mode real needs an API key in the environment variable ${keyVariable}; set it (a .env file works too), or name another variable with llm.api_key_env`] });
+  }
+  const baseURL = config.llm.base_url ?? config.llm.api_base ?? env.OPENAI_BASE_URL ?? env.OPENAI_API_BASE ?? (config.llm.provider === "openrouter" ? "https://openrouter.ai/api/v1" : undefined);
+  const model = config.llm.model ?? env.TRACE_LITELLM_MODEL ?? env.DEFAULT_LITELLM_MODEL ?? "gpt-4o";
+  return { apiKey, model, ...(baseURL ? { baseURL } : {}) };
+}
+
+export function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env): (job: JobSpec) => Llm {
   if (config.mode === "stub") return (job) => createStubLlm(job.seed);
-  return () => {
-    throw new Error("mode real needs the OpenAI-compatible LLM client, which is not implemented yet");
-  };
+  const llm = createOpenAiLlm(realLlmSettings(config, env));
+  return () => llm;
 }
