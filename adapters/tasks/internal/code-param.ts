@@ -7,8 +7,8 @@ const SOURCE = "def f(x): return x";
 export function codeParamTask(): TaskBundle {
   return {
     taskId: "internal:code_param",
-    parameters: [{ name: "code", kind: "code", value: SOURCE, description: "Python source of the function f.", trainable: true }],
-    agent: { name: "CodeParamAgent", run: (_input, values) => values.code },
+    parameters: [{ name: "code", kind: "code", value: SOURCE, description: "Python source of the function f.", trainable: true, stubCandidates: [SOURCE, "def f(x): return x + 0", "def f(x):\n    return x"] }],
+    agent: { name: "CodeParamAgent", program: { code: "output = code" }, run: (_input, values) => values.code },
     guide: exactMatch,
     train_dataset: { inputs: [null], infos: [SOURCE] },
     optimizer_kwargs: { objective: "Make the code exactly match the expected source.", memory_size: 5 },

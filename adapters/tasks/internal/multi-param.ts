@@ -9,7 +9,7 @@ export function multiParamTask(): TaskBundle {
       { name: "a", kind: "number", value: 1.0, description: "First addend.", trainable: true },
       { name: "b", kind: "number", value: 1.0, description: "Second addend.", trainable: true },
     ],
-    agent: { name: "MultiParamAgent", run: (_input, values) => Number(values.a) + Number(values.b) },
+    agent: { name: "MultiParamAgent", program: { code: "output = a + b" }, run: (_input, values) => Number(values.a) + Number(values.b) },
     guide: negativeAbsoluteError,
     train_dataset: { inputs: [null], infos: [3.0] },
     optimizer_kwargs: { objective: "Change a and b so that their sum equals the target value.", memory_size: 5 },

@@ -13,7 +13,7 @@ export function greetingStubTask(): TaskBundle {
   return {
     taskId: "trace_examples:greeting_stub",
     parameters: [
-      { name: "greeting", kind: "text", value: "Hello", description: "The greeting word.", trainable: true },
+      { name: "greeting", kind: "text", value: "Hello", description: "The greeting word.", trainable: true, stubCandidates: ["Hello", "Hi", "Hey"] },
       {
         name: "compose",
         kind: "code",
@@ -22,7 +22,11 @@ export function greetingStubTask(): TaskBundle {
         trainable: true,
       },
     ],
-    agent: { name: "GreetingAgent", run: (input, values) => runJsFunction(String(values.compose), [values.greeting, input]) },
+    agent: {
+      name: "GreetingAgent",
+      program: { code: "output = compose(greeting, input)", documentation: { compose: "Builds the greeting for the query (the trainable compose function)." } },
+      run: (input, values) => runJsFunction(String(values.compose), [values.greeting, input]),
+    },
     guide: exactMatch,
     train_dataset: { inputs: ["Hello I am Sam"], infos: ["Hello, Sam!"] },
     optimizer_kwargs: { objective: "Greet the user by name in the expected format.", memory_size: 5 },

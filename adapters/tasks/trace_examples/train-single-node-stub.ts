@@ -10,7 +10,7 @@ export function trainSingleNodeStubTask(): TaskBundle {
       { name: "value", kind: "number", value: 0.0, description: "The number the model outputs.", trainable: true },
       { name: "forward", kind: "code", value: "(value) => value", description: "A JavaScript arrow function (value) => number.", trainable: true },
     ],
-    agent: { name: "SingleNodeAgent", run: (_input, values) => runJsFunction(String(values.forward), [values.value]) },
+    agent: { name: "SingleNodeAgent", program: { code: "output = forward(value)" }, run: (_input, values) => runJsFunction(String(values.forward), [values.value]) },
     guide: negativeAbsoluteError,
     train_dataset: { inputs: [null], infos: [3.0] },
     optimizer_kwargs: { objective: "Make the model output equal the target value.", memory_size: 5 },
