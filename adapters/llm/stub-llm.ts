@@ -30,6 +30,8 @@ function proposeValue(variable: VariableIntent, rng: Rng): JsonValue | undefined
 }
 
 function render(format: "xml" | "json", suggestion: Record<string, JsonValue>): string {
+  // Nothing to change (no numbers, no alternatives offered): say so the way optimizers expect.
+  if (Object.keys(suggestion).length === 0) return "TERMINATE";
   const reasoning = "Stub LLM: a seeded proposal (no model was called).";
   if (format === "json") return JSON.stringify({ reasoning, answer: "", suggestion });
   const variables = Object.entries(suggestion).map(

@@ -25,11 +25,19 @@ export function renderProjections(state: RunState): Map<string, string> {
   return files;
 }
 
+/** Where projection temp files live; cleared when a writer opens, so a kill -9 mid-write leaves no trace. */
+export const PROJECTION_TEMP_DIR = ".tmp";
+
 export class ProjectionWriter {
   /** What this process last wrote (or found) at each path. */
   private readonly written = new Map<string, string>();
+  private readonly tempDir: string;
 
-  constructor(readonly runDir: string) {}
+  constructor(readonly runDir: string) {
+    this.tempDir = join(runDir, PROJECTION_TEMP_DIR);
+    rmSync(this.tempDir, { recursive: true, force: true });
+    mkdirSync(this.tempDir, { recursive: true });
+  }
 
   /** The whole projection; prunes generated files that are no longer produced. */
   writeAll(state: RunState): void {
@@ -63,7 +71,7 @@ export class ProjectionWriter {
       this.written.set(path, content);
       return;
     }
-    writeFileAtomic(full, content);
+    writeFileAtomic(full, content, this.tempDir);
     this.written.set(path, content);
   }
 

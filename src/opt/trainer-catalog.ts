@@ -33,7 +33,16 @@ export const COMMON_TRAINER_KWARGS = [
 ] as const;
 
 import type { Trainer } from "./trainer.js";
+import { basicSearchTrainer } from "./trainers/basic-search.js";
+import { beamsearchHistoryTrainer } from "./trainers/beamsearch-history.js";
+import { beamsearchTrainer } from "./trainers/beamsearch.js";
+import { gepaBaseTrainer, gepaBeamTrainer, gepaUcbTrainer } from "./trainers/gepa.js";
+import { minibatchAlgorithmTrainer, minibatchTrainer } from "./trainers/minibatch.js";
 import { noOpTrainer } from "./trainers/noop-trainer.js";
+import { beamSearchTrainer, sequentialSearchTrainer, sequentialUpdateTrainer } from "./trainers/priority-search-presets.js";
+import { prioritySearchTrainer } from "./trainers/priority-search.js";
+import { streamingPrioritySearchTrainer } from "./trainers/streaming-priority-search.js";
+import { ucbSearchTrainer } from "./trainers/ucb-search.js";
 
 export interface TrainerInfo {
   readonly id: string;
@@ -50,30 +59,30 @@ const NOT_YET = "not implemented yet";
 const NOT_PLANNED = "not part of trace-bench (needs the Python package of the same name)";
 
 const pending = (id: string, reason = NOT_YET): TrainerInfo => ({ id, available: false, reason, extraKwargs: [] });
-const ready = (trainer: Trainer, extraKwargs: readonly string[] = []): TrainerInfo => ({ id: trainer.id, available: true, trainer, extraKwargs });
+const ready = (trainer: Trainer): TrainerInfo => ({ id: trainer.id, available: true, trainer, extraKwargs: trainer.kwargs ?? [] });
 
 export const TRAINER_CATALOG: readonly TrainerInfo[] = [
   pending("AggregatedUpdate", "removed from OpenTrace (v0.2.0-alpha only)"),
-  pending("BasicSearchAlgorithm"),
-  pending("BeamSearch"),
-  pending("BeamsearchAlgorithm"),
-  pending("BeamsearchHistoryAlgorithm"),
+  ready(basicSearchTrainer),
+  ready(beamSearchTrainer),
+  ready(beamsearchTrainer),
+  ready(beamsearchHistoryTrainer),
   pending("DSPyTrainer", NOT_PLANNED),
-  pending("GEPA-Base"),
-  pending("GEPA-Beam"),
-  pending("GEPA-UCB"),
-  pending("Minibatch"),
-  pending("MinibatchAlgorithm"),
+  ready(gepaBaseTrainer),
+  ready(gepaBeamTrainer),
+  ready(gepaUcbTrainer),
+  ready(minibatchTrainer),
+  ready(minibatchAlgorithmTrainer),
   ready(noOpTrainer),
   pending("OpenEvolveTrainer", NOT_PLANNED),
-  pending("POLCA"),
-  pending("PrioritySearch"),
+  pending("POLCA", NOT_YET),
+  ready(prioritySearchTrainer),
   pending("PrioritySearch_with_Regressor", "removed from OpenTrace (v0.2.0-alpha only)"),
-  pending("SequentialSearch"),
-  pending("SequentialUpdate"),
-  pending("StreamingPrioritySearch"),
-  pending("TextGradTrainer"),
-  pending("UCBSearchAlgorithm"),
+  ready(sequentialSearchTrainer),
+  ready(sequentialUpdateTrainer),
+  ready(streamingPrioritySearchTrainer),
+  pending("TextGradTrainer", "not implemented yet; use `optimizer: TextGrad` with any trainer"),
+  ready(ucbSearchTrainer),
 ];
 
 /** Original class names that configs may use for the GEPA trainers (spec §7.1). */

@@ -30,10 +30,10 @@ function spawnRun(args: readonly string[], onStdout: (text: string, child: Retur
 }
 
 describe("trace-bench run", () => {
-  it("runs the smoke config end to end: full run directory, a clear failure while PrioritySearch is missing, replay byte for byte", () => {
+  it("runs the smoke config end to end: PrioritySearch with the stub LLM improves, full run directory, replay byte for byte", () => {
     const runs = tempDir();
     const r = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", runs]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(0);
     const runDir = singleRunDir(runs);
     expect(r.stdout).toContain(`Run complete: ${runDir.split("/").pop()}`);
     expect(r.stdout).toContain(`Results: ${join(runDir, "results.csv")}`);
@@ -42,8 +42,11 @@ describe("trace-bench run", () => {
     }
     for (const f of ["job_meta.json", "results.json", "events.jsonl", "stdout.log", "tb", "artifacts"]) expect(existsSync(join(runDir, "jobs", "806f391306ae", f)), f).toBe(true);
     const [row] = csvRows(join(runDir, "results.csv"));
-    expect(row).toMatchObject({ job_id: "806f391306ae", status: "failed", task_id: "internal:numeric_param", trainer_id: "PrioritySearch" });
-    expect(row!.feedback).toBe("trainer 'PrioritySearch' is not available: not implemented yet");
+    expect(row).toMatchObject({ job_id: "806f391306ae", status: "ok", task_id: "internal:numeric_param", trainer_id: "PrioritySearch", score_val_initial: "-3.0", tokens_estimated: "True" });
+    expect(Number(row!.score_val)).toBeGreaterThan(-3);
+    expect(Number(row!.llm_calls)).toBe(4);
+    expect(Number(row!.total_tokens)).toBeGreaterThan(0);
+
     const manifest = JSON.parse(readFileSync(join(runDir, "meta/manifest.json"), "utf8")) as { config_hash: string };
     expect(manifest.config_hash).toMatch(/^[0-9a-f]{16}$/);
 
@@ -51,6 +54,10 @@ describe("trace-bench run", () => {
     const replay = runCli(["replay", runDir]);
     expect(replay.code).toBe(0);
     expect(filesUnder(runDir)).toEqual(live);
+
+    const llmEvents = eventsOf(runDir).filter((e) => e.type === "LlmCallCompleted");
+    expect(llmEvents).toHaveLength(4);
+    expect(llmEvents.every((e) => e.data.role === "optimizer" && e.data.estimated === true)).toBe(true);
   });
 
   it("scores NoOpTrainer jobs, fails a task without trainable parameters, and exits 1", () => {

@@ -40,10 +40,14 @@ describe("validate", () => {
     ]);
   });
 
-  it("fails (exit 1) while a configured trainer cannot run yet, naming the reason", () => {
-    const r = runCli(["validate", "--config", "configs/smoke.yaml"]);
+  it("passes (exit 0) on the smoke config, and fails (exit 1) naming the reason when a trainer cannot run", () => {
+    expect(runCli(["validate", "--config", "configs/smoke.yaml"]).code).toBe(0);
+    const dir = tempDir();
+    const config = writeConfig(dir, "tasks: [internal:numeric_param]\ntrainers: [POLCA, DSPyTrainer]\n");
+    const r = runCli(["validate", "--config", config]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain("[FAIL] trainer PrioritySearch: not available (not implemented yet)");
+    expect(r.stdout).toContain("[FAIL] trainer POLCA: not available (not implemented yet)");
+    expect(r.stdout).toContain("[FAIL] trainer DSPyTrainer: not available (not part of trace-bench");
     expect(r.stdout).not.toContain("matrix");
   });
 
@@ -75,7 +79,7 @@ describe("validate", () => {
     const r = runCli(["validate", "--config", config, "--strict", "--runs-dir", dir]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/\[FAIL\] unknown trainer kwarg 'warp_speed' for PrioritySearch \(valid: verbose, threads, .*\)/);
-    expect(r.stdout).toContain("[FAIL] optimizer not found: OptoSuper (known: OptoPrime,");
+    expect(r.stdout).toContain("[FAIL] optimizer not found: OptoSuper (known: OptoPrimeV2, OPROv2, OptoPrime, OPRO, TextGrad");
     expect(r.stdout).toContain("[FAIL] logger not found: FancyLogger");
     expect(r.stdout).toContain("[FAIL] trainer NotATrainer: unknown trainer; run 'trace-bench list-trainers --all'");
     expect(r.stdout).toContain("[FAIL] internal:nope: unknown task 'internal:nope'");

@@ -74,14 +74,18 @@ Write one <variable> block for each variable you want to change. You may change 
 
 If no change is needed, output only TERMINATE.`;
 
-const xmlVariable = (v: ProblemVariable, tag = "variable") =>
-  `<${tag} name="${v.name}" type="${v.type}">\n<value>\n${renderValue(v.value, v.kind)}\n</value>\n` +
-  (v.description || v.kind === "code" ? `<constraint>\n${v.description}\n</constraint>\n` : "") +
-  `</${tag}>`;
-
-/** Values of non-trainable nodes are cut at 2000 characters; variables never are. */
+/** Values of non-trainable nodes are cut at 2000 characters; variables never are (OPROv2's solutions are, code aside). */
 const NODE_CHAR_LIMIT = 2000;
 const clip = (text: string) => (text.length > NODE_CHAR_LIMIT ? `${text.slice(0, NODE_CHAR_LIMIT)}...(skipped due to length limit)` : text);
+
+const xmlVariable = (v: ProblemVariable, tag = "variable", clipValue = false) => {
+  const value = renderValue(v.value, v.kind);
+  return (
+    `<${tag} name="${v.name}" type="${v.type}">\n<value>\n${clipValue && v.kind !== "code" ? clip(value) : value}\n</value>\n` +
+    (v.description || v.kind === "code" ? `<constraint>\n${v.description}\n</constraint>\n` : "") +
+    `</${tag}>`
+  );
+};
 const xmlNode = (n: ProblemNode) => `<node name="${n.name}" type="${n.type}">\n<value>\n${clip(n.value)}\n</value>\n</node>`;
 
 function xmlMemory(memory: readonly MemoryEntry[]): string {
@@ -142,7 +146,7 @@ When data_type is code, the value is the source code of a function.`;
 
 export function oproV2UserPrompt(objective: string, problem: ProblemInstance, memory: readonly MemoryEntry[]): string {
   const names = problem.variables.map((v) => v.name).join(", ");
-  const solution = problem.variables.map((v) => clip(xmlVariable(v, "solution"))).join("\n");
+  const solution = problem.variables.map((v) => xmlVariable(v, "solution", true)).join("\n");
   return [
     "Now you see the problem instance:",
     "",
@@ -195,7 +199,8 @@ You may change only the values in #Variables. For a (code) variable, give its co
 
 If no change is needed, output TERMINATE.`;
 
-const v1Line = (name: string, type: string, value: string) => `(${type}) ${name}=${value}`;
+/** `(type) name=value`; code values are written `(code) name:source`, as OpenTrace does. */
+const v1Line = (name: string, type: string, value: string) => (type === "code" ? `(code) ${name}:${value}` : `(${type}) ${name}=${value}`);
 
 function jsonMemory(memory: readonly MemoryEntry[]): string {
   if (memory.length === 0) return "";

@@ -1,0 +1,295 @@
+#!/usr/bin/env node
+// Performance benchmark of trace-bench (run with `npm run bench`, which builds dist/ first).
+//
+// Drives the real CLI (node bin/trace-bench.js) as child processes over a 500-job trivial matrix
+// (internal:numeric_param x NoOpTrainer x seeds 1..500, stub mode) in a temp directory, times
+// them with performance.now(), and prints one table: measured figure, unit, target, status.
+// Misses are marked MISSED; the exit code is 0 unless the benchmark itself could not run.
+//
+// BENCH_TMPDIR=/dev/shm npm run bench   puts the runs on another file system (default: os.tmpdir()).
+// Run directories hold ~5,500 small files, so the file system matters as much as the CPU.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const BIN = join(ROOT, "bin", "trace-bench.js");
+const RSS_WRAPPER = join(ROOT, "bench", "with-max-rss.mjs");
+const PROBE = join(ROOT, "bench", "probe.mjs");
+const JOBS = 500;
+const STARTUP_RUNS = 11;
+
+// ---------------------------------------------------------------------------------------------
+// Temp workspace, removed on every exit path. Children are spawned asynchronously so that a
+// Ctrl-C reaches the handler below at once: it stops the running child and removes the workspace.
+
+const tmp = mkdtempSync(join(process.env.BENCH_TMPDIR || tmpdir(), "trace-bench-bench-"));
+let cleaned = false;
+let current = null; // the running child process
+function cleanup() {
+  if (cleaned) return;
+  cleaned = true;
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.on("exit", cleanup);
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    process.stderr.write(`bench: ${signal}, stopping\n`);
+    if (current !== null && current.exitCode === null && current.signalCode === null) {
+      current.once("close", () => process.exit(130));
+      current.kill("SIGKILL");
+      return;
+    }
+    process.exit(130);
+  });
+}
+
+const configPath = join(tmp, "bench-500.yaml");
+const runsDir = join(tmp, "runs");
+writeFileSync(
+  configPath,
+  [
+    "# trace-bench performance benchmark: 500 trivial jobs",
+    "mode: stub",
+    `seeds: [${Array.from({ length: JOBS }, (_, i) => i + 1).join(", ")}]`,
+    "tasks: [internal:numeric_param]",
+    "trainers: [NoOpTrainer]",
+    "",
+  ].join("\n"),
+);
+
+const childEnv = { ...process.env };
+delete childEnv.TRACE_BENCH_TEST_KILL_AFTER_SEQ; // a test hook that would SIGKILL the run
+delete childEnv.NODE_OPTIONS; // e.g. a debugger or profiler inherited from the shell
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+class BenchError extends Error {}
+
+const tail = (text, n = 15) => (text ?? "").trimEnd().split("\n").slice(-n).join("\n");
+
+/**
+ * Runs `node <args>` to completion; resolves to the wall time (ms, spawn to exit) and its output.
+ * Rejects on failure.
+ */
+function node(args, { env = childEnv, label = args.join(" ") } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const out = [];
+    const err = [];
+    let ms = NaN;
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    current = child;
+    child.stdout.on("data", (chunk) => out.push(chunk));
+    child.stderr.on("data", (chunk) => err.push(chunk));
+    child.on("error", (error) => reject(new BenchError(`${label}: ${error.message}`)));
+    child.on("exit", () => {
+      ms = performance.now() - started;
+    });
+    child.on("close", (code, signal) => {
+      if (current === child) current = null;
+      const stdout = Buffer.concat(out).toString("utf8");
+      const stderr = Buffer.concat(err).toString("utf8");
+      if (code !== 0) reject(new BenchError(`${label}: exit ${code ?? signal}\n${tail(stderr)}\n${tail(stdout, 5)}`));
+      else resolvePromise({ ms, stdout, stderr });
+    });
+  });
+}
+
+const cli = (args, options) => node([BIN, ...args], { label: `trace-bench ${args[0]}`, ...options });
+
+const runArgs = (runId, maxWorkers) => ["run", "--config", configPath, "--runs-dir", runsDir, "--run-id", runId, "--max-workers", String(maxWorkers), "--job-timeout", "60"];
+
+/** A fresh run of the matrix; checks that every job finished ok. */
+async function freshRun(runId, maxWorkers, options) {
+  const result = await cli(runArgs(runId, maxWorkers), options);
+  const tally = /Jobs: (.*) \(/.exec(result.stdout)?.[1] ?? "?";
+  if (tally !== `${JOBS} ok`) throw new BenchError(`run ${runId}: expected '${JOBS} ok', got '${tally}'`);
+  return { ...result, runId, runDir: join(runsDir, runId) };
+}
+
+function countEvents(runDir) {
+  const db = new Database(join(runDir, "events.db"), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare("SELECT COUNT(*) AS n FROM events").get().n;
+  } finally {
+    db.close();
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (x, digits) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
+
+// ---------------------------------------------------------------------------------------------
+// Rows of the table. `target` is { op: "<=" | ">=", value } or null (informational).
+
+const rows = [];
+const notes = [];
+let failures = 0;
+
+function row(id, measurement, value, unit, digits, target = null) {
+  const met = target === null ? null : target.op === "<=" ? value <= target.value : value >= target.value;
+  rows.push({
+    id,
+    measurement,
+    value: fmt(value, digits),
+    unit,
+    target: target === null ? "—" : `${target.op === "<=" ? "≤" : "≥"} ${target.value} ${unit}`,
+    status: target === null ? "info" : met ? "ok" : "MISSED",
+  });
+}
+
+function errorRow(id, measurement, unit, error) {
+  failures += 1;
+  rows.push({ id, measurement, value: "ERROR", unit, target: "", status: "ERROR" });
+  notes.push(`#${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/** Runs one measurement; an error becomes an ERROR row instead of ending the benchmark. */
+async function measure(id, measurement, unit, fn) {
+  try {
+    return await fn();
+  } catch (error) {
+    errorRow(id, measurement, unit, error);
+    return undefined;
+  }
+}
+
+function progress(text) {
+  process.stderr.write(`bench: ${text}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements.
+
+const benchStarted = performance.now();
+const loadBefore = loadavg()[0];
+
+// 1. 500 jobs, one worker, hard timeouts on.
+progress(`1/7 ${JOBS} jobs, max_workers 1 ...`);
+await measure("1", `${JOBS} trivial jobs, max_workers 1, --job-timeout 60: wall`, "s", async () => {
+  const run = await freshRun("bench-w1", 1);
+  row("1", `${JOBS} trivial jobs, max_workers 1, --job-timeout 60: wall`, run.ms / 1000, "s", 2);
+  row("1", `${JOBS} trivial jobs, max_workers 1: throughput`, JOBS / (run.ms / 1000), "jobs/s", 1);
+});
+
+// 2. Same at 8 workers: best of 2 (each a fresh run directory).
+progress(`2/7 ${JOBS} jobs, max_workers 8 (best of 2) ...`);
+const run8 = await measure("2", `${JOBS} trivial jobs, max_workers 8, --job-timeout 60: wall`, "s", async () => {
+  const tries = [await freshRun("bench-w8-a", 8), await freshRun("bench-w8-b", 8)];
+  const best = tries.reduce((a, b) => (b.ms < a.ms ? b : a));
+  row("2", `${JOBS} trivial jobs, max_workers 8, --job-timeout 60: wall (best of 2)`, best.ms / 1000, "s", 2);
+  row("2", `${JOBS} trivial jobs, max_workers 8: throughput`, JOBS / (best.ms / 1000), "jobs/s", 1, { op: ">=", value: 500 });
+  notes.push(`#2 tries: ${tries.map((t) => `${fmt(t.ms / 1000, 2)} s`).join(", ")}; best run dir reused by #3-#5`);
+  return best;
+});
+
+// 3. Events appended per second during run 2.
+if (run8) {
+  await measure("3", "events appended during run 2", "events/s", async () => {
+    const events = countEvents(run8.runDir);
+    row("3", `events appended during run 2 (${events} rows / ${fmt(run8.ms / 1000, 2)} s wall)`, events / (run8.ms / 1000), "events/s", 0);
+  });
+}
+
+// 4. Replay of that run: CLI (headline, best of 2) and in-process replayRun (fresh process).
+if (run8) {
+  progress("4/7 replay (CLI x2, in-process x2) ...");
+  await measure("4", "replay <run_dir>, CLI", "s", async () => {
+    const times = [(await cli(["replay", run8.runDir])).ms, (await cli(["replay", run8.runDir])).ms];
+    row("4", "replay <run_dir>, CLI process wall (best of 2)", Math.min(...times) / 1000, "s", 2, { op: "<=", value: 1 });
+    notes.push(`#4 CLI replay tries: ${times.map((t) => `${fmt(t / 1000, 2)} s`).join(", ")}`);
+  });
+  await measure("4", "replay, in-process replayRun()", "s", async () => {
+    const probe = JSON.parse((await node([PROBE, "replay", run8.runDir, "2"])).stdout);
+    const times = probe.runs.map((r) => r.totalMs);
+    row("4", "replay, in-process replayRun() (best of 2, modules preloaded)", Math.min(...times) / 1000, "s", 2, { op: "<=", value: 1 });
+    notes.push(`#4 in-process replayRun: ${times.map((t) => `${fmt(t / 1000, 2)} s`).join(", ")} (first is cold); importing the dist modules took ${fmt(probe.importMs, 0)} ms before that`);
+  });
+}
+
+// 5. Open/resume: in-process decision (cold, fresh process) and a full `run` re-invocation.
+if (run8) {
+  progress("5/7 open/resume ...");
+  await measure("5", "open/resume to decision, in-process", "ms", async () => {
+    const probe = JSON.parse((await node([PROBE, "resume", run8.runDir, "5"])).stdout);
+    const [cold, ...warm] = probe.runs;
+    if (cold.needWork !== 0) throw new BenchError(`resume probe: ${cold.needWork} of ${cold.jobs} jobs would run again (expected 0)`);
+    row("5", `open/resume to decision, in-process, cold (${cold.events} events, ${cold.jobs} jobs)`, cold.totalMs, "ms", 1, { op: "<=", value: 200 });
+    const phases = ["peekMs", "openMs", "readAllMs", "foldMs", "decideMs"].map((k) => `${k.replace("Ms", "")} ${fmt(cold[k], 1)}`).join(" + ");
+    notes.push(`#5 cold phases (ms): ${phases}; warm median of ${warm.length}: ${fmt(median(warm.map((r) => r.totalMs)), 1)} ms; importing event-store/run-state/replay modules: ${fmt(probe.importMs, 0)} ms (not included)`);
+  });
+  await measure("5", "full `run` re-invocation, same --run-id", "s", async () => {
+    const result = await cli(runArgs(run8.runId, 8));
+    if (!result.stdout.includes(`${JOBS}/${JOBS} jobs done`) || !result.stdout.includes("0 run now")) {
+      throw new BenchError(`re-invocation did not reuse every job:\n${tail(result.stdout, 5)}`);
+    }
+    row("5", "full `run` re-invocation, same --run-id (all 500 reused), CLI wall", result.ms / 1000, "s", 2);
+  });
+}
+
+// 6. CLI start-up.
+progress(`6/7 CLI start-up (1 warm-up + ${STARTUP_RUNS}) ...`);
+await measure("6", "CLI start-up", "ms", async () => {
+  await cli(["list-trainers"]); // warm the OS file cache
+  const times = [];
+  for (let i = 0; i < STARTUP_RUNS; i++) times.push((await cli(["list-trainers"])).ms);
+  const bare = [];
+  for (let i = 0; i < 5; i++) bare.push((await node(["-e", "0"])).ms);
+  row("6", `CLI start-up: list-trainers, median of ${STARTUP_RUNS}`, median(times), "ms", 0, { op: "<=", value: 250 });
+  notes.push(`#6 list-trainers min/max: ${fmt(Math.min(...times), 0)} / ${fmt(Math.max(...times), 0)} ms; bare \`node -e 0\`: ${fmt(median(bare), 0)} ms (median of 5)`);
+});
+
+// 7. Peak RSS of a 500-job max_workers-8 run, through the in-process wrapper.
+progress(`7/7 peak RSS of a ${JOBS}-job max_workers 8 run ...`);
+await measure("7", "peak RSS", "MiB", async () => {
+  const rssFile = join(tmp, "max-rss.txt");
+  const result = await node([RSS_WRAPPER, ...runArgs("bench-w8-rss", 8)], { env: { ...childEnv, TRACE_BENCH_MAX_RSS_FILE: rssFile }, label: "with-max-rss run" });
+  if (!result.stdout.includes(`Jobs: ${JOBS} ok`)) throw new BenchError(`rss run did not finish ${JOBS} ok:\n${tail(result.stdout, 5)}`);
+  const kib = Number(readFileSync(rssFile, "utf8").trim());
+  row("7", `peak RSS, ${JOBS} jobs, max_workers 8 (process.resourceUsage().maxRSS)`, kib / 1024, "MiB", 1, { op: "<=", value: 200 });
+  notes.push(`#7 maxRSS ${kib} KiB; that run's wall: ${fmt(result.ms / 1000, 2)} s`);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Report.
+
+const cpuList = cpus();
+const header = ["#", "Measurement", "Value", "Unit", "Target", "Status"];
+const cells = rows.map((r) => [r.id, r.measurement, r.value, r.unit, r.target, r.status]);
+const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+const rightAligned = new Set([2]);
+const line = (c) => `| ${c.map((x, i) => (rightAligned.has(i) ? x.padStart(widths[i]) : x.padEnd(widths[i]))).join(" | ")} |`;
+const rule = `|${widths.map((w, i) => (rightAligned.has(i) ? `${"-".repeat(w + 1)}:` : "-".repeat(w + 2))).join("|")}|`;
+
+const missed = rows.filter((r) => r.status === "MISSED").length;
+const targeted = rows.filter((r) => r.status === "ok" || r.status === "MISSED").length;
+const out = [
+  "",
+  "trace-bench performance benchmark",
+  `Machine: ${cpuList.length} CPUs (${availableParallelism()} available) ${cpuList[0]?.model?.trim() ?? "unknown"}, ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, ${process.platform}-${process.arch}`,
+  `Load average (1 min): ${fmt(loadBefore, 2)} at start, ${fmt(loadavg()[0], 2)} at end${Math.max(loadBefore, loadavg()[0]) > cpuList.length / 2 ? " — the machine was busy with other work; figures may be inflated" : ""}`,
+  `Runs in: ${tmp} (removed afterwards; BENCH_TMPDIR picks another file system)`,
+  `Node: ${process.version}; workload: ${JOBS} jobs = internal:numeric_param x NoOpTrainer x seeds 1..${JOBS}, mode stub`,
+  "",
+  line(header),
+  rule,
+  ...cells.map(line),
+  "",
+  `Targets: ${targeted - missed}/${targeted} met${missed ? `, ${missed} MISSED` : ""}${failures ? `, ${failures} ERROR` : ""}. Benchmark took ${fmt((performance.now() - benchStarted) / 1000, 1)} s.`,
+  ...notes.map((n) => `  ${n}`),
+  "",
+];
+process.stdout.write(out.join("\n"));
+
+cleanup();
+process.exitCode = failures > 0 ? 1 : 0;

@@ -1,0 +1,68 @@
+/**
+ * BasicSearchAlgorithm (algorithms reference §3.2): the Minibatch loop, but each step asks the
+ * optimizer for `num_proposals` proposals on the same batched feedback, scores every changed
+ * proposal and the current values on the validate set (the train set when the task has none),
+ * and moves to the best. The current values' validation score is measured once and then carried
+ * along. `ensure_improvement` (default true, inherited) still checks the chosen values on the
+ * minibatch and may revert them.
+ *
+ * Readings of the reference, deliberately:
+ * - Ties go to the earliest candidate, proposals before the current values (Python's `max`).
+ * - When the improvement check reverts the step, the carried validation score goes back to the
+ *   current values' own (the reference keeps the reverted proposal's score).
+ * - A validation example that fails scores `min_score` (default: none, which makes the
+ *   candidate −∞, as the reference does).
+ * - `objective_config` (multi-objective selection) and `validate_guide` are accepted; selection
+ *   is on the mean score with the task's guide.
+ */
+import type { ParameterValues } from "../parameter.js";
+import type { Trainer, TrainerContext } from "../trainer.js";
+import { kwargReader, threadsOf } from "./classic-kwargs.js";
+import { argmaxFirst, proposeMany, reportable, usableUpdate, validationExamples, validationScore, withUpdate } from "./classic-search.js";
+import { MINIBATCH_KWARGS, minibatchSettings, runMinibatchLoop, type MinibatchUpdateRule } from "./minibatch.js";
+
+export const BASIC_SEARCH_KWARGS = [...MINIBATCH_KWARGS, "validate_guide", "objective_config"] as const;
+
+const ID = "BasicSearchAlgorithm";
+
+function bestOfProposalsRule(context: TrainerContext, numProposals: number, minScore: number | null): MinibatchUpdateRule {
+  const optimizer = context.createOptimizer();
+  const threads = threadsOf(context.kwargs);
+  const validate = validationExamples(context);
+  let currentScore: number | undefined;
+  let scoreBeforeStep: number | undefined;
+  return {
+    async propose(values, rollouts, step) {
+      const proposals = await proposeMany(optimizer, context.problem(values, rollouts), numProposals, threads, context.signal);
+      const candidates: { values: ParameterValues; score: number }[] = [];
+      for (const [i, proposal] of proposals.entries()) {
+        const update = usableUpdate(context, proposal, `step ${step}, proposal ${i + 1}`);
+        if (update === null) continue;
+        const candidate = withUpdate(values, update);
+        candidates.push({ values: candidate, score: await validationScore(context, candidate, validate, minScore) });
+      }
+      currentScore ??= await validationScore(context, values, validate, minScore);
+      candidates.push({ values, score: currentScore });
+      const chosen = candidates[argmaxFirst(candidates, (c) => c.score)]!;
+      scoreBeforeStep = currentScore;
+      currentScore = chosen.score;
+      return chosen.values;
+    },
+    rejected() {
+      currentScore = scoreBeforeStep;
+    },
+    reportedScore: () => reportable(currentScore),
+  };
+}
+
+export const basicSearchTrainer: Trainer = {
+  id: ID,
+  kwargs: BASIC_SEARCH_KWARGS,
+  train(context) {
+    const k = kwargReader(ID, context.kwargs);
+    const settings = minibatchSettings(k);
+    const numProposals = k.int("num_proposals", 4, 0);
+    const minScore = k.optionalNumber("min_score", null);
+    return runMinibatchLoop(context, settings, bestOfProposalsRule(context, numProposals, minScore));
+  },
+};

@@ -1,0 +1,127 @@
+/**
+ * BeamsearchAlgorithm (algorithms reference §3.3). Starting from the initial values, each depth
+ * expands every beam (a forward pass on `batch_size` random train examples, then `num_proposals`
+ * proposals on that feedback; the beam itself stays a candidate), scores all candidates on one
+ * random validation minibatch of `validation_dataset_size` examples drawn for the depth, and keeps
+ * the `beam_width` best. After the last depth the remaining beams are scored on the full validate
+ * set (the train set when the task has none) and the best is returned.
+ *
+ * Each depth emits one iteration (the depth's best beam and its minibatch score); the final
+ * selection emits one more, at step `max_depth + 1`, as the reference logs 'Final validation
+ * score' there, so its evaluations are counted like the others.
+ *
+ * Readings of the reference, deliberately:
+ * - Equal scores keep candidate order (Python's stable sort), so on ties earlier proposals and
+ *   earlier beams win; candidates are not de-duplicated.
+ * - `validation_dataset_size: null` means min(10, |validate|).
+ * - Test-set, saving and logging kwargs are accepted and not used; `objective_config` and
+ *   `validate_guide` are accepted, selection is on the mean score with the task's guide.
+ *
+ * BeamsearchHistoryAlgorithm reuses this loop (beamsearch-history.ts).
+ */
+import { sampleWithoutReplacement } from "../data-loader.js";
+import type { ParameterValues } from "../parameter.js";
+import type { ProblemInstance } from "../problem.js";
+import { examplesOf, type Example } from "../rollout.js";
+import type { Trainer, TrainerContext, TrainerResult } from "../trainer.js";
+import { kwargReader, threadsOf } from "./classic-kwargs.js";
+import { argmaxFirst, BestScore, proposeMany, reportable, usableUpdate, validationExamples, validationScore, withUpdate } from "./classic-search.js";
+
+export const BEAMSEARCH_KWARGS = [
+  "objective_config",
+  "validate_guide",
+  "validation_dataset_size",
+  "beam_width",
+  "max_depth",
+  "test_frequency",
+  "log_frequency",
+  "save_frequency",
+  "save_path",
+  "min_score",
+] as const;
+
+export interface ScoredCandidate {
+  readonly values: ParameterValues;
+  readonly score: number;
+}
+
+/** What BeamsearchHistory changes in the loop. */
+export interface BeamsearchVariant {
+  readonly id: string;
+  readonly defaultNumProposals: number;
+  /** What a failing validation example scores when `min_score` is not given (null: none). */
+  readonly defaultMinScore: number | null;
+  /** The problem shown to the optimizer when expanding a beam. */
+  problem?(problem: ProblemInstance): ProblemInstance;
+  /** The beams a depth kept, with their minibatch scores. */
+  selected?(beams: readonly ScoredCandidate[]): void;
+}
+
+/** Keep everything when there are at most `width` candidates, else the `width` best (stable). */
+export function topCandidates(candidates: readonly ScoredCandidate[], width: number): ScoredCandidate[] {
+  if (candidates.length <= width) return [...candidates];
+  return candidates
+    .map((candidate, index) => ({ candidate, index }))
+    .sort((a, b) => (b.candidate.score === a.candidate.score ? a.index - b.index : b.candidate.score > a.candidate.score ? 1 : -1))
+    .slice(0, width)
+    .map((entry) => entry.candidate);
+}
+
+export async function runBeamsearch(context: TrainerContext, variant: BeamsearchVariant): Promise<TrainerResult> {
+  const k = kwargReader(variant.id, context.kwargs);
+  const beamWidth = k.int("beam_width", 3, 1);
+  const numProposals = k.int("num_proposals", variant.defaultNumProposals, 0);
+  const maxDepth = k.int("max_depth", 2, 0);
+  const batchSize = k.int("batch_size", 1, 1);
+  const minScore = k.optionalNumber("min_score", variant.defaultMinScore);
+  const threads = threadsOf(context.kwargs);
+  const train = examplesOf(context.train);
+  const validate = validationExamples(context);
+  const validationSize = k.optionalInt("validation_dataset_size", 5, 1) ?? Math.min(10, validate.length);
+  if (train.length === 0) throw new Error(`${variant.id}: the train set has no examples`);
+
+  const optimizer = context.createOptimizer();
+  const best = new BestScore();
+  const scoreAll = async (candidates: readonly ParameterValues[], examples: readonly Example[]): Promise<ScoredCandidate[]> => {
+    const scored: ScoredCandidate[] = [];
+    for (const values of candidates) scored.push({ values, score: await validationScore(context, values, examples, minScore) });
+    return scored;
+  };
+
+  let beams: ParameterValues[] = [context.initialValues];
+  for (let depth = 1; depth <= maxDepth; depth++) {
+    context.signal.throwIfAborted();
+    const validationBatch = sampleWithoutReplacement(validate, validationSize, context.rng);
+    const candidates: ParameterValues[] = [];
+    for (const [b, beam] of beams.entries()) {
+      const batch = sampleWithoutReplacement(train, batchSize, context.rng);
+      const rollouts = await context.rollout(beam, batch, { minScore: 0 });
+      const plain = context.problem(beam, rollouts);
+      const problem = variant.problem ? variant.problem(plain) : plain;
+      const proposals = await proposeMany(optimizer, problem, numProposals, threads, context.signal);
+      for (const [i, proposal] of proposals.entries()) {
+        const update = usableUpdate(context, proposal, `depth ${depth}, beam ${b + 1}, proposal ${i + 1}`);
+        if (update !== null) candidates.push(withUpdate(beam, update));
+      }
+      candidates.push(beam);
+    }
+    const kept = topCandidates(await scoreAll(candidates, validationBatch), beamWidth);
+    beams = kept.map((c) => c.values);
+    variant.selected?.(kept);
+    const top = kept[argmaxFirst(kept, (c) => c.score)]!;
+    const score = reportable(top.score);
+    context.emit({ step: depth, score, best_score: best.offer(score), values: top.values });
+  }
+
+  context.signal.throwIfAborted();
+  const [chosen] = topCandidates(await scoreAll(beams, validate), 1);
+  const score = reportable(chosen!.score);
+  context.emit({ step: maxDepth + 1, score, best_score: best.offer(score), values: chosen!.values });
+  return { values: chosen!.values };
+}
+
+export const beamsearchTrainer: Trainer = {
+  id: "BeamsearchAlgorithm",
+  kwargs: BEAMSEARCH_KWARGS,
+  train: (context) => runBeamsearch(context, { id: "BeamsearchAlgorithm", defaultNumProposals: 4, defaultMinScore: null }),
+};

@@ -1,0 +1,100 @@
+/**
+ * What the classic OpenTrace trainers share: asking one optimizer for several proposals on the
+ * same problem (the reference's parallel `step(bypassing=True)` calls), turning a proposal into
+ * candidate values (or dropping it, with a note), and scoring candidates the way the reference
+ * averages.
+ */
+import { mapBounded } from "../bounded.js";
+import type { Optimizer, Proposal } from "../optimizer.js";
+import type { ParameterValues } from "../parameter.js";
+import type { ProblemInstance } from "../problem.js";
+import { examplesOf, meanScore, type Example } from "../rollout.js";
+import type { TrainerContext } from "../trainer.js";
+
+/**
+ * `count` proposals for one problem, in order. The first comes from `optimizer` itself (so its
+ * memory records the step once, as a single `step` would); the others from forks taken before
+ * any call, so every proposal sees the same memory whatever order the calls complete in.
+ */
+export async function proposeMany(optimizer: Optimizer, problem: ProblemInstance, count: number, concurrency: number, signal: AbortSignal): Promise<Proposal[]> {
+  if (count <= 0) return [];
+  const askers = [optimizer, ...Array.from({ length: count - 1 }, () => optimizer.fork())];
+  return mapBounded(askers, (asker) => asker.propose(problem, signal), concurrency, signal);
+}
+
+/**
+ * The values a proposal changes, or null when it changes none (an unreadable reply, TERMINATE,
+ * only unknown names): such a proposal is dropped, as the reference skips empty update dicts.
+ * Whatever the optimizer could not read is recorded as a note of the current step.
+ */
+export function usableUpdate(context: Pick<TrainerContext, "note">, proposal: Proposal, label: string): ParameterValues | null {
+  if (Object.keys(proposal.update).length > 0) {
+    for (const note of proposal.notes) context.note(`${label}: ${note}`);
+    return proposal.update;
+  }
+  const why = proposal.notes.length > 0 ? proposal.notes.join("; ") : proposal.terminated ? "the optimizer answered TERMINATE" : "the optimizer proposed no change";
+  context.note(`${label}: no update (${why}); proposal dropped`);
+  return null;
+}
+
+/** The current values with a proposal's changes (parameters it does not name keep their values). */
+export function withUpdate(values: ParameterValues, update: ParameterValues): ParameterValues {
+  return { ...values, ...update };
+}
+
+export function sameValues(a: ParameterValues, b: ParameterValues): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const key of keys) if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) return false;
+  return true;
+}
+
+/**
+ * Mean score of `values` on `examples`, −∞ when any example has no score (the reference's
+ * `np.mean(scores) if all(s is not None) else -np.inf`). `minScore` is what a failing example
+ * scores (null: it has none, which makes the whole candidate −∞).
+ */
+export async function validationScore(context: TrainerContext, values: ParameterValues, examples: readonly Example[], minScore: number | null): Promise<number> {
+  const rollouts = await context.rollout(values, examples, { minScore });
+  const mean = meanScore(rollouts);
+  return mean === null || Number.isNaN(mean) ? -Infinity : mean;
+}
+
+/** A score as events carry it: −∞ (an invalid candidate) and NaN become null. */
+export function reportable(score: number | null | undefined): number | null {
+  return typeof score === "number" && Number.isFinite(score) ? score : null;
+}
+
+/** Tracks the best reportable score of a run. */
+export class BestScore {
+  private best: number | null = null;
+
+  offer(score: number | null | undefined): number | null {
+    const value = reportable(score);
+    if (value !== null && (this.best === null || value > this.best)) this.best = value;
+    return this.best;
+  }
+
+  get value(): number | null {
+    return this.best;
+  }
+}
+
+/** Index of the first maximum (Python's `max` keeps the first of equal keys). */
+export function argmaxFirst<T>(items: readonly T[], key: (item: T) => number): number {
+  let best = -1;
+  let bestKey = -Infinity;
+  for (const [i, item] of items.entries()) {
+    const k = key(item);
+    if (best < 0 || k > bestKey) {
+      best = i;
+      bestKey = k;
+    }
+  }
+  return best;
+}
+
+/** The validation examples: the bundle's validate set when it has examples, else the train set. */
+export function validationExamples(context: Pick<TrainerContext, "validate" | "train">): Example[] {
+  const validate = context.validate ? examplesOf(context.validate) : [];
+  return validate.length > 0 ? validate : examplesOf(context.train);
+}

@@ -1,0 +1,401 @@
+/**
+ * PrioritySearch (algorithms reference §3.7 SearchTemplate + §3.8 PrioritySearch), the engine
+ * shared by StreamingPrioritySearch (§3.9) and the SequentialUpdate / SequentialSearch /
+ * BeamSearch presets (§3.12).
+ *
+ * A candidate is a full set of parameter values (plus the optimizer that proposed it and the
+ * scores credited to it). Each iteration ≥ 1:
+ *   1. every exploration candidate runs on one fresh train batch of `batch_size · num_batches`
+ *      examples, split into `num_batches` sub-batches of `batch_size` (E·B·K evaluations); the
+ *      rollouts are credited to the candidate exactly once;
+ *   2. for every (exploration candidate, sub-batch) pair, `num_proposals` forks of the
+ *      candidate's optimizer each propose once from that sub-batch (E·K·P LLM calls); a non-empty
+ *      update, completed with the candidate's other values, becomes a new candidate that keeps its
+ *      fork; an empty one (unreadable reply, TERMINATE) is dropped and noted;
+ *   3. new candidates run on the validation batch: the same train batch, or a fresh batch of the
+ *      validate set (new·B·K), where the exploration candidates also run when
+ *      `validate_exploration_candidates` (E·B·K more);
+ *   4. exploration and new candidates (re-)enter memory with their exploration priority
+ *      (mean | UCB | recency); the best (highest mean) candidate is exploited and, with
+ *      `use_best_candidate_to_explore`, explored again together with the highest-priority
+ *      candidates popped from memory until there are `num_candidates`.
+ * Iteration 0 fills memory with `num_candidates` copies of the initial values at the default
+ * priority (max score) and makes no LLM call and no evaluation.
+ *
+ * Loop (SearchTemplate.train): `while n_epochs < num_epochs or n_iters < num_steps`, where
+ * n_iters counts iterations *including* iteration 0 and n_epochs is the train loader's epoch
+ * count read after each iteration draws its batch. Trace draws the batch that the next
+ * iteration's proposals use at the end of each iteration (and evaluates the exploration
+ * candidates on it right away); here the batch is drawn at the same point, so epochs and the
+ * number of iterations are identical, but the evaluation is deferred to the iteration that uses
+ * it — the batch drawn by the last iteration is never evaluated (Trace evaluates it only for its
+ * 'Sample/' logs). Hence, reading the reference literally:
+ *   - `num_steps = S` alone (num_epochs 0) gives S − 1 proposing iterations;
+ *   - `num_epochs = 1` (num_steps ≤ 1) stops at the first draw that reaches into the next epoch,
+ *     which gives floor(N / (B·K)) proposing iterations for N training examples (none when
+ *     N < B·K: the very first batch already wraps around);
+ *   - Trace-Bench's defaults (num_epochs 1, num_steps 1, num_candidates 2, num_proposals 2,
+ *     num_batches 1) on a one-example task: exactly one proposing iteration, 2·1·2 = 4
+ *     optimizer calls and 2 + 4 = 6 evaluations.
+ * `emit` is called once per proposing iteration (step = n_iters of that iteration, from 1);
+ * iteration 0 is not emitted (it scores nothing). The trainer returns the values of the best
+ * candidate of the last iteration (Trace applies the last `update_dict`), or the initial values
+ * when no iteration proposed anything.
+ */
+import { DataLoader } from "../data-loader.js";
+import { mapBounded } from "../bounded.js";
+import type { Optimizer, Proposal } from "../optimizer.js";
+import type { ParameterValues } from "../parameter.js";
+import type { Rng } from "../rng.js";
+import { examplesOf, type Example, type Rollout } from "../rollout.js";
+import type { Trainer, TrainerContext, TrainerResult } from "../trainer.js";
+import { candidateMean, compareEntries, HeapMemory, scoredCount, SearchMemories, type SearchCandidate } from "./priority-search-memory.js";
+import { readPrioritySearchOptions, type PrioritySearchOptions } from "./priority-search-options.js";
+
+export { readPrioritySearchOptions, TrainerKwargError, type PrioritySearchOptions, type ScoreFunction, type StreamingOptions } from "./priority-search-options.js";
+export { candidateMean, HeapMemory, SearchMemories, type SearchCandidate, type MemoryEntry } from "./priority-search-memory.js";
+
+/** Kwargs PrioritySearch reads beyond the common list (num_* , batch_size, num_threads…). */
+export const PRIORITY_SEARCH_KWARGS: readonly string[] = [
+  "score_range",
+  "validate_exploration_candidates",
+  "use_best_candidate_to_explore",
+  "long_term_memory_size",
+  "short_term_memory_size",
+  "memory_update_frequency",
+  "score_function",
+  "ucb_exploration_constant",
+  "decouple_optimizers",
+];
+
+/** A candidate as the observer sees it. */
+export interface CandidateView {
+  readonly id: number;
+  readonly parentId: number | null;
+  readonly values: ParameterValues;
+  readonly mean: number | null;
+  /** Rollouts credited so far. */
+  readonly rollouts: number;
+}
+
+/** What one iteration did (for tests and diagnostics; Trace's 'Update/' logs). */
+export interface IterationSnapshot {
+  readonly iteration: number;
+  /** The candidates explored this iteration, after their exploration (and validation) rollouts were credited. */
+  readonly explored: readonly CandidateView[];
+  /** Proposing pairs (candidate, sub-batch) the optimizer was run on. */
+  readonly pairs: number;
+  readonly proposals: number;
+  /** New candidates (non-empty proposals). */
+  readonly created: readonly CandidateView[];
+  readonly best: CandidateView;
+  readonly bestPriority: number;
+  /** The candidates the next iteration explores, in order. */
+  readonly exploration: readonly CandidateView[];
+  readonly shortTermMemorySize: number;
+  readonly longTermMemorySize: number;
+  readonly usingLongTermMemory: boolean;
+}
+
+export type SearchObserver = (snapshot: IterationSnapshot) => void;
+
+function view(candidate: SearchCandidate): CandidateView {
+  return { id: candidate.id, parentId: candidate.parentId, values: candidate.values, mean: candidateMean(candidate), rollouts: candidate.scores.length };
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+interface Pair {
+  readonly candidate: SearchCandidate;
+  /** Which sub-batch of the candidate's exploration batch. */
+  readonly subBatch: number;
+  readonly rollouts: readonly Rollout[];
+}
+
+interface Selection {
+  readonly best: SearchCandidate;
+  readonly bestPriority: number;
+  readonly exploration: SearchCandidate[];
+}
+
+class PrioritySearchRun {
+  private nextId = 0;
+  private readonly memories: SearchMemories;
+  private readonly minScore: number | null;
+  private readonly selectRng: Rng;
+  private readonly trainLoader: DataLoader;
+  private readonly validateLoader: DataLoader | null;
+  private numProposals: number;
+
+  constructor(
+    private readonly context: TrainerContext,
+    private readonly options: PrioritySearchOptions,
+    private readonly observer?: SearchObserver,
+  ) {
+    const { rng } = context;
+    // One stream per concern, forked in a fixed order.
+    const trainRng = rng.fork("priority-search/train-loader");
+    const validateRng = rng.fork("priority-search/validate-loader");
+    this.selectRng = rng.fork("priority-search/select");
+    const loaderBatch = options.batchSize * options.numBatches;
+    const train = examplesOf(context.train);
+    if (train.length === 0) throw new Error(`${options.label}: the training dataset is empty`);
+    this.trainLoader = new DataLoader(train, loaderBatch, trainRng);
+    const validate = context.validate ? examplesOf(context.validate) : [];
+    this.validateLoader = validate.length > 0 ? new DataLoader(validate, loaderBatch, validateRng) : null;
+    this.memories = new SearchMemories(options.longTermMemorySize, options.shortTermMemorySize, options.memoryUpdateFrequency);
+    this.minScore = Number.isFinite(options.scoreRange[0]) ? options.scoreRange[0] : null;
+    this.numProposals = options.numProposals;
+  }
+
+  private newCandidate(values: ParameterValues, optimizer: Optimizer, parentId: number | null): SearchCandidate {
+    return { id: this.nextId++, values, optimizer, parentId, scores: [] };
+  }
+
+  /** Trace's `compute_exploration_priority`; a candidate without rollouts gets the default priority. */
+  private explorationPriority(candidate: SearchCandidate, nIters: number): number {
+    if (candidate.scores.length === 0) return this.options.defaultPriority;
+    switch (this.options.scoreFunction) {
+      case "mean":
+        return candidateMean(candidate) ?? -Infinity;
+      case "time":
+        // Trace's comment intends "latest candidates have higher priority" (its -created_time does the opposite).
+        return candidate.id;
+      case "ucb": {
+        const [lo, hi] = this.options.scoreRange;
+        const n = scoredCount(candidate);
+        const mean = candidateMean(candidate);
+        if (n === 0 || mean === null) return hi;
+        const bonus = this.options.ucbExplorationConstant * Math.sqrt(Math.log(nIters + 2) / n) * (hi - lo);
+        return Math.min(hi, Math.max(lo, mean + bonus));
+      }
+    }
+  }
+
+  /** Rollouts of several (values, examples) jobs, flattened so that at most `num_threads` run at once. */
+  private async evaluate(jobs: readonly { values: ParameterValues; examples: readonly Example[] }[]): Promise<Rollout[][]> {
+    const flat = jobs.flatMap((job, j) => job.examples.map((example) => ({ j, values: job.values, example })));
+    const request = { minScore: this.minScore };
+    const results = await mapBounded(
+      flat,
+      async (item) => {
+        const [rollout] = await this.context.rollout(item.values, [item.example], request);
+        if (rollout === undefined) throw new Error(`${this.options.label}: a rollout returned no result`);
+        return rollout;
+      },
+      this.options.numThreads,
+      this.context.signal,
+    );
+    const grouped: Rollout[][] = jobs.map(() => []);
+    results.forEach((rollout, i) => grouped[flat[i]!.j]!.push(rollout));
+    return grouped;
+  }
+
+  private credit(candidate: SearchCandidate, rollouts: readonly Rollout[]): void {
+    for (const r of rollouts) candidate.scores.push(r.score);
+  }
+
+  /** Exploit (best mean, not removed) then explore (best first, then pops by priority). */
+  private select(memory: HeapMemory): Selection {
+    const bestEntry = memory.best(candidateMean);
+    if (bestEntry === undefined) throw new Error(`${this.options.label}: the memory is empty; nothing to exploit`);
+    const exploration: SearchCandidate[] = [];
+    if (this.options.useBestCandidateToExplore) {
+      // Taken out of memory so it is not also popped or re-pushed twice (Trace may duplicate it).
+      memory.remove(bestEntry.candidate);
+      exploration.push(bestEntry.candidate);
+    }
+    while (exploration.length < this.options.numCandidates && memory.length > 0) exploration.push(memory.pop()!.candidate);
+    return { best: bestEntry.candidate, bestPriority: bestEntry.priority, exploration };
+  }
+
+  /** num_proposals proposals per pair, each from its own fork of the candidate's optimizer. */
+  private async propose(pairs: readonly Pair[]): Promise<SearchCandidate[]> {
+    const { context, options } = this;
+    const jobs = pairs.flatMap((pair) => {
+      const problem = context.problem(pair.candidate.values, pair.rollouts);
+      return Array.from({ length: this.numProposals }, (_, p) => ({
+        pair,
+        p,
+        problem,
+        optimizer: options.decoupleOptimizers ? pair.candidate.optimizer.fork() : pair.candidate.optimizer,
+      }));
+    });
+    const call = (job: (typeof jobs)[number]) => job.optimizer.propose(job.problem, context.signal);
+    // A shared optimizer's memory changes with each call: run those one after another.
+    const proposals: Proposal[] = options.decoupleOptimizers ? await mapBounded(jobs, call, options.numThreads, context.signal) : await sequential(jobs, call, context.signal);
+    const created: SearchCandidate[] = [];
+    proposals.forEach((proposal, i) => {
+      const job = jobs[i]!;
+      const where = `candidate #${job.pair.candidate.id}, sub-batch ${job.pair.subBatch + 1}, proposal ${job.p + 1}`;
+      const changed = Object.keys(proposal.update).length > 0;
+      if (!changed) {
+        const why = proposal.notes.length > 0 ? proposal.notes.join("; ") : proposal.terminated ? "the optimizer answered TERMINATE" : "the reply proposed no change";
+        context.note(`${options.label}: proposal dropped (${where}): ${why}`);
+        return;
+      }
+      if (proposal.notes.length > 0) context.note(`${options.label}: ${where}: ${proposal.notes.join("; ")}`);
+      created.push(this.newCandidate({ ...job.pair.candidate.values, ...proposal.update }, job.optimizer, job.pair.candidate.id));
+    });
+    return created;
+  }
+
+  /**
+   * StreamingPrioritySearch's choice of pairs to improve (§3.9): K pairs, sampled without
+   * replacement with softmax(priority / temperature) weights.
+   */
+  private choosePairs(pairs: readonly Pair[], available: number, nIters: number): Pair[] {
+    const streaming = this.options.streaming!;
+    const n = this.options.numCandidates;
+    const p = this.numProposals;
+    let k = Math.max(Math.floor((n * streaming.ratio) / p), 1);
+    if (k * p + available < n) k += Math.floor((n - (k * p + available)) / p);
+    k = Math.max(1, Math.min(k, Math.floor(n / p)));
+    if (pairs.length <= k) return [...pairs];
+    const priorities = pairs.map((pair) => this.explorationPriority(pair.candidate, nIters));
+    const chosen = new Set<number>();
+    if (!(streaming.temperature > 0)) {
+      // Greedy: the K highest priorities (ties: most recent candidate, then earlier sub-batch).
+      const order = pairs.map((_, i) => i).sort((a, b) => compareEntries({ priority: priorities[a]!, candidate: pairs[a]!.candidate }, { priority: priorities[b]!, candidate: pairs[b]!.candidate }) || a - b);
+      order.slice(0, k).forEach((i) => chosen.add(i));
+    } else {
+      const weights = softmaxWeights(priorities, streaming.temperature);
+      while (chosen.size < k) {
+        const remaining = pairs.map((_, i) => i).filter((i) => !chosen.has(i));
+        let total = remaining.reduce((sum, i) => sum + weights[i]!, 0);
+        const w = total > 0 ? weights : pairs.map(() => 1);
+        if (!(total > 0)) total = remaining.length;
+        let x = this.selectRng.next() * total;
+        let pick = remaining[remaining.length - 1]!;
+        for (const i of remaining) {
+          x -= w[i]!;
+          if (x < 0) {
+            pick = i;
+            break;
+          }
+        }
+        chosen.add(pick);
+      }
+    }
+    // In their original order (exploration order, then sub-batch), so prompts come in a stable order.
+    return pairs.filter((_, i) => chosen.has(i));
+  }
+
+  async run(): Promise<TrainerResult> {
+    const { context, options } = this;
+    const { signal } = context;
+    let nIters = 0;
+    let nEpochs = 0;
+    const running = () => nEpochs < options.numEpochs || nIters < options.numSteps;
+    if (!running()) return { values: context.initialValues };
+
+    if (options.streaming && this.numProposals > options.numCandidates * options.streaming.ratio) {
+      const reduced = Math.max(1, Math.floor(options.numCandidates * options.streaming.ratio));
+      context.note(`${options.label}: num_proposals ${this.numProposals} exceeds num_candidates · exploration_ratio; using ${reduced}`);
+      this.numProposals = reduced;
+    }
+
+    // Iteration 0: num_candidates copies of the initial agent sharing one optimizer; no LLM call.
+    signal.throwIfAborted();
+    const initialOptimizer = context.createOptimizer();
+    const memory0 = this.memories.current(0);
+    const copies = Math.min(memory0.size, options.numCandidates);
+    while (memory0.length < copies) memory0.push(options.defaultPriority, this.newCandidate(context.initialValues, initialOptimizer, null));
+    let selection = this.select(memory0);
+    let batch = this.trainLoader.sample();
+    nEpochs = this.trainLoader.nEpochs;
+    nIters = 1;
+
+    let bestSoFar: number | null = null;
+    while (running()) {
+      signal.throwIfAborted();
+      const exploration = selection.exploration;
+
+      // 1. The exploration candidates on the train batch, in sub-batches; credited once.
+      const explored = await this.evaluate(exploration.map((c) => ({ values: c.values, examples: batch })));
+      exploration.forEach((c, i) => this.credit(c, explored[i]!));
+      let pairs: Pair[] = exploration.flatMap((candidate, i) => chunks(explored[i]!, options.batchSize).map((rollouts, subBatch) => ({ candidate, subBatch, rollouts })));
+
+      // The memory of this iteration (merging short-term into long-term when due).
+      const memory = this.memories.current(nIters);
+      if (options.streaming) pairs = this.choosePairs(pairs, exploration.length + memory.length, nIters);
+
+      // 2. Proposals.
+      signal.throwIfAborted();
+      const created = await this.propose(pairs);
+
+      // 3. Validation.
+      signal.throwIfAborted();
+      if (options.validateProposals && !options.streaming) {
+        // One validation batch for new and exploration candidates alike, so they are compared on
+        // the same examples (Trace draws a second, different validate batch for the latter).
+        const validationBatch = this.validateLoader ? this.validateLoader.sample() : batch;
+        const alsoExploration = this.validateLoader !== null && options.validateExplorationCandidates;
+        const validated = [...created, ...(alsoExploration ? exploration : [])];
+        const rollouts = await this.evaluate(validated.map((c) => ({ values: c.values, examples: validationBatch })));
+        validated.forEach((c, i) => this.credit(c, rollouts[i]!));
+      }
+
+      // 4. Back into memory, then exploit and explore.
+      for (const c of [...exploration, ...created]) memory.push(this.explorationPriority(c, nIters), c);
+      selection = this.select(memory);
+
+      const bestMean = candidateMean(selection.best);
+      if (bestMean !== null && (bestSoFar === null || bestMean > bestSoFar)) bestSoFar = bestMean;
+      this.observer?.({
+        iteration: nIters,
+        explored: exploration.map(view),
+        pairs: pairs.length,
+        proposals: pairs.length * this.numProposals,
+        created: created.map(view),
+        best: view(selection.best),
+        bestPriority: selection.bestPriority,
+        exploration: selection.exploration.map(view),
+        shortTermMemorySize: this.memories.shortTerm.length,
+        longTermMemorySize: this.memories.longTerm.length,
+        usingLongTermMemory: memory === this.memories.longTerm,
+      });
+      context.emit({ step: nIters, score: bestMean, best_score: bestSoFar, values: selection.best.values });
+
+      // The batch the next iteration explores (drawn here, like Trace, so epochs count the same).
+      batch = this.trainLoader.sample();
+      nEpochs = this.trainLoader.nEpochs;
+      nIters += 1;
+    }
+    return { values: selection.best.values };
+  }
+}
+
+function softmaxWeights(priorities: readonly number[], temperature: number): number[] {
+  const clean = priorities.map((p) => (Number.isNaN(p) ? -Infinity : p));
+  const max = Math.max(...clean);
+  if (max === Infinity) return clean.map((p) => (p === Infinity ? 1 : 0));
+  if (max === -Infinity) return clean.map(() => 1);
+  return clean.map((p) => Math.exp((p - max) / temperature));
+}
+
+async function sequential<T, R>(items: readonly T[], work: (item: T) => Promise<R>, signal: AbortSignal): Promise<R[]> {
+  const out: R[] = [];
+  for (const item of items) {
+    signal.throwIfAborted();
+    out.push(await work(item));
+  }
+  return out;
+}
+
+/** Runs the PrioritySearch engine with explicit options (variants build their own). */
+export function runPrioritySearch(context: TrainerContext, options: PrioritySearchOptions, observer?: SearchObserver): Promise<TrainerResult> {
+  return new PrioritySearchRun(context, options, observer).run();
+}
+
+export const prioritySearchTrainer: Trainer = {
+  id: "PrioritySearch",
+  kwargs: PRIORITY_SEARCH_KWARGS,
+  train(context) {
+    return runPrioritySearch(context, readPrioritySearchOptions(context.kwargs, "PrioritySearch"));
+  },
+};

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { createStubLlm } from "../../../../adapters/llm/stub-llm.js";
+import { builtinTaskRegistry } from "../../../../adapters/tasks/index.js";
+import type { ChatRequest } from "../../../../src/llm/llm.js";
+import { beamSearchTrainer, readPresetOptions, sequentialSearchTrainer, sequentialUpdateTrainer } from "../../../../src/opt/trainers/priority-search-presets.js";
+import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
+import { runTrainer } from "../../../support/trainer-harness.js";
+
+const numericParam = () => builtinTaskRegistry().load("internal:numeric_param", {});
+const reply = (value: number) => xmlReply({ value });
+const steps = { num_epochs: 0, num_steps: 3 };
+
+function shownValue(request: ChatRequest): unknown {
+  const intent = request.intent;
+  if (intent?.kind !== "propose") throw new Error("not a proposal request");
+  return intent.variables[0]?.value;
+}
+
+describe("PrioritySearch presets", () => {
+  it("have the ids and kwargs the catalog expects", () => {
+    expect([sequentialUpdateTrainer.id, sequentialSearchTrainer.id, beamSearchTrainer.id]).toEqual(["SequentialUpdate", "SequentialSearch", "BeamSearch"]);
+    expect(beamSearchTrainer.kwargs).toEqual(expect.arrayContaining(["memory_size", "default_score", "validate_proposals"]));
+  });
+
+  it("SequentialUpdate: one proposal per step, kept only when it scores better (≈ ensure_improvement)", async () => {
+    const llm = scriptedLlm([reply(5), reply(8)]);
+    const run = await runTrainer(sequentialUpdateTrainer, await numericParam(), llm, { kwargs: { ...steps, num_candidates: 3 } });
+    expect(llm.requests.map(shownValue)).toEqual([0, 5]);
+    expect(run.iterations.map((i) => [i.step, i.llm_calls, i.evaluations, i.score, i.values])).toEqual([
+      [1, 1, 2, -2, { value: 5 }],
+      [2, 2, 4, -2, { value: 5 }],
+    ]);
+    expect(run.iterations[0]!.notes).toEqual(["SequentialUpdate: num_candidates is fixed to 1 (got 3)"]);
+    expect(run.values).toEqual({ value: 5 });
+  });
+
+  it("SequentialUpdate with validate_proposals false adopts every proposal unvalidated", async () => {
+    const llm = scriptedLlm([reply(5), reply(8)]);
+    const run = await runTrainer(sequentialUpdateTrainer, await numericParam(), llm, { kwargs: { ...steps, validate_proposals: false } });
+    expect(llm.requests.map(shownValue)).toEqual([0, 5]);
+    // Only the exploration rollouts run (B·K per step).
+    expect(run.iterations.map((i) => [i.llm_calls, i.evaluations, i.values])).toEqual([
+      [1, 1, { value: 5 }],
+      [2, 2, { value: 8 }],
+    ]);
+  });
+
+  it("SequentialSearch: several proposals per step, the best survives", async () => {
+    const llm = scriptedLlm([reply(1), reply(2.5), reply(6)]);
+    const run = await runTrainer(sequentialSearchTrainer, await numericParam(), llm, { kwargs: { num_epochs: 0, num_steps: 2, num_proposals: 3 } });
+    expect(run.iterations).toMatchObject([{ llm_calls: 3, evaluations: 4, score: -0.5, values: { value: 2.5 } }]);
+    expect(readPresetOptions({}, "SequentialSearch").options).toMatchObject({ numCandidates: 1, numProposals: 4, longTermMemorySize: 1 });
+  });
+
+  it("BeamSearch: keeps the top num_candidates beams and expands each of them", async () => {
+    const llm = scriptedLlm([reply(1), reply(2.5), reply(4), reply(3.5), reply(3.1), reply(6), reply(3), reply(7)]);
+    const run = await runTrainer(beamSearchTrainer, await numericParam(), llm, { kwargs: { ...steps, num_candidates: 2, num_proposals: 2 } });
+    expect(llm.remaining()).toBe(0);
+    // Iteration 2 expands the two best beams (3.5 and 2.5, both −0.5; the newer first), not the initial agent.
+    expect(llm.requests.map(shownValue)).toEqual([0, 0, 0, 0, 3.5, 3.5, 2.5, 2.5]);
+    expect(run.iterations.map((i) => [i.llm_calls, i.evaluations])).toEqual([
+      [4, 6],
+      [8, 12],
+    ]);
+    expect(run.values).toEqual({ value: 3 });
+    expect(readPresetOptions({ num_candidates: 3 }, "BeamSearch").options).toMatchObject({ numCandidates: 3, longTermMemorySize: 3, shortTermMemorySize: 3 });
+  });
+
+  it("improve numeric_param with the stub LLM", async () => {
+    for (const trainer of [sequentialUpdateTrainer, sequentialSearchTrainer, beamSearchTrainer]) {
+      const run = await runTrainer(trainer, await numericParam(), createStubLlm(2), { kwargs: { num_epochs: 0, num_steps: 5, num_candidates: 2 } });
+      expect(run.iterations.at(-1)!.best_score as number, trainer.id).toBeGreaterThan(-3);
+    }
+  });
+});
