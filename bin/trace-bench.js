@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Thin launcher: the CLI is compiled to dist/ by `npm run build` (run automatically by `npm install`).
-import { main } from "../dist/src/cli/main.js";
 
 // `trace-bench list-tasks | head` closes the pipe early; that is not an error.
 process.stdout.on("error", (error) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
   throw error;
 });
+
+import { main } from "../dist/src/cli/main.js";
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -32,7 +32,7 @@ export function replayRun(runDir: string): RunState {
   const store = EventStore.open(runDir, peek.runId, { create: false });
   try {
     const state = RunState.fold(store.readAll());
-    new ProjectionWriter(runDir).writeAll(state);
+    new ProjectionWriter(runDir, true).writeAll(state);
     return state;
   } finally {
     store.close();

@@ -74,7 +74,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
     if (info === undefined) fail(`trainer ${trainer.id}: unknown trainer; run 'trace-bench list-trainers --all' for the known ids`);
     else if (!info.available) fail(`trainer ${trainer.id}: not available (${info.reason})`);
     if (!strict) continue;
-    const accepted = acceptedTrainerKwargs(info);
+    const accepted = await acceptedTrainerKwargs(info);
     const unknownKwargs = new Set(trainer.params_variants.flatMap((variant) => Object.keys(variant).filter((k) => !accepted.includes(k))));
     for (const key of unknownKwargs) fail(`unknown trainer kwarg '${key}' for ${trainer.id} (valid: ${accepted.join(", ")})`);
     if (trainer.optimizer !== null && !OPTIMIZER_NAMES.includes(trainer.optimizer)) {

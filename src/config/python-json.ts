@@ -41,6 +41,9 @@ export function pythonNumberRepr(x: number): string {
   return Number.isInteger(x) ? String(x) : pythonFloatRepr(x);
 }
 
+const NEEDS_ESCAPE_ASCII = /[^\x20-\x7e]|["\\]/;
+const NEEDS_ESCAPE = /[\x00-\x1f"\\]/;
+
 const SHORT_ESCAPES: Record<string, string> = {
   '"': '\\"',
   "\\": "\\\\",
@@ -56,6 +59,8 @@ const SHORT_ESCAPES: Record<string, string> = {
  * everything outside ASCII becomes `\uXXXX`; without it only control characters are escaped.
  */
 export function pythonJsonString(s: string, ensureAscii = true): string {
+  // Most strings need no escaping at all.
+  if (!(ensureAscii ? NEEDS_ESCAPE_ASCII : NEEDS_ESCAPE).test(s)) return `"${s}"`;
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const ch = s[i]!;

@@ -87,9 +87,10 @@ async function attempt(job: JobSpec, ctx: JobRunContext, recorder: JobRecorder, 
   const trainerInfo = ctx.findTrainer(job.trainer_id);
   try {
     if (trainerInfo === undefined) throw new JobStop("FAIL", `unknown trainer '${job.trainer_id}'; run 'trace-bench list-trainers --all'`);
-    if (!trainerInfo.available || trainerInfo.trainer === undefined) {
+    if (!trainerInfo.available || trainerInfo.load === undefined) {
       throw new JobStop("FAIL", `trainer '${job.trainer_id}' is not available: ${trainerInfo.reason ?? "unknown reason"}`);
     }
+    const trainer = await trainerInfo.load();
     let bundle: TaskBundle;
     try {
       bundle = await ctx.registry.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs));
@@ -122,7 +123,7 @@ async function attempt(job: JobSpec, ctx: JobRunContext, recorder: JobRecorder, 
           progress.latest = values;
         },
       });
-      const result = await trainerInfo.trainer.train(context);
+      const result = await trainer.train(context);
       progress.latest = result.values;
     } catch (error) {
       if (error instanceof RecorderClosed || signal.aborted) throw error;

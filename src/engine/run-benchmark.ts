@@ -13,6 +13,7 @@ import type { Llm } from "../llm/llm.js";
 import type { FinishedStatus, JobSpecRecord, StoredEvent } from "../events/event-schema.js";
 import { EventStore } from "../events/event-store.js";
 import { ProjectionWriter } from "../events/projection-writer.js";
+import { LIVE_RUN_FILES, START_RUN_FILES } from "../events/projections/run-files.js";
 import { sanitize, yamlArtifact } from "../events/projections/artifact-format.js";
 import { RunState, type JobView } from "../events/run-state.js";
 import { findTrainer } from "../opt/trainer-catalog.js";
@@ -73,7 +74,7 @@ export function startRun(plan: RunPlan, adapters: RunAdapters, hooks: RunHooks =
   const now = hooks.now ?? (() => new Date());
   const store = EventStore.open(plan.runDir, plan.runId, { create: true, now });
   const state = RunState.fold(store.readAll());
-  const writer = new ProjectionWriter(plan.runDir);
+  const writer = new ProjectionWriter(plan.runDir, state.lastSeq === 0);
   let lastRefresh = 0;
   const refreshMs = hooks.refreshMs ?? 1000;
 
@@ -88,7 +89,7 @@ export function startRun(plan: RunPlan, adapters: RunAdapters, hooks: RunHooks =
         writer.writeJob(state, job);
         hooks.onJobFinished?.(job, state);
         if (Date.now() - lastRefresh >= refreshMs) {
-          writer.writeRunFiles(state);
+          writer.writeRunFiles(state, LIVE_RUN_FILES);
           lastRefresh = Date.now();
         }
       }
@@ -128,7 +129,7 @@ export function startRun(plan: RunPlan, adapters: RunAdapters, hooks: RunHooks =
       },
     },
   ]);
-  writer.writeAll(state);
+  writer.writeRunFiles(state, START_RUN_FILES);
 
   const program = superviseJobs({
     jobs: planned,
@@ -140,7 +141,7 @@ export function startRun(plan: RunPlan, adapters: RunAdapters, hooks: RunHooks =
   const fiber = Effect.runFork(program);
   let interruptedBy: string | null = null;
 
-  const done = Effect.runPromise(Fiber.await(fiber)).then((exit) => {
+  const done = Effect.runPromise(Fiber.await(fiber)).then(async (exit) => {
     try {
       const started = new Set(planned.filter((j) => (state.jobs.get(j.spec.job_id)?.attempt ?? 0) >= j.attempt).map((j) => j.spec.job_id));
       for (const job of planned) if (!started.has(job.spec.job_id)) notRun[job.spec.job_id] = interruptedBy !== null ? "interrupted_before_start" : "fail_fast_stopped";

@@ -4,7 +4,7 @@
  * (`<run_dir>/events.jsonl` for the whole run, `jobs/<job_id>/events.jsonl` per job). A crash
  * between the two leaves a mirror behind; opening the store repairs it from SQLite.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { decodeEvent, JOB_EVENT_TYPES, type NewEvent, type StoredEvent } from "./event-schema.js";
@@ -25,6 +25,12 @@ interface Row {
   data: string;
 }
 
+/** `writeSync` may write less than asked; mirrors must get every byte. */
+function writeFully(fd: number, text: string): void {
+  const bytes = Buffer.from(text, "utf8");
+  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+}
+
 const mirrorLine = (row: Row) =>
   `{"seq":${row.seq},"type":${JSON.stringify(row.type)},"run_id":${JSON.stringify(row.run_id)},"job_id":${JSON.stringify(row.job_id)},"ts":${JSON.stringify(row.ts)},"data":${row.data}}\n`;
 
@@ -32,6 +38,8 @@ const mirrorLine = (row: Row) =>
 const KILL_AFTER_COMMIT = Number(process.env.TRACE_BENCH_TEST_KILL_AFTER_SEQ ?? NaN);
 
 export class EventStore {
+  private runFd: number | undefined;
+  private readonly jobFds = new Map<string, number>();
   private readonly insert: Database.Statement<[string, string, string | null, string, string]>;
   private readonly appendMany: (events: readonly NewEvent[], ts: string) => Row[];
 
@@ -95,6 +103,10 @@ export class EventStore {
   }
 
   close(): void {
+    for (const fd of this.jobFds.values()) closeSync(fd);
+    this.jobFds.clear();
+    if (this.runFd !== undefined) closeSync(this.runFd);
+    this.runFd = undefined;
     if (this.db.open) this.db.close();
   }
 
@@ -102,14 +114,33 @@ export class EventStore {
     return this.db.prepare(sql).all(...params) as Row[];
   }
 
+  /**
+   * Appends to the mirrors through descriptors kept open (opening a file per event is what would
+   * cost most): the run mirror's for the store's life, a job's until its attempt finishes.
+   */
   private writeMirrors(rows: readonly Row[]): void {
-    appendFileSync(join(this.runDir, RUN_MIRROR), rows.map(mirrorLine).join(""));
+    writeFully(this.runMirrorFd(), rows.map(mirrorLine).join(""));
     const byJob = new Map<string, string>();
     for (const row of rows) if (row.job_id !== null) byJob.set(row.job_id, (byJob.get(row.job_id) ?? "") + mirrorLine(row));
     for (const [jobId, text] of byJob) {
-      mkdirSync(join(this.runDir, "jobs", jobId), { recursive: true });
-      appendFileSync(jobMirrorPath(this.runDir, jobId), text);
+      let fd = this.jobFds.get(jobId);
+      if (fd === undefined) {
+        mkdirSync(join(this.runDir, "jobs", jobId), { recursive: true });
+        fd = openSync(jobMirrorPath(this.runDir, jobId), "a");
+        this.jobFds.set(jobId, fd);
+      }
+      writeFully(fd, text);
     }
+    for (const row of rows) {
+      if (row.type !== "JobFinished" || row.job_id === null) continue;
+      closeSync(this.jobFds.get(row.job_id)!);
+      this.jobFds.delete(row.job_id);
+    }
+  }
+
+  private runMirrorFd(): number {
+    this.runFd ??= openSync(join(this.runDir, RUN_MIRROR), "a");
+    return this.runFd;
   }
 
   /** Brings every mirror level with SQLite: drops a torn last line, appends what is missing. */

@@ -33,56 +33,47 @@ export const COMMON_TRAINER_KWARGS = [
 ] as const;
 
 import type { Trainer } from "./trainer.js";
-import { basicSearchTrainer } from "./trainers/basic-search.js";
-import { beamsearchHistoryTrainer } from "./trainers/beamsearch-history.js";
-import { beamsearchTrainer } from "./trainers/beamsearch.js";
-import { gepaBaseTrainer, gepaBeamTrainer, gepaUcbTrainer } from "./trainers/gepa.js";
-import { minibatchAlgorithmTrainer, minibatchTrainer } from "./trainers/minibatch.js";
-import { noOpTrainer } from "./trainers/noop-trainer.js";
-import { beamSearchTrainer, sequentialSearchTrainer, sequentialUpdateTrainer } from "./trainers/priority-search-presets.js";
-import { prioritySearchTrainer } from "./trainers/priority-search.js";
-import { streamingPrioritySearchTrainer } from "./trainers/streaming-priority-search.js";
-import { ucbSearchTrainer } from "./trainers/ucb-search.js";
 
 export interface TrainerInfo {
   readonly id: string;
   readonly available: boolean;
-  /** The implementation, for available trainers. */
-  readonly trainer?: Trainer;
+  /**
+   * Loads the implementation of an available trainer. Loaded on demand so that listing trainers
+   * does not pay for importing every algorithm.
+   */
+  readonly load?: () => Promise<Trainer>;
   /** Why an unavailable trainer cannot run. */
   readonly reason?: string;
-  /** Kwargs accepted beyond the common list. */
-  readonly extraKwargs: readonly string[];
 }
 
 const NOT_YET = "not implemented yet";
 const NOT_PLANNED = "not part of trace-bench (needs the Python package of the same name)";
 
-const pending = (id: string, reason = NOT_YET): TrainerInfo => ({ id, available: false, reason, extraKwargs: [] });
-const ready = (trainer: Trainer): TrainerInfo => ({ id: trainer.id, available: true, trainer, extraKwargs: trainer.kwargs ?? [] });
+const pending = (id: string, reason = NOT_YET): TrainerInfo => ({ id, available: false, reason });
+const ready = (id: string, load: () => Promise<Trainer>): TrainerInfo => ({ id, available: true, load });
 
 export const TRAINER_CATALOG: readonly TrainerInfo[] = [
   pending("AggregatedUpdate", "removed from OpenTrace (v0.2.0-alpha only)"),
-  ready(basicSearchTrainer),
-  ready(beamSearchTrainer),
-  ready(beamsearchTrainer),
-  ready(beamsearchHistoryTrainer),
+  ready("BasicSearchAlgorithm", async () => (await import("./trainers/basic-search.js")).basicSearchTrainer),
+  ready("BeamSearch", async () => (await import("./trainers/priority-search-presets.js")).beamSearchTrainer),
+  ready("BeamsearchAlgorithm", async () => (await import("./trainers/beamsearch.js")).beamsearchTrainer),
+  ready("BeamsearchHistoryAlgorithm", async () => (await import("./trainers/beamsearch-history.js")).beamsearchHistoryTrainer),
   pending("DSPyTrainer", NOT_PLANNED),
-  ready(gepaBaseTrainer),
-  ready(gepaBeamTrainer),
-  ready(gepaUcbTrainer),
-  ready(minibatchTrainer),
-  ready(minibatchAlgorithmTrainer),
-  ready(noOpTrainer),
+  ready("GEPA-Base", async () => (await import("./trainers/gepa.js")).gepaBaseTrainer),
+  ready("GEPA-Beam", async () => (await import("./trainers/gepa.js")).gepaBeamTrainer),
+  ready("GEPA-UCB", async () => (await import("./trainers/gepa.js")).gepaUcbTrainer),
+  ready("Minibatch", async () => (await import("./trainers/minibatch.js")).minibatchTrainer),
+  ready("MinibatchAlgorithm", async () => (await import("./trainers/minibatch.js")).minibatchAlgorithmTrainer),
+  ready("NoOpTrainer", async () => (await import("./trainers/noop-trainer.js")).noOpTrainer),
   pending("OpenEvolveTrainer", NOT_PLANNED),
   pending("POLCA", NOT_YET),
-  ready(prioritySearchTrainer),
+  ready("PrioritySearch", async () => (await import("./trainers/priority-search.js")).prioritySearchTrainer),
   pending("PrioritySearch_with_Regressor", "removed from OpenTrace (v0.2.0-alpha only)"),
-  ready(sequentialSearchTrainer),
-  ready(sequentialUpdateTrainer),
-  ready(streamingPrioritySearchTrainer),
+  ready("SequentialSearch", async () => (await import("./trainers/priority-search-presets.js")).sequentialSearchTrainer),
+  ready("SequentialUpdate", async () => (await import("./trainers/priority-search-presets.js")).sequentialUpdateTrainer),
+  ready("StreamingPrioritySearch", async () => (await import("./trainers/streaming-priority-search.js")).streamingPrioritySearchTrainer),
   pending("TextGradTrainer", "not implemented yet; use `optimizer: TextGrad` with any trainer"),
-  ready(ucbSearchTrainer),
+  ready("UCBSearchAlgorithm", async () => (await import("./trainers/ucb-search.js")).ucbSearchTrainer),
 ];
 
 /** Original class names that configs may use for the GEPA trainers (spec §7.1). */
@@ -97,6 +88,8 @@ export function findTrainer(id: string): TrainerInfo | undefined {
   return TRAINER_CATALOG.find((t) => t.id === canonical);
 }
 
-export function acceptedTrainerKwargs(trainer: TrainerInfo | undefined): string[] {
-  return [...COMMON_TRAINER_KWARGS, ...(trainer?.extraKwargs ?? [])];
+/** The common kwargs plus the trainer's own (spec §2.5 allow-list for `validate --strict`). */
+export async function acceptedTrainerKwargs(info: TrainerInfo | undefined): Promise<string[]> {
+  const own = info?.load ? ((await info.load()).kwargs ?? []) : [];
+  return [...new Set([...COMMON_TRAINER_KWARGS, ...own])];
 }

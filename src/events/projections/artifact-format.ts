@@ -13,7 +13,18 @@ export const REDACTED = "***REDACTED***";
  * Token *counts* (`prompt_tokens`, `max_tokens`, `token_scope`) and `api_key_env` (a variable's
  * name, not its value) are not secrets; the original redacted them all.
  */
+const secretNames = new Map<string, boolean>();
+
 export function isSecretName(name: string): boolean {
+  let known = secretNames.get(name);
+  if (known === undefined) {
+    known = secretPattern(name);
+    if (secretNames.size < 10_000) secretNames.set(name, known);
+  }
+  return known;
+}
+
+function secretPattern(name: string): boolean {
   const upper = name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
   if (upper.endsWith("_ENV")) return false;
   return /(^|_)(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(_|$)/.test(upper) || /(^|_)(KEY|TOKEN)$/.test(upper);

@@ -177,20 +177,34 @@ export function filesIndexJson(state: RunState): string {
   });
 }
 
-/** Every run-level file, keyed by path relative to the run directory (leaderboard only when it has rows). */
-export function runFiles(state: RunState): Map<string, string> {
+type RunFile = (typeof RUN_FILES)[keyof typeof RUN_FILES];
+
+/**
+ * Run-level files, keyed by path relative to the run directory (the leaderboard only when it has
+ * rows). `only` renders a subset: the live refresh skips the large manifest and files index.
+ */
+export function runFiles(state: RunState, only?: readonly RunFile[]): Map<string, string> {
   const files = new Map<string, string>();
   const started = state.started;
   if (started === null) return files;
-  const rows = resultRows(state);
-  files.set(RUN_FILES.config_snapshot, started.config_snapshot_yaml);
-  files.set(RUN_FILES.env_json, jsonArtifact(started.env, { ensureAscii: true }));
-  files.set(RUN_FILES.git_json, jsonArtifact(started.git, { ensureAscii: true }));
-  files.set(RUN_FILES.results_csv, resultsCsv(rows));
-  files.set(RUN_FILES.summary_json, summaryJson(state, rows));
-  const leaderboard = leaderboardCsv(rows);
-  if (leaderboard !== null) files.set(RUN_FILES.leaderboard_csv, leaderboard);
-  files.set(RUN_FILES.manifest_json, manifestJson(state));
-  files.set(RUN_FILES.files_index, filesIndexJson(state));
+  const wanted = (file: RunFile) => only === undefined || only.includes(file);
+  const rows = wanted(RUN_FILES.results_csv) || wanted(RUN_FILES.summary_json) || wanted(RUN_FILES.leaderboard_csv) ? resultRows(state) : [];
+  if (wanted(RUN_FILES.config_snapshot)) files.set(RUN_FILES.config_snapshot, started.config_snapshot_yaml);
+  if (wanted(RUN_FILES.env_json)) files.set(RUN_FILES.env_json, jsonArtifact(started.env, { ensureAscii: true }));
+  if (wanted(RUN_FILES.git_json)) files.set(RUN_FILES.git_json, jsonArtifact(started.git, { ensureAscii: true }));
+  if (wanted(RUN_FILES.results_csv)) files.set(RUN_FILES.results_csv, resultsCsv(rows));
+  if (wanted(RUN_FILES.summary_json)) files.set(RUN_FILES.summary_json, summaryJson(state, rows));
+  if (wanted(RUN_FILES.leaderboard_csv)) {
+    const leaderboard = leaderboardCsv(rows);
+    if (leaderboard !== null) files.set(RUN_FILES.leaderboard_csv, leaderboard);
+  }
+  if (wanted(RUN_FILES.manifest_json)) files.set(RUN_FILES.manifest_json, manifestJson(state));
+  if (wanted(RUN_FILES.files_index)) files.set(RUN_FILES.files_index, filesIndexJson(state));
   return files;
 }
+
+/** What a live run refreshes while jobs finish: the tables people watch. */
+export const LIVE_RUN_FILES: readonly RunFile[] = [RUN_FILES.results_csv, RUN_FILES.summary_json, RUN_FILES.leaderboard_csv];
+
+/** What a run writes as soon as it starts. */
+export const START_RUN_FILES: readonly RunFile[] = [RUN_FILES.config_snapshot, RUN_FILES.env_json, RUN_FILES.git_json];
