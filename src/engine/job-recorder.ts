@@ -47,13 +47,13 @@ export class JobRecorder {
     this.snapshot = next;
   }
 
-  /** The terminal transition and `JobFinished`, committed together; closes the recorder. */
-  finish(event: JobMachineEvent, finished: Omit<EventData<"JobFinished">, "attempt">): void {
+  /** `before` facts, the terminal transition and `JobFinished`, committed together; closes the recorder. */
+  finish(event: JobMachineEvent, finished: Omit<EventData<"JobFinished">, "attempt">, before: readonly NewEvent[] = []): void {
     if (this.closed) return;
     const from = this.state;
     const next = stepJob(this.snapshot, event);
     if (!next.hasTag("terminal")) throw new Error(`${event.type} does not end job ${this.jobId} (it leads to '${jobStateOf(next)}')`);
-    this.record([this.transitionEvent(from, next, event), { type: "JobFinished", data: { attempt: this.attempt, ...finished } }]);
+    this.record([...before, this.transitionEvent(from, next, event), { type: "JobFinished", data: { attempt: this.attempt, ...finished } }]);
     this.snapshot = next;
     this.closed = true;
   }

@@ -137,10 +137,10 @@ async function attempt(job: JobSpec, ctx: JobRunContext, recorder: JobRecorder, 
     const best = finalScore.score !== null && (initialScore === null || finalScore.score >= initialScore) ? progress.latest : progress.initial;
     const test = bundle.test_dataset && bundle.test_dataset.inputs.length > 0 ? await scoreDataset(bundle, best ?? progress.initial, { name: "test_dataset", dataset: bundle.test_dataset }, { signal }) : null;
     const facts = [evaluationEvent("final", recorder.attempt, finalScore), ...(test ? [evaluationEvent("test", recorder.attempt, test)] : [])];
-    recorder.record(facts);
     recorder.finish(
       { type: "EVALUATED" },
       finishedData(job, progress, started, trainingError === null ? "ok" : "failed", trainingError ?? finalScore.feedback, { final: finalScore, test, best }),
+      facts,
     );
   } catch (error) {
     if (error instanceof RecorderClosed || signal.aborted) throw error;

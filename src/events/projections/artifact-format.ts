@@ -63,9 +63,14 @@ function yamlReady(value: unknown): unknown {
   return value;
 }
 
+/** One document reused for every dump: building a document's schema is most of a small dump's cost. */
+const yamlDocument = new YAML.Document(null, { aliasDuplicateObjects: false });
+const YAML_OPTIONS = { indentSeq: false, lineWidth: 0 } as const;
+
 /** YAML in PyYAML's `safe_dump(sort_keys=False)` style: block style, list items not indented. */
 export function yamlArtifact(value: unknown): string {
-  return YAML.stringify(yamlReady(value), { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false });
+  yamlDocument.contents = yamlDocument.createNode(yamlReady(value));
+  return yamlDocument.toString(YAML_OPTIONS);
 }
 
 /** A CSV cell as Python's csv module writes `str(value)`; nested values as sorted JSON. */
