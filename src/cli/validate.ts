@@ -10,7 +10,7 @@ import { BENCH_FLAG, CONFIG_FLAG, DEFAULT_TASKS_ROOT, ROOT_FLAG, RUNS_DIR_FLAG }
 import { loadTaskRegistry } from "../../adapters/tasks/index.js";
 import { pythonUtcIso } from "../config/hashing.js";
 import { mergeKwargs, toPlain } from "../config/kwargs.js";
-import { expandMatrix, suiteOfTaskId } from "../config/matrix.js";
+import { expandMatrix, jobIdentityFields, suiteOfTaskId } from "../config/matrix.js";
 import { pythonPrettyJson } from "../config/python-json.js";
 import { loadRunConfig, type RunConfig, type TaskEntry } from "../config/run-config.js";
 import { computeConfigHash, configSnapshot, newRunId } from "../config/snapshot.js";
@@ -122,12 +122,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
         const load = loads.get(job.task);
         const bundle = load?.kind === "ok" ? load.bundle : undefined;
         return {
-          job_id: job.job_id,
-          task_id: job.task_id,
-          suite: job.suite,
-          trainer_id: job.trainer_id,
-          seed: job.seed,
-          raw_params: job.raw_params,
+          ...jobIdentityFields(job),
           resolved_trainer_kwargs: job.resolved_kwargs.trainer_kwargs,
           resolved_optimizer_kwargs: bundle ? mergeKwargs(bundle.optimizer_kwargs, job.resolved_kwargs.optimizer_kwargs) : job.resolved_kwargs.optimizer_kwargs,
           resolved_guide_kwargs: mergeKwargs(bundle?.guide_kwargs ?? {}, job.resolved_kwargs.guide_kwargs),

@@ -88,3 +88,8 @@ export function expandMatrix(config: RunConfig): JobSpec[] {
   }
   return jobs;
 }
+
+/** The fields that name a job in every report: id, task, suite, trainer, seed and its params. */
+export function jobIdentityFields(job: Pick<JobSpec, "job_id" | "task_id" | "suite" | "trainer_id" | "seed" | "raw_params">) {
+  return { job_id: job.job_id, task_id: job.task_id, suite: job.suite, trainer_id: job.trainer_id, seed: job.seed, raw_params: job.raw_params };
+}

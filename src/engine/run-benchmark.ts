@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Fiber from "effect/Fiber";
-import type { JobSpec } from "../config/matrix.js";
+import { jobIdentityFields, type JobSpec } from "../config/matrix.js";
 import type { ResumeMode } from "../config/run-config.js";
 import type { Llm } from "../llm/llm.js";
 import type { FinishedStatus, JobSpecRecord, StoredEvent } from "../events/event-schema.js";
@@ -53,15 +53,7 @@ export interface RunHandle {
 }
 
 function specRecord(job: RunPlan["jobs"][number]): JobSpecRecord {
-  return sanitize({
-    job_id: job.job_id,
-    task_id: job.task_id,
-    suite: job.suite,
-    trainer_id: job.trainer_id,
-    seed: job.seed,
-    raw_params: job.raw_params,
-    resolved_kwargs: job.resolved_kwargs,
-  }) as JobSpecRecord;
+  return sanitize({ ...jobIdentityFields(job), resolved_kwargs: job.resolved_kwargs }) as JobSpecRecord;
 }
 
 /** The outside world a run needs, wired in by the caller (the CLI). */

@@ -5,7 +5,9 @@
 import type { Kwargs } from "../../src/config/kwargs.js";
 import { createTrainerContext } from "../../src/engine/trainer-context.js";
 import type { NewEvent } from "../../src/events/event-schema.js";
-import type { Llm } from "../../src/llm/llm.js";
+import type { ChatRequest, Llm } from "../../src/llm/llm.js";
+import { negativeAbsoluteError } from "../../adapters/tasks/guides.js";
+import { xmlReply, type ScriptStep } from "./scripted-llm.js";
 import { initialValues, type ParameterValues } from "../../src/opt/parameter.js";
 import type { Trainer, TrainerContext } from "../../src/opt/trainer.js";
 import type { TaskBundle } from "../../src/tasks/task-suite.js";
@@ -49,5 +51,35 @@ export async function runTrainer(trainer: Trainer, bundle: TaskBundle, llm: Llm,
     iterations: events.filter((e) => e.type === "IterationCompleted").map((e) => e.data as Record<string, unknown>),
     llmCalls: events.filter((e) => e.type === "LlmCallCompleted").map((e) => e.data as Record<string, unknown>),
     context,
+  };
+}
+
+/** Per-step increments of a cumulative counter (`llm_calls`, `evaluations`) of emitted iterations. */
+export function perStep(iterations: readonly Record<string, unknown>[], key: "llm_calls" | "evaluations"): number[] {
+  return iterations.map((it, i) => (it[key] as number) - (i === 0 ? 0 : (iterations[i - 1]![key] as number)));
+}
+
+/** Script steps that record the value of the first variable each proposal was asked about. */
+export function recording() {
+  const expanded: unknown[] = [];
+  const reply =
+    (content: string): ScriptStep =>
+    (request: ChatRequest) => {
+      expanded.push(request.intent?.kind === "propose" ? request.intent.variables[0]!.value : undefined);
+      return content;
+    };
+  return { expanded, x: (value: number) => reply(xmlReply({ x: value })), raw: reply };
+}
+
+/** One number `x`; every example's response is `x` and scores −|x − 3|. */
+export function targetBundle(examples = 4): TaskBundle {
+  return {
+    taskId: "test:target",
+    parameters: [{ name: "x", kind: "number", value: 0, description: "A number.", trainable: true }],
+    agent: { name: "EchoAgent", run: (_input, values) => values.x },
+    guide: negativeAbsoluteError,
+    train_dataset: { inputs: Array.from({ length: examples }, (_, i) => i), infos: Array.from({ length: examples }, () => 3) },
+    optimizer_kwargs: { objective: "Make x reach the target." },
+    metadata: {},
   };
 }

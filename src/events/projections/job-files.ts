@@ -3,7 +3,7 @@ import type { JobView, RunState } from "../run-state.js";
 import { jsonArtifact, jsonLine, yamlArtifact } from "./artifact-format.js";
 import { jobLog } from "./job-log.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
-import { resultRow, TOKEN_SCOPE } from "./results-table.js";
+import { resolvedColumns, resultRow, TOKEN_SCOPE } from "./results-table.js";
 import { stateSnapshot } from "./state-snapshot.js";
 
 export function jobFiles(state: RunState, job: JobView): Map<string, string> {
@@ -27,13 +27,7 @@ export function jobFiles(state: RunState, job: JobView): Map<string, string> {
       status: done.status,
       raw_params: spec.raw_params,
       params: spec.raw_params,
-      resolved_optimizer: done.resolved.optimizer,
-      resolved_guide: done.resolved.guide,
-      resolved_logger: done.resolved.logger,
-      resolved_trainer_kwargs: done.resolved.trainer_kwargs,
-      resolved_optimizer_kwargs: done.resolved.optimizer_kwargs,
-      resolved_guide_kwargs: done.resolved.guide_kwargs,
-      resolved_logger_kwargs: done.resolved.logger_kwargs,
+      ...resolvedColumns(done.resolved),
       optimizer: kwargs.optimizer,
       optimizer_kwargs: kwargs.optimizer_kwargs,
       guide: kwargs.guide,

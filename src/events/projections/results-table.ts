@@ -2,7 +2,7 @@
  * The results table (spec §4.8): one row per job (its latest finished attempt), the original's
  * 33 columns in order, then trace-bench's own columns.
  */
-import type { JobView, RunState } from "../run-state.js";
+import type { FinishedAttempt, JobView, RunState } from "../run-state.js";
 import { stateFiles, tbDir } from "./job-paths.js";
 
 export const RESULT_COLUMNS = [
@@ -54,6 +54,19 @@ export const FLOAT_COLUMNS: ReadonlySet<ResultColumn> = new Set(["score_val_init
 /** Every LLM call made through trace-bench's metered LLM port, optimizer and agent alike. */
 export const TOKEN_SCOPE = "all_metered_llm_calls";
 
+/** The seven `resolved_*` columns of a finished attempt, in report order. */
+export function resolvedColumns(resolved: FinishedAttempt["resolved"]) {
+  return {
+    resolved_optimizer: resolved.optimizer,
+    resolved_guide: resolved.guide,
+    resolved_logger: resolved.logger,
+    resolved_trainer_kwargs: resolved.trainer_kwargs,
+    resolved_optimizer_kwargs: resolved.optimizer_kwargs,
+    resolved_guide_kwargs: resolved.guide_kwargs,
+    resolved_logger_kwargs: resolved.logger_kwargs,
+  };
+}
+
 export function resultRow(state: RunState, job: JobView): ResultRow | null {
   const done = job.finished;
   if (done === null) return null;
@@ -71,13 +84,7 @@ export function resultRow(state: RunState, job: JobView): ResultRow | null {
     score_val: done.score_val,
     score_test: done.score_test,
     time_seconds: Math.round(done.time_seconds * 1e6) / 1e6,
-    resolved_optimizer: done.resolved.optimizer,
-    resolved_guide: done.resolved.guide,
-    resolved_logger: done.resolved.logger,
-    resolved_trainer_kwargs: done.resolved.trainer_kwargs,
-    resolved_optimizer_kwargs: done.resolved.optimizer_kwargs,
-    resolved_guide_kwargs: done.resolved.guide_kwargs,
-    resolved_logger_kwargs: done.resolved.logger_kwargs,
+    ...resolvedColumns(done.resolved),
     eval_kwargs: job.spec.resolved_kwargs.eval_kwargs,
     feedback: done.feedback,
     llm_provider: llm.llm_provider,

@@ -4,11 +4,12 @@
  */
 import { posix } from "node:path";
 import { pythonUtcIso } from "../../config/hashing.js";
+import { jobIdentityFields } from "../../config/matrix.js";
 import type { RunState } from "../run-state.js";
 import { zeroTokens } from "../run-state.js";
 import { csvCell, csvLine, jsonArtifact } from "./artifact-format.js";
 import { artifactsDir, stateFiles, statePath, tbDir } from "./job-paths.js";
-import { FLOAT_COLUMNS, RESULT_COLUMNS, resultRows, TOKEN_SCOPE, type ResultRow } from "./results-table.js";
+import { FLOAT_COLUMNS, RESULT_COLUMNS, resolvedColumns, resultRows, TOKEN_SCOPE, type ResultRow } from "./results-table.js";
 
 export const RUN_FILES = {
   config_snapshot: "meta/config.snapshot.yaml",
@@ -98,7 +99,7 @@ export function manifestJson(state: RunState): string {
   const jobs = state.orderedJobs().map((job) => {
     const spec = job.spec;
     const k = spec.resolved_kwargs;
-    const base = { job_id: spec.job_id, task_id: spec.task_id, suite: spec.suite, trainer_id: spec.trainer_id, seed: spec.seed, raw_params: spec.raw_params };
+    const base = jobIdentityFields(spec);
     const done = job.finished;
     if (done === null) {
       return {
@@ -117,13 +118,7 @@ export function manifestJson(state: RunState): string {
     }
     return {
       ...base,
-      resolved_optimizer: done.resolved.optimizer,
-      resolved_guide: done.resolved.guide,
-      resolved_logger: done.resolved.logger,
-      resolved_trainer_kwargs: done.resolved.trainer_kwargs,
-      resolved_optimizer_kwargs: done.resolved.optimizer_kwargs,
-      resolved_guide_kwargs: done.resolved.guide_kwargs,
-      resolved_logger_kwargs: done.resolved.logger_kwargs,
+      ...resolvedColumns(done.resolved),
       eval_kwargs: k.eval_kwargs,
       status: done.status,
       feedback: done.feedback,

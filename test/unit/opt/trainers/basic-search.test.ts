@@ -7,7 +7,7 @@ import { basicSearchTrainer } from "../../../../src/opt/trainers/basic-search.js
 import { evaluationSplit, scoreDataset } from "../../../../src/tasks/score-dataset.js";
 import type { Dataset, TaskBundle } from "../../../../src/tasks/task-suite.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
-import { runTrainer } from "../../../support/trainer-harness.js";
+import { perStep, runTrainer } from "../../../support/trainer-harness.js";
 
 /** One number `x` whose response scores −|x − target|: train target 3 (4 examples), optional validate set. */
 function targetBundle(validate?: Dataset): TaskBundle {
@@ -24,10 +24,6 @@ function targetBundle(validate?: Dataset): TaskBundle {
 }
 
 const validateAt = (target: number): Dataset => ({ inputs: ["a", "b"], infos: [target, target] });
-
-function perStep(iterations: readonly Record<string, unknown>[], key: "llm_calls" | "evaluations"): number[] {
-  return iterations.map((it, i) => (it[key] as number) - (i === 0 ? 0 : (iterations[i - 1]![key] as number)));
-}
 
 const proposedFrom = (request: ChatRequest) => (request.intent?.kind === "propose" ? request.intent.variables.find((v) => v.name === "x")?.value : undefined);
 

@@ -5,7 +5,7 @@ import type { ParameterSpec } from "../../../../src/opt/parameter.js";
 import { beamsearchHistoryTrainer, historyFeedback } from "../../../../src/opt/trainers/beamsearch-history.js";
 import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
 import { scriptedLlm, xmlReply, type ScriptStep } from "../../../support/scripted-llm.js";
-import { runTrainer } from "../../../support/trainer-harness.js";
+import { perStep, runTrainer } from "../../../support/trainer-harness.js";
 
 function targetBundle(): TaskBundle {
   return {
@@ -26,10 +26,6 @@ function targetBundle(): TaskBundle {
     optimizer_kwargs: { objective: "Make x reach the target." },
     metadata: {},
   };
-}
-
-function perStep(iterations: readonly Record<string, unknown>[], key: "llm_calls" | "evaluations"): number[] {
-  return iterations.map((it, i) => (it[key] as number) - (i === 0 ? 0 : (iterations[i - 1]![key] as number)));
 }
 
 function capturing() {

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createStubLlm } from "../../../../adapters/llm/stub-llm.js";
 import { negativeAbsoluteError } from "../../../../adapters/tasks/guides.js";
-import type { ChatRequest } from "../../../../src/llm/llm.js";
 import { beamsearchTrainer, topCandidates } from "../../../../src/opt/trainers/beamsearch.js";
 import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
-import { scriptedLlm, xmlReply, type ScriptStep } from "../../../support/scripted-llm.js";
-import { runTrainer } from "../../../support/trainer-harness.js";
+import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
+import { perStep, recording, runTrainer } from "../../../support/trainer-harness.js";
 
 /** One number `x`; every example's response is `x` and scores −|x − 3|; a negative x makes the agent throw. */
 function targetBundle(examples = 4): TaskBundle {
@@ -24,22 +23,6 @@ function targetBundle(examples = 4): TaskBundle {
     optimizer_kwargs: { objective: "Make x reach the target." },
     metadata: {},
   };
-}
-
-function perStep(iterations: readonly Record<string, unknown>[], key: "llm_calls" | "evaluations"): number[] {
-  return iterations.map((it, i) => (it[key] as number) - (i === 0 ? 0 : (iterations[i - 1]![key] as number)));
-}
-
-/** Script steps that record which value of x each proposal was asked for. */
-function recording() {
-  const expanded: unknown[] = [];
-  const reply =
-    (content: string): ScriptStep =>
-    (request: ChatRequest) => {
-      expanded.push(request.intent?.kind === "propose" ? request.intent.variables[0]!.value : undefined);
-      return content;
-    };
-  return { expanded, x: (value: number) => reply(xmlReply({ x: value })), raw: reply };
 }
 
 describe("BeamsearchAlgorithm (reference §3.3)", () => {

@@ -1,30 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createStubLlm } from "../../../../adapters/llm/stub-llm.js";
-import { negativeAbsoluteError } from "../../../../adapters/tasks/guides.js";
 import { createTrainerContext } from "../../../../src/engine/trainer-context.js";
 import { initialValues } from "../../../../src/opt/parameter.js";
 import { improves, minibatchAlgorithmTrainer, minibatchTrainer } from "../../../../src/opt/trainers/minibatch.js";
-import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
-import { runTrainer } from "../../../support/trainer-harness.js";
-
-/** One number `x`; every example's response is `x` and scores −|x − 3|. */
-function targetBundle(examples = 4): TaskBundle {
-  return {
-    taskId: "test:target",
-    parameters: [{ name: "x", kind: "number", value: 0, description: "A number.", trainable: true }],
-    agent: { name: "EchoAgent", run: (_input, values) => values.x },
-    guide: negativeAbsoluteError,
-    train_dataset: { inputs: Array.from({ length: examples }, (_, i) => i), infos: Array.from({ length: examples }, () => 3) },
-    optimizer_kwargs: { objective: "Make x reach the target." },
-    metadata: {},
-  };
-}
-
-/** Per-step increments of a cumulative counter of the emitted iterations. */
-function perStep(iterations: readonly Record<string, unknown>[], key: "llm_calls" | "evaluations"): number[] {
-  return iterations.map((it, i) => (it[key] as number) - (i === 0 ? 0 : (iterations[i - 1]![key] as number)));
-}
+import { perStep, runTrainer, targetBundle } from "../../../support/trainer-harness.js";
 
 describe("MinibatchAlgorithm (reference §3.1)", () => {
   it("rejects a worsening update and keeps an improving one; costs 1 LLM call and B (+B when checked) evaluations per batch", async () => {

@@ -1,39 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createStubLlm } from "../../../../adapters/llm/stub-llm.js";
-import { negativeAbsoluteError } from "../../../../adapters/tasks/guides.js";
-import type { ChatRequest } from "../../../../src/llm/llm.js";
 import { ucbScore, ucbSearchTrainer } from "../../../../src/opt/trainers/ucb-search.js";
-import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
-import { scriptedLlm, xmlReply, type ScriptStep } from "../../../support/scripted-llm.js";
-import { runTrainer } from "../../../support/trainer-harness.js";
-
-/** One number `x`; every example's response is `x` and scores −|x − 3|, whichever examples are drawn. */
-function targetBundle(examples = 4): TaskBundle {
-  return {
-    taskId: "test:target",
-    parameters: [{ name: "x", kind: "number", value: 0, description: "A number.", trainable: true }],
-    agent: { name: "EchoAgent", run: (_input, values) => values.x },
-    guide: negativeAbsoluteError,
-    train_dataset: { inputs: Array.from({ length: examples }, (_, i) => i), infos: Array.from({ length: examples }, () => 3) },
-    optimizer_kwargs: { objective: "Make x reach the target." },
-    metadata: {},
-  };
-}
-
-function perStep(iterations: readonly Record<string, unknown>[], key: "llm_calls" | "evaluations"): number[] {
-  return iterations.map((it, i) => (it[key] as number) - (i === 0 ? 0 : (iterations[i - 1]![key] as number)));
-}
-
-function recording() {
-  const expanded: unknown[] = [];
-  const reply =
-    (content: string): ScriptStep =>
-    (request: ChatRequest) => {
-      expanded.push(request.intent?.kind === "propose" ? request.intent.variables[0]!.value : undefined);
-      return content;
-    };
-  return { expanded, x: (value: number) => reply(xmlReply({ x: value })), raw: reply };
-}
+import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
+import { perStep, recording, runTrainer, targetBundle } from "../../../support/trainer-harness.js";
 
 describe("UCBSearchAlgorithm (reference §3.5)", () => {
   it("expands the argmax-UCB candidate each iteration at 1 LLM call + train_batch_size + evaluation_batch_size evaluations", async () => {
