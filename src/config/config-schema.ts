@@ -5,6 +5,7 @@
  */
 import * as Schema from "effect/Schema";
 import { LEGACY_KNOB_SPELLINGS } from "./legacy-knobs.js";
+import { COUNT_KWARGS } from "./trainer-kwarg-names.js";
 
 const describe = <S extends Schema.Schema.Any>(schema: S, description: string) =>
   schema.annotations({ description }) as unknown as S;
@@ -22,32 +23,6 @@ const OptimizerKwargs = describe(
   Schema.NullOr(Schema.Union(Kwargs, Schema.Array(Kwargs))),
   "a mapping of keyword arguments (or a list of them, one per parameter group), or null",
 );
-
-/** Trainer keyword arguments whose type is known; anything else passes through untyped. */
-const COUNT_KWARGS = [
-  "threads",
-  "num_threads",
-  "num_epochs",
-  "num_steps",
-  "num_batches",
-  "num_candidates",
-  "num_proposals",
-  "num_iters",
-  "num_search_iterations",
-  "train_batch_size",
-  "batch_size",
-  "merge_every",
-  "pareto_subset_size",
-  "ps_steps",
-  "ps_batches",
-  "ps_candidates",
-  "ps_proposals",
-  "ps_mem_update",
-  "gepa_iters",
-  "gepa_train_bs",
-  "gepa_merge_every",
-  "gepa_pareto_subset",
-] as const;
 
 const NullableCount = describe(Schema.NullOr(Count), "a whole number ≥ 0, or null");
 const Verbose = describe(Schema.Union(Schema.Boolean, Schema.String), "true, false or a verbosity name");

@@ -2,36 +2,7 @@
  * Every trainer id a config may name (spec §7, algorithms reference §3), with whether this build
  * can run it and, if not, why. A trainer is listed as available only once it really runs.
  */
-
-/** Kwargs every trainer accepts in `validate --strict` (spec §2.5). */
-export const COMMON_TRAINER_KWARGS = [
-  "verbose",
-  "threads",
-  "num_threads",
-  "num_epochs",
-  "num_steps",
-  "num_batches",
-  "num_candidates",
-  "num_proposals",
-  "num_iters",
-  "num_search_iterations",
-  "train_batch_size",
-  "batch_size",
-  "merge_every",
-  "pareto_subset_size",
-  "ps_steps",
-  "ps_batches",
-  "ps_candidates",
-  "ps_proposals",
-  "ps_mem_update",
-  "gepa_iters",
-  "gepa_train_bs",
-  "gepa_merge_every",
-  "gepa_pareto_subset",
-  "optimizer_kwargs",
-  "eval_kwargs",
-] as const;
-
+import { COMMON_TRAINER_KWARGS } from "../config/trainer-kwarg-names.js";
 import type { Trainer } from "./trainer.js";
 
 export interface TrainerInfo {
