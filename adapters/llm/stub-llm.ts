@@ -58,6 +58,9 @@ export function createStubLlm(seed: number): Llm {
           if (proposed !== undefined) suggestion[variable.name] = proposed;
         }
         content = render(intent.format, suggestion);
+      } else if (intent?.kind === "improve") {
+        const value = proposeValue(intent.variable, rng) ?? intent.variable.value;
+        content = `<IMPROVED_VARIABLE>${typeof value === "string" ? value : JSON.stringify(value)}</IMPROVED_VARIABLE>`;
       } else if (intent?.kind === "text") content = "stub response";
       else content = '{"suggestion": {}}';
       const prompt_tokens = estimateTokens(prompt);

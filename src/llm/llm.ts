@@ -24,6 +24,8 @@ export interface VariableIntent {
  */
 export type LlmIntent =
   | { readonly kind: "propose"; readonly format: "xml" | "json"; readonly variables: readonly VariableIntent[] }
+  /** TextGrad's update: one variable's new value inside <IMPROVED_VARIABLE> tags. */
+  | { readonly kind: "improve"; readonly variable: VariableIntent }
   | { readonly kind: "text" };
 
 export interface ChatRequest {

@@ -170,16 +170,10 @@ export class TextGradOptimizer implements Optimizer {
   }
 }
 
-/**
- * The stub LLM answers from the intent. It has no TextGrad format yet, so the update call asks it
- * for an OptoPrimeV2-style proposal of this one variable, which `parseImprovedVariable` reads.
- * Once the stub knows `{kind: "improve", variable}` (answering inside <IMPROVED_VARIABLE> tags),
- * this becomes that intent.
- */
+/** What the stub LLM needs to answer an update call (a new value inside <IMPROVED_VARIABLE> tags). */
 function updateIntent(variable: ProblemVariable): LlmIntent {
   return {
-    kind: "propose",
-    format: "xml",
-    variables: [{ name: variable.name, kind: variable.kind, value: variable.value, ...(variable.stubCandidates ? { candidates: variable.stubCandidates } : {}) }],
+    kind: "improve",
+    variable: { name: variable.name, kind: variable.kind, value: variable.value, ...(variable.stubCandidates ? { candidates: variable.stubCandidates } : {}) },
   };
 }

@@ -143,3 +143,16 @@ describe("other requests and usage", () => {
     });
   });
 });
+
+describe("stub LLM: TextGrad updates", () => {
+  it("answers an improve intent inside <IMPROVED_VARIABLE> tags with a moved number", async () => {
+    const reply = await createStubLlm(7).complete({
+      messages: [{ role: "user", content: "improve a" }],
+      intent: { kind: "improve", variable: { name: "a", kind: "number", value: 1 } },
+    });
+    const match = /^<IMPROVED_VARIABLE>(.*)<\/IMPROVED_VARIABLE>$/.exec(reply.content);
+    expect(match).not.toBeNull();
+    expect(Number(match![1])).not.toBe(1);
+    expect(Number.isFinite(Number(match![1]))).toBe(true);
+  });
+});

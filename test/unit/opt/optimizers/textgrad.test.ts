@@ -154,7 +154,7 @@ describe("TextGrad prompts", () => {
     expect(prompt).toContain("<CONSTRAINTS>First addend.\nThe value is a number (float): write the number only.</CONSTRAINTS>");
     expect(prompt).toContain("<IMPROVED_VARIABLE>{the improved variable}</IMPROVED_VARIABLE>");
     expect(system(request)).toContain("<IMPROVED_VARIABLE> {improved variable} </IMPROVED_VARIABLE>");
-    expect(request.intent).toEqual({ kind: "propose", format: "xml", variables: [{ name: "a", kind: "number", value: 1 }] });
+    expect(request.intent).toEqual({ kind: "improve", variable: { name: "a", kind: "number", value: 1 } });
   });
 
   it("a long value is shown short in <VARIABLE> (first and last 10 words) but whole in <LM_INPUT>", async () => {
@@ -202,7 +202,7 @@ describe("TextGrad update parsing", () => {
     expect((await propose("text", "old", "just the new text")).update).toEqual({ x: "just the new text" });
   });
 
-  it("accepts an OptoPrimeV2-style <variable> block for this variable (the stub's current answer)", async () => {
+  it("accepts an OptoPrimeV2-style <variable> block for this variable", async () => {
     const reply = "<reasoning>\nr\n</reasoning>\n<variable>\n<name>x</name>\n<value>\n0.5\n</value>\n</variable>";
     expect((await propose("number", 1, reply)).update).toEqual({ x: 0.5 });
   });
