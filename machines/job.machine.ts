@@ -8,8 +8,8 @@
  */
 import { assign, setup } from "xstate";
 
-export const JOB_STATUSES = ["done", "failed", "timeout", "skipped", "cancelled"] as const;
-export type TerminalJobState = (typeof JOB_STATUSES)[number];
+export const TERMINAL_JOB_STATES = ["done", "failed", "timeout", "skipped", "cancelled"] as const;
+export type TerminalJobState = (typeof TERMINAL_JOB_STATES)[number];
 export type ActiveJobState = "building" | "training" | "evaluating";
 export type JobState = "queued" | ActiveJobState | TerminalJobState;
 

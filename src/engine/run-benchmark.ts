@@ -133,8 +133,9 @@ export function startRun(plan: RunPlan, adapters: RunAdapters, hooks: RunHooks =
   const fiber = Effect.runFork(program);
   let interruptedBy: string | null = null;
 
-  const done = Effect.runPromise(Fiber.await(fiber)).then(async (exit) => {
+  const done = Effect.runPromise(Fiber.await(fiber)).then((exit) => {
     try {
+      // Jobs whose planned attempt never began were stopped by fail-fast or by the interruption.
       const started = new Set(planned.filter((j) => (state.jobs.get(j.spec.job_id)?.attempt ?? 0) >= j.attempt).map((j) => j.spec.job_id));
       for (const job of planned) if (!started.has(job.spec.job_id)) notRun[job.spec.job_id] = interruptedBy !== null ? "interrupted_before_start" : "fail_fast_stopped";
       if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) throw new Error(`supervisor failed: ${String(exit.cause)}`);

@@ -21,21 +21,12 @@ export interface SupervisorOptions {
   readonly failedJob: (jobId: string) => boolean;
 }
 
-export interface SupervisorResult {
-  /** Jobs never started because fail-fast stopped the run. */
-  readonly stoppedByFailFast: readonly string[];
-}
-
-export function superviseJobs(options: SupervisorOptions): Effect.Effect<SupervisorResult> {
+export function superviseJobs(options: SupervisorOptions): Effect.Effect<void> {
   return Effect.suspend(() => {
     let stopped = false;
-    const skipped: string[] = [];
     const one = (job: PlannedJob) =>
       Effect.suspend(() => {
-        if (stopped) {
-          skipped.push(job.spec.job_id);
-          return Effect.void;
-        }
+        if (stopped) return Effect.void;
         return runJob(job.spec, job.attempt, options.context).pipe(
           Effect.tap(() =>
             Effect.sync(() => {
@@ -44,8 +35,6 @@ export function superviseJobs(options: SupervisorOptions): Effect.Effect<Supervi
           ),
         );
       });
-    return Effect.forEach(options.jobs, one, { concurrency: Math.max(1, options.maxWorkers), discard: true }).pipe(
-      Effect.map(() => ({ stoppedByFailFast: skipped })),
-    );
+    return Effect.forEach(options.jobs, one, { concurrency: Math.max(1, options.maxWorkers), discard: true });
   });
 }

@@ -146,19 +146,10 @@ export class EventStore {
   /** Brings every mirror level with SQLite: drops a torn last line, appends what is missing. */
   private repairMirrors(): void {
     repairMirror(join(this.runDir, RUN_MIRROR), () => this.rows("SELECT seq, type, run_id, job_id, ts, data FROM events ORDER BY seq"), this.lastSeq());
-    const jobIds = (this.db.prepare("SELECT DISTINCT job_id FROM events WHERE job_id IS NOT NULL").all() as { job_id: string }[]).map((r) => r.job_id);
-    const lastByJob = new Map(
-      (this.db.prepare("SELECT job_id, MAX(seq) AS seq FROM events WHERE job_id IS NOT NULL GROUP BY job_id").all() as { job_id: string; seq: number }[]).map(
-        (r) => [r.job_id, r.seq],
-      ),
-    );
-    for (const jobId of jobIds) {
+    const jobs = this.db.prepare("SELECT job_id, MAX(seq) AS seq FROM events WHERE job_id IS NOT NULL GROUP BY job_id").all() as { job_id: string; seq: number }[];
+    for (const { job_id: jobId, seq } of jobs) {
       mkdirSync(join(this.runDir, "jobs", jobId), { recursive: true });
-      repairMirror(
-        jobMirrorPath(this.runDir, jobId),
-        () => this.rows("SELECT seq, type, run_id, job_id, ts, data FROM events WHERE job_id = ? ORDER BY seq", jobId),
-        lastByJob.get(jobId) ?? 0,
-      );
+      repairMirror(jobMirrorPath(this.runDir, jobId), () => this.rows("SELECT seq, type, run_id, job_id, ts, data FROM events WHERE job_id = ? ORDER BY seq", jobId), seq);
     }
   }
 }
