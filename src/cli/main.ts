@@ -34,11 +34,20 @@ function mainHelp(): string {
   ].join("\n");
 }
 
-/** Errors that are the user's to fix: one clear message, exit code 2, no stack trace. */
+/** Errors that are the user's (or their machine's) to fix: one clear line, exit code 2, no stack trace. */
+const USER_ERROR_TAGS = new Set([
+  "UsageError",
+  "BenchSelectorError",
+  "RunDirError",
+  "RunLockedError",
+  "EventLogWriteError",
+  "EventLogCorruptError",
+]);
+
 function userErrorLines(error: unknown): string[] | undefined {
   const tag = (error as { _tag?: unknown } | null)?._tag;
   if (tag === "ConfigError") return (error as { problems: string[] }).problems.map((p) => `trace-bench: config error: ${p}`);
-  if (tag === "UsageError" || tag === "BenchSelectorError") return [`trace-bench: ${(error as Error).message}`];
+  if (typeof tag === "string" && USER_ERROR_TAGS.has(tag)) return [`trace-bench: ${(error as Error).message}`];
   return undefined;
 }
 

@@ -3,7 +3,8 @@
  * when stdout is a TTY, otherwise one plain line per finished job.
  */
 import { pythonFloatRepr } from "../config/python-json.js";
-import type { JobView } from "../events/run-state.js";
+import type { Subscriber } from "../events/event-bus.js";
+import type { JobFinishedData, JobView, RunState } from "../events/run-state.js";
 
 export class ProgressReporter {
   private done = 0;
@@ -35,20 +36,33 @@ export class ProgressReporter {
     this.done = count;
   }
 
-  note(text: string): void {
+  note(text: string, to: NodeJS.WritableStream = this.out): void {
     if (this.live) this.out.write("\r\x1b[2K");
-    this.out.write(`${text}\n`);
+    to.write(`${text}\n`);
   }
 
-  jobFinished(job: JobView): void {
-    const f = job.finished;
-    if (f === null) return;
+  /** The console as a subscriber of the log: one line per finished job (specs come from the run state). */
+  subscriber(state: RunState): Subscriber {
+    return {
+      name: "console",
+      handle: (events) => {
+        for (const event of events) {
+          if (event.type !== "JobFinished" || event.job_id === null) continue;
+          const job = state.jobs.get(event.job_id);
+          if (job !== undefined) this.jobFinished(job.spec, event.data);
+        }
+      },
+      catchUp: () => {}, // a missed line is not printed later: the reports hold every job
+    };
+  }
+
+  jobFinished(spec: JobView["spec"], f: JobFinishedData): void {
     this.done += 1;
     if (f.status === "failed" || f.status === "timeout") this.failed += 1;
     if (this.live) return this.render();
     const score = f.score_val === null ? "none" : pythonFloatRepr(f.score_val);
     this.out.write(
-      `[${this.done}/${this.total}] ${f.status} ${job.job_id} ${job.spec.task_id} x ${job.spec.trainer_id} (seed=${job.spec.seed}) score_val=${score} ${f.time_seconds.toFixed(2)}s\n`,
+      `[${this.done}/${this.total}] ${f.status} ${spec.job_id} ${spec.task_id} x ${spec.trainer_id} (seed=${spec.seed}) score_val=${score} ${f.time_seconds.toFixed(2)}s\n`,
     );
   }
 

@@ -1,19 +1,30 @@
 /**
  * `trace-bench replay <run_dir>`: deletes every file the event log can produce and rebuilds it:
- * the jsonl mirrors from SQLite, then every projection from the events.
+ * the jsonl mirrors from SQLite, then every projection from the events. It is a writer (it takes
+ * the run directory's lock); the log is read and checked before anything is deleted.
+ *
+ * `--verify` only reads: it re-derives every job stream through the job machine and lists what
+ * the machine would not have produced (exit 1), writing nothing.
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { UsageError } from "./args.js";
-import { EVENTS_DB, EventStore, peekRun } from "../events/event-store.js";
+import { verifyLog } from "../engine/verify-log.js";
+import { EventReader, peekRun } from "../events/event-reader.js";
+import { EventStore } from "../events/event-store.js";
+import { EVENTS_DB } from "../events/log-database.js";
+import { MirrorWriter } from "../events/mirror-writer.js";
+import { PROJECTIONS } from "../events/projection-subscriber.js";
 import { ProjectionWriter } from "../events/projection-writer.js";
 import { RunState } from "../events/run-state.js";
 
 export const spec: VerbSpec = {
   name: "replay",
   summary: "Delete and rebuild every projection of a run directory (reports, mirrors, job files) from its event log.",
-  flags: {},
+  flags: {
+    verify: { type: "boolean", description: "Only check the log: re-derive every job's events through the job machine and list what it would not have produced (exit 1). Writes nothing." },
+  },
   positional: { name: "run_dir", description: "A run directory (runs/<run_id>).", required: true },
 };
 
@@ -25,23 +36,46 @@ function removeDerivedFiles(runDir: string): void {
   }
 }
 
-export function replayRun(runDir: string): RunState {
-  const peek = peekRun(runDir);
+function requireRun(runDir: string): string {
+  const peek = existsSync(runDir) ? peekRun(runDir) : null;
   if (peek === null) throw new UsageError({ verb: "replay", problem: `${runDir} has no event log (${EVENTS_DB}); pass a run directory such as runs/<run_id>` });
-  removeDerivedFiles(runDir);
-  const store = EventStore.open(runDir, peek.runId, { create: false });
+  return peek.runId;
+}
+
+export function replayRun(runDir: string): RunState {
+  const runId = requireRun(runDir);
+  const store = EventStore.open(runDir, runId, { command: "trace-bench replay" });
   try {
     const state = RunState.fold(store.readAll());
+    removeDerivedFiles(runDir);
+    new MirrorWriter(runDir).catchUp(store);
     new ProjectionWriter(runDir, true).writeAll(state);
+    store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
     return state;
   } finally {
     store.close();
   }
 }
 
+function verifyRun(runDir: string): number {
+  requireRun(runDir);
+  const reader = EventReader.open(runDir);
+  try {
+    const events = reader.readAfter(0);
+    RunState.fold(events); // every event must also fold into the reports
+    const problems = verifyLog(events);
+    for (const p of problems) process.stdout.write(`event ${p.seq}${p.jobId ? ` (job ${p.jobId})` : ""}: ${p.problem}\n`);
+    const jobs = new Set(events.filter((e) => e.job_id !== null).map((e) => e.job_id)).size;
+    process.stdout.write(problems.length === 0 ? `Verified ${basename(runDir)}: ${events.length} events, ${jobs} jobs, all as the job machine decides\n` : `${problems.length} problem(s) in ${basename(runDir)}\n`);
+    return problems.length === 0 ? 0 : 1;
+  } finally {
+    reader.close();
+  }
+}
+
 export async function execute(args: ParsedArgs): Promise<number> {
   const runDir = args.positional!;
-  if (!existsSync(runDir)) throw new UsageError({ verb: "replay", problem: `no such run directory: ${runDir}` });
+  if (args.flags.verify === true) return verifyRun(runDir);
   const state = replayRun(runDir);
   process.stdout.write(`Replayed ${basename(runDir)}: ${state.lastSeq} events, ${state.orderedJobs().filter((j) => j.finished).length} jobs\n`);
   return 0;

@@ -8,8 +8,11 @@ import { UsageError } from "./args.js";
 import { CONFIG_FLAG, DEFAULT_TASKS_ROOT, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
 import { loadTaskRegistry } from "../../adapters/tasks/index.js";
 import type { ResumeMode } from "../config/run-config.js";
-import { startRun, type RunReport } from "../engine/run-benchmark.js";
+import * as Layer from "effect/Layer";
+import { startRun, type RunReport } from "../engine/run-invocation.js";
 import { planRun } from "../engine/run-plan.js";
+import { LlmSource, TaskSource, TrainerSource } from "../engine/run-services.js";
+import { findTrainer } from "../opt/trainer-catalog.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
 import { ProgressReporter } from "./progress-reporter.js";
 import { llmFactory } from "../../adapters/llm/index.js";
@@ -93,12 +96,18 @@ export async function execute(args: ParsedArgs): Promise<number> {
   for (const warning of plan.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);
 
   const progress = new ProgressReporter(process.stdout, plan.jobs.length);
-  const handle = startRun(plan, { registry, createLlm: llmFactory(plan.config) }, {
+  const sources = Layer.mergeAll(
+    Layer.succeed(TaskSource, registry),
+    Layer.succeed(TrainerSource, { find: findTrainer }),
+    Layer.succeed(LlmSource, { forJob: llmFactory(plan.config) }),
+  );
+  const handle = startRun(plan, sources, {
     onResume: (runId, done, total) => {
       process.stdout.write(`Resuming ${runId}: ${done}/${total} jobs done\n`);
       progress.alreadyDone(done);
     },
-    onJobFinished: (job) => progress.jobFinished(job),
+    report: (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr),
+    subscribers: (state) => [progress.subscriber(state)],
   });
   progress.start();
   let signals = 0;
@@ -108,8 +117,9 @@ export async function execute(args: ParsedArgs): Promise<number> {
     progress.note(`${signal}: cancelling running jobs (press Ctrl-C again to exit at once)`);
     handle.interrupt(signal);
   };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  // A closed terminal (SIGHUP) stops the run like SIGTERM: jobs are cancelled, children killed, the run stays resumable.
+  const signalNames = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  for (const name of signalNames) process.on(name, onSignal);
   try {
     const report = await handle.done;
     progress.stop();
@@ -117,7 +127,6 @@ export async function execute(args: ParsedArgs): Promise<number> {
     return exitCodeOf(report);
   } finally {
     progress.stop();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    for (const name of signalNames) process.off(name, onSignal);
   }
 }

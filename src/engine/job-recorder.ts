@@ -1,68 +1,100 @@
 /**
- * Records one attempt of one job: every fact becomes an event, and every phase change is asked
- * of the job machine first (Effect drives, XState decides). The terminal transition and
- * `JobFinished` commit together in one transaction: a job's work is done exactly when that
- * commits. After that the recorder is closed, so work still unwinding after a timeout or cancel
- * cannot add events to a finished attempt.
+ * Records one job's stream: each command goes through the decider, and what it decides is
+ * appended at the stream version the recorder last saw (so a second writer, or a stale view of
+ * the job, fails instead of adding a second outcome).
+ *
+ * When an append reports an error, the log itself says what happened: if the stream did advance
+ * by the events sent, they were committed (the error came after the commit) and the recorder
+ * goes on from there; otherwise nothing was committed and the job cannot be recorded any more.
+ * Either way the decider never sees a stale state, so one attempt never gets two terminal events.
  */
-import { initialJobSnapshot, jobStateOf, stepJob, type JobSnapshot } from "../../machines/job-transitions.js";
-import type { JobMachineEvent } from "../../machines/job.machine.js";
-import type { EventData, NewEvent } from "../events/event-schema.js";
-import type { EventStore } from "../events/event-store.js";
+import * as Cause from "effect/Cause";
+import * as Data from "effect/Data";
+import * as Effect from "effect/Effect";
+import { jobStateOf } from "../../machines/job-transitions.js";
+import { jobStream, type EventBody, type NewEvent } from "../events/event-schema.js";
+import { decide, evolve, foldJobStream, type JobCommand, type JobCommandRejected, type JobDecisionState } from "./job-decider.js";
+import { RunLog, type AppendError } from "./run-services.js";
 
-export class RecorderClosed extends Error {
-  override readonly name = "RecorderClosed";
+/** The log did not take the job's events (disk full, read-only, another writer): the attempt stops here. */
+export class JobNotRecorded extends Data.TaggedError("JobNotRecorded")<{ readonly jobId: string; readonly cause: AppendError | Error }> {
+  override get message(): string {
+    return `job ${this.jobId}: events not recorded: ${this.cause.message}`;
+  }
 }
 
-export class JobRecorder {
-  private snapshot: JobSnapshot = initialJobSnapshot();
-  private closed = false;
+export type RecordError = JobCommandRejected | JobNotRecorded;
 
-  constructor(
-    private readonly store: Pick<EventStore, "append">,
-    readonly jobId: string,
-    readonly attempt: number,
-  ) {}
+export interface JobRecorder {
+  readonly jobId: string;
+  /** The latest attempt's number. */
+  readonly attempt: () => number;
+  /** The machine's state in the latest attempt. */
+  readonly state: () => string;
+  /** Whether the latest attempt recorded its outcome. */
+  readonly finished: () => boolean;
+  readonly execute: (command: JobCommand) => Effect.Effect<void, RecordError>;
+  /** `execute` for synchronous callers (a trainer's `emit`, LLM metering); throws the typed error. */
+  readonly executeNow: (command: JobCommand) => void;
+}
 
-  get state(): string {
-    return jobStateOf(this.snapshot);
-  }
+/**
+ * A recorder over the job's stream as it stands in the log. `history` (the job's events so far)
+ * seeds the decider; the stream version is read from the log, the authority.
+ */
+export const makeJobRecorder = (jobId: string, history: readonly EventBody[], onWarning: (text: string) => void) =>
+  Effect.gen(function* () {
+    const log = yield* RunLog;
+    const stream = jobStream(jobId);
+    let state: JobDecisionState = foldJobStream(history);
+    const logVersion = yield* log.streamVersion(stream).pipe(Effect.mapError((cause) => new JobNotRecorded({ jobId, cause })));
+    if (logVersion !== state.version) {
+      return yield* Effect.fail(new JobNotRecorded({ jobId, cause: new Error(`the log holds ${logVersion} events of ${stream}, the run state ${state.version}`) }));
+    }
 
-  get isClosed(): boolean {
-    return this.closed;
-  }
+    const commit = (events: NewEvent[]): Effect.Effect<void, JobNotRecorded> =>
+      log.append(stream, state.version, events).pipe(
+        Effect.asVoid,
+        Effect.catchAll((error) =>
+          log.streamVersion(stream).pipe(
+            Effect.orElseSucceed(() => -1),
+            Effect.flatMap((version) => {
+              if (version === state.version + events.length) {
+                onWarning(`job ${jobId}: the log committed the events but then reported: ${error.message}`);
+                return Effect.void;
+              }
+              return Effect.fail(new JobNotRecorded({ jobId, cause: error }));
+            }),
+          ),
+        ),
+        Effect.tap(() =>
+          Effect.sync(() => {
+            for (const event of events) state = evolve(state, event);
+          }),
+        ),
+      );
 
-  /** Appends facts of the current phase (evaluations, iterations, LLM calls). */
-  record(events: readonly NewEvent[]): void {
-    if (this.closed) throw new RecorderClosed(`job ${this.jobId} attempt ${this.attempt} already finished`);
-    this.store.append(events.map((e) => ({ ...e, job_id: this.jobId }) as NewEvent));
-  }
+    const execute = (command: JobCommand): Effect.Effect<void, RecordError> =>
+      Effect.suspend((): Effect.Effect<void, RecordError> => {
+        let events: NewEvent[];
+        try {
+          events = decide(jobId, state, command);
+        } catch (error) {
+          return Effect.fail(error as JobCommandRejected);
+        }
+        return commit(events);
+      });
 
-  /** Steps the machine, then appends `before` facts and the transition in one transaction. */
-  transition(event: JobMachineEvent, before: readonly NewEvent[] = [], deadline?: string | null): void {
-    if (this.closed) throw new RecorderClosed(`job ${this.jobId} attempt ${this.attempt} already finished`);
-    const from = this.state;
-    const next = stepJob(this.snapshot, event);
-    this.record([...before, this.transitionEvent(from, next, event, deadline)]);
-    this.snapshot = next;
-  }
-
-  /** `before` facts, the terminal transition and `JobFinished`, committed together; closes the recorder. */
-  finish(event: JobMachineEvent, finished: Omit<EventData<"JobFinished">, "attempt">, before: readonly NewEvent[] = []): void {
-    if (this.closed) return;
-    const from = this.state;
-    const next = stepJob(this.snapshot, event);
-    if (!next.hasTag("terminal")) throw new Error(`${event.type} does not end job ${this.jobId} (it leads to '${jobStateOf(next)}')`);
-    this.record([...before, this.transitionEvent(from, next, event), { type: "JobFinished", data: { attempt: this.attempt, ...finished } }]);
-    this.snapshot = next;
-    this.closed = true;
-  }
-
-  private transitionEvent(from: string, next: JobSnapshot, event: JobMachineEvent, deadline?: string | null): NewEvent {
-    const reason = "reason" in event ? event.reason : null;
-    return {
-      type: "JobTransitioned",
-      data: { attempt: this.attempt, from, to: jobStateOf(next), event: event.type, reason, ...(deadline !== undefined ? { deadline } : {}) },
+    const recorder: JobRecorder = {
+      jobId,
+      attempt: () => state.attempt,
+      state: () => jobStateOf(state.snapshot),
+      finished: () => state.finished,
+      execute,
+      executeNow: (command) => {
+        const exit = Effect.runSyncExit(execute(command));
+        if (exit._tag === "Failure") throw Cause.squash(exit.cause);
+      },
     };
-  }
-}
+    return recorder;
+  });

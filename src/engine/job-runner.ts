@@ -1,37 +1,43 @@
 /**
  * Runs one attempt of one job (spec §5.2): build a fresh bundle → initial evaluation → train →
- * final evaluation → test evaluation with the best values. Each phase's outcome is recorded
- * before the next phase starts. As an Effect it honours interruption (the run was cancelled →
- * `cancelled`) and the job timeout (→ `timeout`); both abort the signal handed to tasks and
- * trainers so their child processes are killed.
+ * final evaluation → test evaluation with the best values. Effect drives, the machine decides:
+ * each phase's outcome becomes a command to the job's recorder, whose decider records it before
+ * the next phase starts. The job timeout (→ `timeout`) and interruption (the run was cancelled →
+ * `cancelled`) abort the signal handed to tasks and trainers, so their child processes are killed.
  */
+import * as Clock from "effect/Clock";
+import * as Data from "effect/Data";
 import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
-import type { JobSpec } from "../config/matrix.js";
+import type { JobMachineEvent, TerminalJobState } from "../../machines/job.machine.js";
 import { toPlain } from "../config/kwargs.js";
-import type { Llm } from "../llm/llm.js";
-import type { NewEvent } from "../events/event-schema.js";
-import type { EventStore } from "../events/event-store.js";
-import { initialValues, trainableParameters, type ParameterValues } from "../opt/parameter.js";
-import type { TrainerInfo } from "../opt/trainer-catalog.js";
-import { evaluationSplit, scoreDataset, type DatasetScore } from "../tasks/score-dataset.js";
-import type { TaskRegistry } from "../tasks/task-registry.js";
-import type { TaskBundle } from "../tasks/task-suite.js";
-import { JobRecorder, RecorderClosed } from "./job-recorder.js";
-import { resolvedMetadata } from "./resolved-metadata.js";
-import { createTrainerContext } from "./trainer-context.js";
+import type { JobSpec } from "../config/matrix.js";
+import type { EventBody } from "../events/event-schema.js";
 import { defaultOptimizerFor } from "../opt/default-optimizer.js";
+import { initialValues, trainableParameters, type ParameterValues } from "../opt/parameter.js";
+import type { Trainer } from "../opt/trainer.js";
+import { evaluationSplit, scoreDataset, type DatasetScore } from "../tasks/score-dataset.js";
+import type { TaskBundle } from "../tasks/task-suite.js";
+import { finishedStatusOf, type JobFact, type JobOutcome } from "./job-decider.js";
+import { makeJobRecorder, type JobRecorder, type RecordError } from "./job-recorder.js";
+import { resolvedMetadata } from "./resolved-metadata.js";
+import { LlmSource, TaskSource, TrainerSource } from "./run-services.js";
+import { createTrainerContext } from "./trainer-context.js";
 
-export interface JobRunContext {
-  readonly store: Pick<EventStore, "append">;
-  readonly registry: TaskRegistry;
-  readonly findTrainer: (id: string) => TrainerInfo | undefined;
+export interface JobAttempt {
+  readonly spec: JobSpec;
+  /** The attempt to run (earlier attempts are in `history`). */
+  readonly attempt: number;
+  /** The job's stream so far. */
+  readonly history: readonly EventBody[];
+}
+
+export interface JobRunOptions {
   readonly invocation: number;
   /** Seconds; 0 = no limit. */
   readonly timeoutSeconds: number;
-  readonly now: () => Date;
-  /** The LLM a job's optimizers use (the stub in mode stub), before metering. */
-  readonly createLlm: (job: JobSpec) => Llm;
+  /** Something went wrong that is not the job's outcome (reported, never recorded as its status). */
+  readonly onWarning: (text: string) => void;
 }
 
 /** What the attempt has established so far; a timeout or cancel reports it as it stands. */
@@ -40,161 +46,161 @@ interface Progress {
   initial: ParameterValues | null;
   initialScore: DatasetScore | null;
   latest: ParameterValues | null;
+  final: DatasetScore | null;
+  test: DatasetScore | null;
+  best: ParameterValues | null;
+  /** The feedback an `ok` job reports: its final evaluation's. */
+  feedback: string;
 }
+
+/** The attempt stops early: the machine event that says how. */
+class JobStop extends Data.TaggedError("JobStop")<{ readonly event: Extract<JobMachineEvent, { type: "FAIL" | "SKIP" }> }> {}
+class JobTimedOut extends Data.TaggedError("JobTimedOut")<object> {}
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const errorWithStack = (error: unknown) => (error instanceof Error && error.stack ? error.stack : String(error));
+const fail = (reason: string) => new JobStop({ event: { type: "FAIL", reason } });
 
-class JobStop extends Error {
-  constructor(
-    readonly kind: "FAIL" | "SKIP",
-    readonly reason: string,
-  ) {
-    super(reason);
-  }
-}
-
-function evaluationEvent(phase: "initial" | "final" | "test", attempt: number, result: DatasetScore): NewEvent {
+function evaluationFact(phase: "initial" | "final" | "test", attempt: number, result: DatasetScore): JobFact {
   return {
     type: "EvaluationCompleted",
     data: { attempt, phase, split: result.split, score: result.score, feedback: result.feedback, example_scores: [...result.exampleScores] },
   };
 }
 
-function finishedData(job: JobSpec, progress: Progress, started: number, status: "ok" | "failed" | "skipped" | "timeout" | "cancelled", feedback: string, scores: { final?: DatasetScore | null; test?: DatasetScore | null; best?: ParameterValues | null } = {}) {
+function outcomeOf(job: JobSpec, progress: Progress, started: number): JobOutcome {
   const initialScore = progress.initialScore?.score ?? null;
-  const finalScore = scores.final?.score ?? null;
-  const scoreVal = initialScore !== null && finalScore !== null ? Math.max(initialScore, finalScore) : (finalScore ?? initialScore);
+  const finalScore = progress.final?.score ?? null;
   const bundle = progress.bundle;
   return {
-    status,
-    feedback,
+    feedback: progress.feedback,
     score_val_initial: initialScore,
     score_val_final: finalScore,
-    score_val: scoreVal,
-    score_test: scores.test?.score ?? null,
+    score_val: initialScore !== null && finalScore !== null ? Math.max(initialScore, finalScore) : (finalScore ?? initialScore),
+    score_test: progress.test?.score ?? null,
     time_seconds: (performance.now() - started) / 1000,
     resolved: resolvedMetadata(job, bundle),
     agent: bundle?.agent.name ?? null,
     parameters: bundle?.parameters.map((p) => ({ name: p.name, kind: p.kind, trainable: p.trainable })) ?? [],
     initial_values: progress.initial,
-    final_values: scores.final === undefined ? null : progress.latest,
-    best_values: scores.best ?? null,
+    final_values: progress.final === null ? null : progress.latest,
+    best_values: progress.best,
   };
 }
 
-async function attempt(job: JobSpec, ctx: JobRunContext, recorder: JobRecorder, progress: Progress, started: number, signal: AbortSignal): Promise<void> {
-  const trainerInfo = ctx.findTrainer(job.trainer_id);
-  try {
-    if (trainerInfo === undefined) throw new JobStop("FAIL", `unknown trainer '${job.trainer_id}'; run 'trace-bench list-trainers --all'`);
+/** Promise-returning work of a phase; anything it throws stops the job as an internal error. */
+const phase = <A>(work: (signal: AbortSignal) => Promise<A>) =>
+  Effect.tryPromise({ try: work, catch: (error) => fail(`internal_error: ${errorWithStack(error)}`) });
+
+/** The phases of one attempt, each recorded before the next starts; ends by recording the outcome. */
+function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started: number) {
+  return Effect.gen(function* () {
+    const attempt = recorder.attempt();
+    const trainerInfo = (yield* TrainerSource).find(job.trainer_id);
+    if (trainerInfo === undefined) return yield* fail(`unknown trainer '${job.trainer_id}'; run 'trace-bench list-trainers --all'`);
     if (!trainerInfo.available || trainerInfo.load === undefined) {
-      throw new JobStop("FAIL", `trainer '${job.trainer_id}' is not available: ${trainerInfo.reason ?? "unknown reason"}`);
+      return yield* fail(`trainer '${job.trainer_id}' is not available: ${trainerInfo.reason ?? "unknown reason"}`);
     }
-    const trainer = await trainerInfo.load();
-    let bundle: TaskBundle;
-    try {
-      bundle = await ctx.registry.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs));
-    } catch (error) {
-      if ((error as { _tag?: string })._tag === "TaskUnavailableError") throw new JobStop("SKIP", errorText(error));
-      throw new JobStop("FAIL", `task_load_error: ${errorText(error)}`);
-    }
+    const trainer: Trainer = yield* phase(() => trainerInfo.load!());
+    const tasks = yield* TaskSource;
+    const bundle = yield* Effect.tryPromise({
+      try: async () => tasks.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs)),
+      catch: (error) =>
+        (error as { _tag?: string })._tag === "TaskUnavailableError"
+          ? new JobStop({ event: { type: "SKIP", reason: errorText(error) } })
+          : fail(`task_load_error: ${errorText(error)}`),
+    });
     progress.bundle = bundle;
-    if (trainableParameters(bundle.parameters).length === 0) throw new JobStop("FAIL", "no_trainable_parameters");
+    if (trainableParameters(bundle.parameters).length === 0) return yield* fail("no_trainable_parameters");
     const split = evaluationSplit(bundle);
-    progress.initial = initialValues(bundle.parameters);
-    progress.latest = progress.initial;
-    signal.throwIfAborted();
-    progress.initialScore = await scoreDataset(bundle, progress.initial, split, { signal });
-    recorder.transition({ type: "BUILT" }, [evaluationEvent("initial", recorder.attempt, progress.initialScore)]);
+    const initial = initialValues(bundle.parameters);
+    progress.initial = initial;
+    progress.latest = initial;
+    const initialScore = yield* phase((signal) => scoreDataset(bundle, initial, split, { signal }));
+    progress.initialScore = initialScore;
+    yield* recorder.execute({ type: "Advance", event: { type: "BUILT" }, facts: [evaluationFact("initial", attempt, initialScore)] });
 
-    let trainingError: string | null = null;
-    try {
-      const resolved = resolvedMetadata(job, bundle);
-      const context = createTrainerContext({
-        bundle,
-        initialValues: progress.initial,
-        trainerKwargs: job.resolved_kwargs.trainer_kwargs,
-        seed: job.seed,
-        optimizer: { name: resolved.optimizer ?? defaultOptimizerFor(bundle.parameters), kwargs: resolved.optimizer_kwargs },
-        recorder,
-        llm: ctx.createLlm(job),
-        signal,
-        onValues: (values) => {
-          progress.latest = values;
-        },
-      });
-      const result = await trainer.train(context);
-      progress.latest = result.values;
-    } catch (error) {
-      if (error instanceof RecorderClosed || signal.aborted) throw error;
-      trainingError = `training_error: ${errorWithStack(error)}`;
+    const resolved = resolvedMetadata(job, bundle);
+    const llm = (yield* LlmSource).forJob(job);
+    const training = yield* Effect.tryPromise({
+      try: (signal) =>
+        trainer.train(
+          createTrainerContext({
+            bundle,
+            initialValues: initial,
+            trainerKwargs: job.resolved_kwargs.trainer_kwargs,
+            seed: job.seed,
+            optimizer: { name: resolved.optimizer ?? defaultOptimizerFor(bundle.parameters), kwargs: resolved.optimizer_kwargs },
+            recorder: { attempt, record: (facts) => recorder.executeNow({ type: "RecordFacts", facts }) },
+            llm,
+            signal,
+            onValues: (values) => {
+              progress.latest = values;
+            },
+          }),
+        ),
+      catch: (error) => error,
+    }).pipe(Effect.either);
+    if (training._tag === "Left") {
+      const error = training.left;
+      // The log refused the trainer's facts: nothing more can be recorded for this job.
+      if (isRecordError(error)) return yield* Effect.fail(error);
+      yield* recorder.execute({ type: "Advance", event: { type: "TRAINING_FAILED", reason: `training_error: ${errorWithStack(error)}` } });
+    } else {
+      progress.latest = training.right.values;
+      yield* recorder.execute({ type: "Advance", event: { type: "TRAINED" } });
     }
-    recorder.transition(trainingError === null ? { type: "TRAINED" } : { type: "TRAINING_FAILED", reason: trainingError });
 
-    signal.throwIfAborted();
-    const finalScore = await scoreDataset(bundle, progress.latest ?? progress.initial, split, { signal });
-    const initialScore = progress.initialScore.score;
-    const best = finalScore.score !== null && (initialScore === null || finalScore.score >= initialScore) ? progress.latest : progress.initial;
-    const test = bundle.test_dataset && bundle.test_dataset.inputs.length > 0 ? await scoreDataset(bundle, best ?? progress.initial, { name: "test_dataset", dataset: bundle.test_dataset }, { signal }) : null;
-    const facts = [evaluationEvent("final", recorder.attempt, finalScore), ...(test ? [evaluationEvent("test", recorder.attempt, test)] : [])];
-    recorder.finish(
-      { type: "EVALUATED" },
-      finishedData(job, progress, started, trainingError === null ? "ok" : "failed", trainingError ?? finalScore.feedback, { final: finalScore, test, best }),
-      facts,
-    );
-  } catch (error) {
-    if (error instanceof RecorderClosed || signal.aborted) throw error;
-    if (error instanceof JobStop) {
-      recorder.finish({ type: error.kind, reason: error.reason }, finishedData(job, progress, started, error.kind === "SKIP" ? "skipped" : "failed", error.reason));
-      return;
-    }
-    const reason = `internal_error: ${errorWithStack(error)}`;
-    recorder.finish({ type: "FAIL", reason }, finishedData(job, progress, started, "failed", reason));
-  }
-}
-
-export class JobTimedOut {
-  readonly _tag = "JobTimedOut";
+    const latest = progress.latest ?? initial;
+    const final = yield* phase((signal) => scoreDataset(bundle, latest, split, { signal }));
+    progress.final = final;
+    progress.feedback = final.feedback;
+    progress.best = final.score !== null && (initialScore.score === null || final.score >= initialScore.score) ? latest : initial;
+    const best = progress.best;
+    const testSet = bundle.test_dataset;
+    if (testSet && testSet.inputs.length > 0) progress.test = yield* phase((signal) => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, { signal }));
+    const facts = [evaluationFact("final", attempt, final), ...(progress.test ? [evaluationFact("test", attempt, progress.test)] : [])];
+    yield* recorder.execute({ type: "Advance", event: { type: "EVALUATED" }, facts, outcome: outcomeOf(job, progress, started) });
+  });
 }
 
 /**
- * One attempt of a job as an Effect. It never fails: every outcome, including timeout and
- * interruption, ends in a committed terminal event.
+ * One attempt of a job. Every outcome the machine knows (done, failed, skipped, timeout,
+ * cancelled) ends in a committed `JobFinished`, whose status it returns. It fails only with
+ * `JobNotRecorded` (the log cannot take the job's events), when nothing more can be recorded.
  */
-export function runJob(job: JobSpec, attemptNumber: number, ctx: JobRunContext): Effect.Effect<void> {
-  return Effect.suspend(() => {
-    const recorder = new JobRecorder(ctx.store, job.job_id, attemptNumber);
-    const progress: Progress = { bundle: null, initial: null, initialScore: null, latest: null };
+export function runJob(job: JobAttempt, options: JobRunOptions) {
+  return Effect.gen(function* () {
+    const recorder = yield* makeJobRecorder(job.spec.job_id, job.history, options.onWarning);
+    const progress: Progress = { bundle: null, initial: null, initialScore: null, latest: null, final: null, test: null, best: null, feedback: "" };
     const started = performance.now();
-    const deadline = ctx.timeoutSeconds > 0 ? new Date(ctx.now().getTime() + ctx.timeoutSeconds * 1000).toISOString() : null;
-    recorder.transition({ type: "START" }, [{ type: "JobQueued", data: { attempt: attemptNumber, invocation: ctx.invocation } }], deadline);
+    const now = yield* Clock.currentTimeMillis;
+    const deadline = options.timeoutSeconds > 0 ? new Date(now + options.timeoutSeconds * 1000).toISOString() : null;
+    yield* recorder.execute({ type: "StartAttempt", attempt: job.attempt, invocation: options.invocation, deadline });
+    const end = (event: JobMachineEvent) => recorder.execute({ type: "Advance", event, outcome: outcomeOf(job.spec, progress, started) });
 
-    const work = Effect.tryPromise({
-      try: (signal) => attempt(job, ctx, recorder, progress, started, signal),
-      catch: (error) => error,
-    });
+    const work = phases(job.spec, recorder, progress, started);
     const limited =
-      ctx.timeoutSeconds > 0
-        ? work.pipe(Effect.timeoutFail({ duration: Duration.seconds(ctx.timeoutSeconds), onTimeout: () => new JobTimedOut() }))
-        : work;
-    return limited.pipe(
-      Effect.catchAll((error) =>
-        Effect.sync(() => {
-          if (error instanceof JobTimedOut) {
-            const reason = `job_timeout: exceeded ${ctx.timeoutSeconds}s (work interrupted, child processes killed)`;
-            recorder.finish({ type: "TIME_OUT", reason }, finishedData(job, progress, started, "timeout", reason));
-          } else if (!recorder.isClosed) {
-            const reason = `internal_error: ${errorWithStack(error)}`;
-            recorder.finish({ type: "FAIL", reason }, finishedData(job, progress, started, "failed", reason));
-          }
-        }),
-      ),
+      options.timeoutSeconds > 0 ? work.pipe(Effect.timeoutFail({ duration: Duration.seconds(options.timeoutSeconds), onTimeout: () => new JobTimedOut() })) : work;
+    yield* limited.pipe(
+      Effect.catchTags({
+        JobStop: (stop) => end(stop.event),
+        JobTimedOut: () => end({ type: "TIME_OUT", reason: `job_timeout: exceeded ${options.timeoutSeconds}s (work interrupted, child processes killed)` }),
+      }),
+      Effect.catchAllDefect((defect) => end({ type: "FAIL", reason: `internal_error: ${errorWithStack(defect)}` })),
       Effect.onInterrupt(() =>
-        Effect.sync(() => {
-          const reason = "cancelled: the run was interrupted before this job finished (it is re-run on resume)";
-          recorder.finish({ type: "CANCEL", reason }, finishedData(job, progress, started, "cancelled", reason));
-        }),
+        recorder.finished()
+          ? Effect.void
+          : end({ type: "CANCEL", reason: "cancelled: the run was interrupted before this job finished (it is re-run on resume)" }).pipe(
+              Effect.catchAll((error) => Effect.sync(() => options.onWarning(`job ${job.spec.job_id}: could not record the cancellation: ${error.message}`))),
+            ),
       ),
     );
+    return finishedStatusOf(recorder.state() as TerminalJobState);
   });
 }
+
+const isRecordError = (error: unknown): error is RecordError => {
+  const tag = (error as { _tag?: unknown } | null)?._tag;
+  return tag === "JobNotRecorded" || tag === "JobCommandRejected";
+};

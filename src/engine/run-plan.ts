@@ -4,12 +4,14 @@
  * write (a new run, an explicit `--run-id`, or the most recent unfinished run of the same
  * experiment).
  */
-import { existsSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import * as Data from "effect/Data";
 import { expandMatrix, type JobSpec } from "../config/matrix.js";
 import { loadRunConfig, type ResumeMode, type RunConfig } from "../config/run-config.js";
 import { computeConfigHash, configSnapshot, newRunId, type ConfigSnapshot } from "../config/snapshot.js";
-import { peekRun, runDirectoriesWithLogs } from "../events/event-store.js";
+import { peekRun, readableRuns } from "../events/event-reader.js";
+import { isSafeId } from "../events/safe-id.js";
 import { isNoLogger, LOGGER_NAMES } from "../opt/component-names.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import { gitHeadSha } from "./run-environment.js";
@@ -55,20 +57,58 @@ export function effectiveTimeout(config: RunConfig, flag: number | undefined): n
   return config.mode === "stub" ? 0 : 600;
 }
 
-/** The most recent run in runsDir whose latest invocation did not finish, for this experiment. */
-export function findUnfinishedRun(runsDir: string, configHash: string): string | null {
-  for (const name of runDirectoriesWithLogs(runsDir).sort().reverse()) {
-    const peek = peekRun(join(runsDir, name));
-    if (peek !== null && peek.configHash === configHash && !peek.finished) return peek.runId;
+/** The runs dir or run id cannot be used as given. */
+export class RunDirError extends Data.TaggedError("RunDirError")<{ readonly problem: string }> {
+  override get message(): string {
+    return this.problem;
+  }
+}
+
+/**
+ * The most recent run in runsDir whose latest invocation did not finish, for this experiment.
+ * Directories whose log cannot be read, or names another run, are skipped with a warning.
+ */
+export function findUnfinishedRun(runsDir: string, configHash: string, warnings: string[]): string | null {
+  const { runs, warnings: unreadable } = readableRuns(runsDir);
+  warnings.push(...unreadable);
+  for (const { name, peek } of runs.sort((a, b) => (a.name < b.name ? 1 : -1))) {
+    if (peek.runId !== name) {
+      warnings.push(`skipping ${join(runsDir, name)}: its log belongs to run '${peek.runId}' (a copied or renamed run directory)`);
+      continue;
+    }
+    if (peek.configHash === configHash && !peek.finished) return name;
   }
   return null;
 }
 
-/** A new run never writes into an existing one: the same config started twice in one second gets `-2`. */
-function freshRunId(runsDir: string, candidate: string): string {
-  let id = candidate;
-  for (let n = 2; existsSync(join(runsDir, id)); n++) id = `${candidate}-${n}`;
-  return id;
+/**
+ * Creates the directory of a new run. A new run never writes into an existing one: the same
+ * config started twice in one second gets `-2` (mkdir fails for the second, atomically).
+ */
+function claimFreshRunDir(runsDir: string, candidate: string): string {
+  for (let n = 1; ; n++) {
+    const id = n === 1 ? candidate : `${candidate}-${n}`;
+    try {
+      mkdirSync(join(runsDir, id));
+      return id;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+}
+
+/** The runs dir must be a directory (created if missing); a file there is a one-line error. */
+function ensureRunsDir(runsDir: string): void {
+  try {
+    if (!statSync(runsDir).isDirectory()) throw new RunDirError({ problem: `runs dir ${runsDir} is a file, not a directory; pass a directory with --runs-dir` });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    try {
+      mkdirSync(runsDir, { recursive: true });
+    } catch (cause) {
+      throw new RunDirError({ problem: `cannot create runs dir ${runsDir} (${(cause as NodeJS.ErrnoException).code ?? String(cause)}); pass a writable directory with --runs-dir` });
+    }
+  }
 }
 
 export function planRun(request: RunRequest, registry: TaskRegistry, now: Date): RunPlan {
@@ -87,8 +127,13 @@ export function planRun(request: RunRequest, registry: TaskRegistry, now: Date):
   const jobs = expandMatrix(base);
   const configHash = computeConfigHash(configSnapshot(base));
   const explicitId = request.runId ?? base.run_id ?? null;
-  const resumable = explicitId ?? (resumeMode === "none" ? null : findUnfinishedRun(base.runs_dir, configHash));
-  const runId = resumable ?? freshRunId(base.runs_dir, newRunId(configSnapshot(base), gitHeadSha(), now));
+  if (explicitId !== null && !isSafeId(explicitId)) {
+    throw new RunDirError({ problem: `run id ${JSON.stringify(explicitId)} is not a plain name; use letters, digits, '.', '_' and '-' only` });
+  }
+  ensureRunsDir(base.runs_dir);
+  const resumable = explicitId ?? (resumeMode === "none" ? null : findUnfinishedRun(base.runs_dir, configHash, warnings));
+  const resuming = resumable !== null && peekRun(join(base.runs_dir, resumable)) !== null;
+  const runId = resumable ?? claimFreshRunDir(base.runs_dir, newRunId(configSnapshot(base), gitHeadSha(), now));
   const runDir = join(base.runs_dir, runId);
   const config: RunConfig = { ...base, run_id: runId };
   return {
@@ -99,7 +144,7 @@ export function planRun(request: RunRequest, registry: TaskRegistry, now: Date):
     configHash,
     runId,
     runDir,
-    resuming: peekRun(runDir) !== null,
+    resuming,
     resumeMode,
     timeoutSeconds: effectiveTimeout(config, request.jobTimeout),
   };

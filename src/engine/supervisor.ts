@@ -1,40 +1,53 @@
 /**
- * Runs the jobs of an invocation as fibers, at most `maxWorkers` at a time. Fail-fast stops
- * starting new jobs after the first failure (running ones finish). Interrupting the supervisor
- * interrupts every running job (each records `cancelled`) and starts no more.
+ * Runs the jobs of an invocation as fibers in a `FiberMap` keyed by job id, at most `maxWorkers`
+ * at a time. Fail-fast stops starting new jobs after the first failure (running ones finish).
+ * Interrupting the supervisor interrupts every running job (each records `cancelled`) and starts
+ * no more. A job whose events the log refuses (`JobNotRecorded`) stops the whole invocation:
+ * the other jobs are interrupted and the supervisor fails with that error.
  */
 import * as Effect from "effect/Effect";
-import type { JobSpec } from "../config/matrix.js";
-import { runJob, type JobRunContext } from "./job-runner.js";
+import * as FiberMap from "effect/FiberMap";
+import type { FinishedStatus } from "../events/event-schema.js";
+import type { RecordError } from "./job-recorder.js";
+import { runJob, type JobAttempt, type JobRunOptions } from "./job-runner.js";
 
-export interface PlannedJob {
-  readonly spec: JobSpec;
-  readonly attempt: number;
-}
-
-export interface SupervisorOptions {
-  readonly jobs: readonly PlannedJob[];
+export interface SupervisorOptions extends JobRunOptions {
+  readonly jobs: readonly JobAttempt[];
   readonly maxWorkers: number;
   readonly failFast: boolean;
-  readonly context: JobRunContext;
-  /** Whether a job's attempt ended failed (or timed out), for fail-fast. */
-  readonly failedJob: (jobId: string) => boolean;
+  /** A job's attempt ended (any status). */
+  readonly onOutcome: (jobId: string, status: FinishedStatus) => void;
 }
 
-export function superviseJobs(options: SupervisorOptions): Effect.Effect<void> {
-  return Effect.suspend(() => {
-    let stopped = false;
-    const one = (job: PlannedJob) =>
-      Effect.suspend(() => {
-        if (stopped) return Effect.void;
-        return runJob(job.spec, job.attempt, options.context).pipe(
-          Effect.tap(() =>
+export function superviseJobs(options: SupervisorOptions) {
+  return Effect.scoped(
+    Effect.gen(function* () {
+      const fibers = yield* FiberMap.make<string, void, RecordError>();
+      const slots = yield* Effect.makeSemaphore(Math.max(1, options.maxWorkers));
+      let stopped = false;
+      const one = (job: JobAttempt) =>
+        runJob(job, options).pipe(
+          Effect.tap((status) =>
             Effect.sync(() => {
-              if (options.failFast && options.failedJob(job.spec.job_id)) stopped = true;
+              options.onOutcome(job.spec.job_id, status);
+              if (options.failFast && (status === "failed" || status === "timeout")) stopped = true;
             }),
           ),
+          Effect.asVoid,
+          Effect.ensuring(slots.release(1)),
         );
-      });
-    return Effect.forEach(options.jobs, one, { concurrency: Math.max(1, options.maxWorkers), discard: true });
-  });
+      const launch = Effect.forEach(
+        options.jobs,
+        (job) =>
+          Effect.gen(function* () {
+            yield* slots.take(1);
+            if (stopped) return yield* slots.release(1);
+            yield* FiberMap.run(fibers, job.spec.job_id, one(job));
+          }),
+        { discard: true },
+      );
+      // The first job that cannot be recorded ends the invocation; leaving the scope interrupts the rest.
+      yield* Effect.raceFirst(FiberMap.join(fibers), launch.pipe(Effect.zipRight(FiberMap.awaitEmpty(fibers))));
+    }),
+  );
 }

@@ -13,7 +13,7 @@ import { createRng } from "../opt/rng.js";
 import { rolloutMany } from "../opt/rollout.js";
 import type { TrainerContext } from "../opt/trainer.js";
 import type { TaskBundle } from "../tasks/task-suite.js";
-import type { JobRecorder } from "./job-recorder.js";
+import type { JobFact } from "./job-decider.js";
 
 export interface TrainerContextInput {
   readonly bundle: TaskBundle;
@@ -22,7 +22,8 @@ export interface TrainerContextInput {
   readonly trainerKwargs: Kwargs;
   readonly seed: number;
   readonly optimizer: { readonly name: string; readonly kwargs: unknown };
-  readonly recorder: Pick<JobRecorder, "attempt" | "record">;
+  /** Records facts of the running attempt (throws when the log cannot take them). */
+  readonly recorder: { readonly attempt: number; readonly record: (facts: JobFact[]) => void };
   readonly llm: Llm;
   readonly signal: AbortSignal;
   /** Called with the values of every emitted step (the job keeps the latest for a timeout report). */

@@ -3,14 +3,18 @@
  * is an error (a newer trace-bench wrote this log), never silently dropped.
  */
 import * as Schema from "effect/Schema";
+import { isSafeId } from "./safe-id.js";
 
 const Json = Schema.Unknown;
 const JsonRecord = Schema.Record({ key: Schema.String, value: Json });
 const Score = Schema.NullOr(Schema.Number);
 
 /** One matrix cell, as recorded at run start. */
+/** A job id as it appears in paths: checked when read, so a doctored log cannot escape the run dir. */
+const JobId = Schema.String.pipe(Schema.filter((id) => isSafeId(id) || `job id ${JSON.stringify(id)} is not a plain name`));
+
 export const JobSpecRecord = Schema.Struct({
-  job_id: Schema.String,
+  job_id: JobId,
   task_id: Schema.String,
   suite: Schema.String,
   trainer_id: Schema.String,
@@ -172,13 +176,30 @@ export const JOB_EVENT_TYPES: ReadonlySet<EventType> = new Set([
   "JobFinished",
 ]);
 
+/** What any event is made of, stored or not: its type and payload. */
+export type EventBody = { [T in EventType]: { readonly type: T; readonly data: EventData<T> } }[EventType];
+
 export type NewEvent = {
   [T in EventType]: { readonly type: T; readonly job_id?: string; readonly data: EventData<T> };
 }[EventType];
 
+/** The envelope's schema version: 1 = logs written before streams (read as-is), 2 = streams. */
+export const EVENT_SCHEMA_VERSION = 2;
+
+/** Events belong to streams: `run` for run-level events, `job-<job_id>` for a job's events. */
+export const RUN_STREAM = "run";
+export const jobStream = (jobId: string) => `job-${jobId}`;
+export const streamOf = (jobId: string | null) => (jobId === null ? RUN_STREAM : jobStream(jobId));
+
 export type StoredEvent = {
   [T in EventType]: {
+    /** Global position in the run's log, assigned by the store. */
     readonly seq: number;
+    /** Envelope schema version the event was written with. */
+    readonly v: number;
+    readonly stream: string;
+    /** 1-based position within its stream. */
+    readonly position: number;
     readonly type: T;
     readonly run_id: string;
     readonly job_id: string | null;
@@ -196,7 +217,8 @@ export class EventDecodeError extends Error {
 }
 
 /** Validates a stored row; throws `EventDecodeError` for unknown types or bad payloads. */
-export function decodeEvent(row: { seq: number; type: string; run_id: string; job_id: string | null; ts: string; data: unknown }): StoredEvent {
+export function decodeEvent(row: { seq: number; v: number; stream: string; position: number; type: string; run_id: string; job_id: string | null; ts: string; data: unknown }): StoredEvent {
+  if (row.job_id !== null && !isSafeId(row.job_id)) throw new EventDecodeError(`event ${row.seq}: job id ${JSON.stringify(row.job_id)} is not a plain name`);
   const decode = decoders[row.type as EventType];
   if (decode === undefined) throw new EventDecodeError(`event ${row.seq}: unknown event type '${row.type}' (written by a newer trace-bench?)`);
   try {

@@ -1,211 +1,162 @@
 /**
- * The run's event log. SQLite (WAL) in `<run_dir>/events.db` is the source of truth: an append is
- * one transaction, and only after it commits are the lines written to the jsonl mirrors
- * (`<run_dir>/events.jsonl` for the whole run, `jobs/<job_id>/events.jsonl` per job). A crash
- * between the two leaves a mirror behind; opening the store repairs it from SQLite.
+ * The run's event log, for its one writer. SQLite (WAL) in `<run_dir>/events.db` is the source of
+ * truth, and `append` only commits: the events of one stream, at the version the caller expects,
+ * in one transaction. Everything derived (jsonl mirrors, projections, console lines) is a
+ * subscriber that reads what was committed; none of it can make an append fail.
+ *
+ * Opening takes the run directory's writer lock; readers (`EventReader`) never need it.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync, writeSync } from "node:fs";
-import { join } from "node:path";
-import Database from "better-sqlite3";
-import { decodeEvent, JOB_EVENT_TYPES, type NewEvent, type StoredEvent } from "./event-schema.js";
+import { mkdirSync } from "node:fs";
+import type Database from "better-sqlite3";
+import { decodeEvent, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, streamOf, type NewEvent, type StoredEvent } from "./event-schema.js";
+import { InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
+import { eventsDbPath, openWritableDatabase, ROW_COLUMNS, type EventRow } from "./log-database.js";
+import { acquireWriterLock, currentWriter, releaseWriterLock, type WriterIdentity } from "./writer-lock.js";
 
-export const EVENTS_DB = "events.db";
-export const RUN_MIRROR = "events.jsonl";
-
-export function jobMirrorPath(runDir: string, jobId: string): string {
-  return join(runDir, "jobs", jobId, "events.jsonl");
-}
-
-interface Row {
-  seq: number;
-  type: string;
-  run_id: string;
-  job_id: string | null;
-  ts: string;
-  data: string;
-}
-
-/** `writeSync` may write less than asked; mirrors must get every byte. */
-function writeFully(fd: number, text: string): void {
-  const bytes = Buffer.from(text, "utf8");
-  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
-}
-
-const mirrorLine = (row: Row) =>
-  `{"seq":${row.seq},"type":${JSON.stringify(row.type)},"run_id":${JSON.stringify(row.run_id)},"job_id":${JSON.stringify(row.job_id)},"ts":${JSON.stringify(row.ts)},"data":${row.data}}\n`;
-
-/** Test hook: SIGKILL this process right after the commit of this seq, before its mirror lines. */
+/** Test hook: SIGKILL this process right after the commit of this seq, before anyone is notified. */
 const KILL_AFTER_COMMIT = Number(process.env.TRACE_BENCH_TEST_KILL_AFTER_SEQ ?? NaN);
 
+export interface OpenOptions {
+  readonly now?: () => Date;
+  /** What holds the lock, shown to a second writer (e.g. `trace-bench run`). */
+  readonly command?: string;
+}
+
+export const decodeRow = (row: EventRow): StoredEvent => decodeEvent({ ...row, data: JSON.parse(row.data) });
+
 export class EventStore {
-  private runFd: number | undefined;
-  private readonly jobFds = new Map<string, number>();
-  private readonly insert: Database.Statement<[string, string, string | null, string, string]>;
-  private readonly appendMany: (events: readonly NewEvent[], ts: string) => Row[];
+  private readonly insert: Database.Statement;
+  private readonly versionOf: Database.Statement;
+  private readonly appendTx: (stream: string, expected: number, events: readonly NewEvent[], ts: string) => EventRow[];
+  private readonly path: string;
 
   private constructor(
     readonly runDir: string,
     readonly runId: string,
     private readonly db: Database.Database,
+    private readonly writer: WriterIdentity,
     private readonly now: () => Date,
   ) {
-    this.insert = db.prepare("INSERT INTO events (type, run_id, job_id, ts, data) VALUES (?, ?, ?, ?, ?)");
-    this.appendMany = db.transaction((events: readonly NewEvent[], ts: string) =>
-      events.map((event) => {
+    this.path = eventsDbPath(runDir);
+    this.insert = db.prepare("INSERT INTO events (v, stream, position, type, run_id, job_id, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    this.versionOf = db.prepare("SELECT COALESCE(MAX(position), 0) AS version FROM events WHERE stream = ?").pluck();
+    this.appendTx = db.transaction((stream: string, expected: number, events: readonly NewEvent[], ts: string) => {
+      const actual = this.versionOf.get(stream) as number;
+      if (actual !== expected) throw new WrongExpectedVersionError({ stream, expected, actual });
+      return events.map((event, i) => {
         const jobId = event.job_id ?? null;
         if (JOB_EVENT_TYPES.has(event.type) !== (jobId !== null)) {
-          throw new Error(`${event.type} ${jobId === null ? "needs" : "must not have"} a job_id`);
+          throw new InvalidAppendError({ problem: `${event.type} ${jobId === null ? "needs" : "must not have"} a job_id` });
         }
+        if (streamOf(jobId) !== stream) throw new InvalidAppendError({ problem: `${event.type} of ${streamOf(jobId)} appended to stream ${stream}` });
         const data = JSON.stringify(event.data);
-        const info = this.insert.run(event.type, this.runId, jobId, ts, data);
-        return { seq: Number(info.lastInsertRowid), type: event.type, run_id: this.runId, job_id: jobId, ts, data };
-      }),
-    );
+        const position = expected + i + 1;
+        const info = this.insert.run(EVENT_SCHEMA_VERSION, stream, position, event.type, this.runId, jobId, ts, data);
+        return { seq: Number(info.lastInsertRowid), v: EVENT_SCHEMA_VERSION, stream, position, type: event.type, run_id: this.runId, job_id: jobId, ts, data };
+      });
+    });
   }
 
-  /** Opens (creating when asked) the store of a run directory and repairs lagging mirrors. */
-  static open(runDir: string, runId: string, options: { create: boolean; now?: () => Date }): EventStore {
-    const path = join(runDir, EVENTS_DB);
-    if (!options.create && !existsSync(path)) throw new Error(`no event log at ${path}`);
-    mkdirSync(join(runDir, "jobs"), { recursive: true });
-    const db = new Database(path);
-    db.pragma("journal_mode = WAL");
-    // Committed transactions survive a killed process; only an OS crash could lose the last ones.
-    db.pragma("synchronous = NORMAL");
-    db.exec(
-      "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, run_id TEXT NOT NULL, job_id TEXT, ts TEXT NOT NULL, data TEXT NOT NULL);" +
-        "CREATE INDEX IF NOT EXISTS events_by_job ON events (job_id, seq);",
-    );
-    const store = new EventStore(runDir, runId, db, options.now ?? (() => new Date()));
-    store.repairMirrors();
-    return store;
-  }
-
-  /** Commits the events in one transaction, then mirrors them. Returns them with their seq. */
-  append(events: readonly NewEvent[]): StoredEvent[] {
-    if (events.length === 0) return [];
-    const rows = this.appendMany(events, this.now().toISOString());
-    if (rows.some((r) => r.seq === KILL_AFTER_COMMIT)) process.kill(process.pid, "SIGKILL");
-    this.writeMirrors(rows);
-    return rows.map((row) => ({ ...row, data: JSON.parse(row.data) }) as StoredEvent);
-  }
-
-  /** Every event, decoded and validated, in seq order. */
-  readAll(): StoredEvent[] {
-    return this.rows("SELECT seq, type, run_id, job_id, ts, data FROM events ORDER BY seq").map((row) =>
-      decodeEvent({ ...row, data: JSON.parse(row.data) }),
-    );
-  }
-
-  lastSeq(): number {
-    const row = this.db.prepare("SELECT MAX(seq) AS seq FROM events").get() as { seq: number | null };
-    return row.seq ?? 0;
-  }
-
-  close(): void {
-    for (const fd of this.jobFds.values()) closeSync(fd);
-    this.jobFds.clear();
-    if (this.runFd !== undefined) closeSync(this.runFd);
-    this.runFd = undefined;
-    if (this.db.open) this.db.close();
-  }
-
-  private rows(sql: string, ...params: unknown[]): Row[] {
-    return this.db.prepare(sql).all(...params) as Row[];
+  /** Creates the run directory if needed, opens (or migrates) its log and takes the writer lock. */
+  static open(runDir: string, runId: string, options: OpenOptions = {}): EventStore {
+    const now = options.now ?? (() => new Date());
+    try {
+      mkdirSync(runDir, { recursive: true });
+    } catch (error) {
+      throw eventLogFailure(error, runDir);
+    }
+    const db = openWritableDatabase(runDir);
+    const writer = currentWriter();
+    try {
+      acquireWriterLock(db, runDir, writer, options.command ?? `trace-bench (pid ${process.pid})`, now());
+    } catch (error) {
+      db.close();
+      throw eventLogFailure(error, eventsDbPath(runDir));
+    }
+    return new EventStore(runDir, runId, db, writer, now);
   }
 
   /**
-   * Appends to the mirrors through descriptors kept open (opening a file per event is what would
-   * cost most): the run mirror's for the store's life, a job's until its attempt finishes.
+   * Commits `events` (all of `stream`) if the stream is at `expectedVersion`; returns them as stored.
+   * Throws `WrongExpectedVersionError`, `EventLogWriteError` or `InvalidAppendError`; nothing is
+   * committed then.
    */
-  private writeMirrors(rows: readonly Row[]): void {
-    writeFully(this.runMirrorFd(), rows.map(mirrorLine).join(""));
-    const byJob = new Map<string, string>();
-    for (const row of rows) if (row.job_id !== null) byJob.set(row.job_id, (byJob.get(row.job_id) ?? "") + mirrorLine(row));
-    for (const [jobId, text] of byJob) {
-      let fd = this.jobFds.get(jobId);
-      if (fd === undefined) {
-        mkdirSync(join(this.runDir, "jobs", jobId), { recursive: true });
-        fd = openSync(jobMirrorPath(this.runDir, jobId), "a");
-        this.jobFds.set(jobId, fd);
-      }
-      writeFully(fd, text);
+  append(stream: string, expectedVersion: number, events: readonly NewEvent[]): StoredEvent[] {
+    if (events.length === 0) return [];
+    let rows: EventRow[];
+    try {
+      rows = this.appendTx(stream, expectedVersion, events, this.now().toISOString());
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
     }
-    for (const row of rows) {
-      if (row.type !== "JobFinished" || row.job_id === null) continue;
-      closeSync(this.jobFds.get(row.job_id)!);
-      this.jobFds.delete(row.job_id);
-    }
+    if (rows.some((r) => r.seq === KILL_AFTER_COMMIT)) process.kill(process.pid, "SIGKILL");
+    return rows.map((row) => ({ ...row, data: JSON.parse(row.data) }) as StoredEvent);
   }
 
-  private runMirrorFd(): number {
-    this.runFd ??= openSync(join(this.runDir, RUN_MIRROR), "a");
-    return this.runFd;
+  /** How many events `stream` holds (0 for a new stream): the version the next append expects. */
+  streamVersion(stream: string): number {
+    return this.versionOf.get(stream) as number;
   }
 
-  /** Brings every mirror level with SQLite: drops a torn last line, appends what is missing. */
-  private repairMirrors(): void {
-    repairMirror(join(this.runDir, RUN_MIRROR), () => this.rows("SELECT seq, type, run_id, job_id, ts, data FROM events ORDER BY seq"), this.lastSeq());
-    const jobs = this.db.prepare("SELECT job_id, MAX(seq) AS seq FROM events WHERE job_id IS NOT NULL GROUP BY job_id").all() as { job_id: string; seq: number }[];
-    for (const { job_id: jobId, seq } of jobs) {
-      mkdirSync(join(this.runDir, "jobs", jobId), { recursive: true });
-      repairMirror(jobMirrorPath(this.runDir, jobId), () => this.rows("SELECT seq, type, run_id, job_id, ts, data FROM events WHERE job_id = ? ORDER BY seq", jobId), seq);
+  /** Raw rows after `afterSeq`, in seq order (for mirrors, which copy the stored text). */
+  rowsAfter(afterSeq: number, stream?: string): EventRow[] {
+    const where = stream === undefined ? "seq > ?" : "seq > ? AND stream = ?";
+    const params = stream === undefined ? [afterSeq] : [afterSeq, stream];
+    return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE ${where} ORDER BY seq`).all(...params) as EventRow[];
+  }
+
+  /** Decoded events after `afterSeq`, in seq order. */
+  readAfter(afterSeq: number): StoredEvent[] {
+    try {
+      return this.rowsAfter(afterSeq).map(decodeRow);
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
     }
   }
-}
 
-/**
- * The mirror's complete lines, the seq of the last one, whether a torn (unterminated) last line
- * was dropped, and whether the last line is a mirror line at all.
- */
-function mirrorState(path: string): { text: string; lastSeq: number; torn: boolean; valid: boolean } {
-  if (!existsSync(path)) return { text: "", lastSeq: 0, torn: false, valid: true };
-  const raw = readFileSync(path, "utf8");
-  const text = raw.endsWith("\n") || raw === "" ? raw : raw.slice(0, raw.lastIndexOf("\n") + 1);
-  const torn = text !== raw;
-  const lastLine = text.slice(text.lastIndexOf("\n", text.length - 2) + 1, -1);
-  if (lastLine === "") return { text, lastSeq: 0, torn, valid: text === "" };
-  const match = /^\{"seq":(\d+),/.exec(lastLine);
-  return { text, lastSeq: match ? Number(match[1]) : -1, torn, valid: match !== null };
-}
-
-function repairMirror(path: string, rows: () => Row[], lastCommitted: number): void {
-  const state = mirrorState(path);
-  if (state.valid && !state.torn && state.lastSeq === lastCommitted) return;
-  const all = rows();
-  if (!state.valid || state.lastSeq > lastCommitted) {
-    writeFileSync(path, all.map(mirrorLine).join(""));
-    return;
+  readAll(): StoredEvent[] {
+    return this.readAfter(0);
   }
-  writeFileSync(path, state.text + all.filter((r) => r.seq > state.lastSeq).map(mirrorLine).join(""));
-}
 
-/** Run directories under a runs root that hold an event log. */
-export function runDirectoriesWithLogs(runsRoot: string): string[] {
-  if (!existsSync(runsRoot)) return [];
-  return readdirSync(runsRoot, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(runsRoot, d.name, EVENTS_DB)))
-    .map((d) => d.name);
-}
+  lastSeq(): number {
+    return (this.db.prepare("SELECT COALESCE(MAX(seq), 0) FROM events").pluck().get() as number) ?? 0;
+  }
 
-export interface RunPeek {
-  readonly runId: string;
-  readonly configHash: string;
-  /** Whether the latest invocation ended with RunFinished (not crashed, not interrupted). */
-  readonly finished: boolean;
-}
+  /** Per stream with events: its last seq and event count (for checking mirrors). */
+  streamHeads(): { stream: string; job_id: string | null; last_seq: number; count: number }[] {
+    return this.db.prepare("SELECT stream, job_id, MAX(seq) AS last_seq, COUNT(*) AS count FROM events GROUP BY stream").all() as {
+      stream: string;
+      job_id: string | null;
+      last_seq: number;
+      count: number;
+    }[];
+  }
 
-/** A cheap read-only look at a run's log, for choosing which run to resume. */
-export function peekRun(runDir: string): RunPeek | null {
-  const path = join(runDir, EVENTS_DB);
-  if (!existsSync(path)) return null;
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    const started = db.prepare("SELECT run_id, data FROM events WHERE type = 'RunStarted' ORDER BY seq DESC LIMIT 1").get() as { run_id: string; data: string } | undefined;
-    if (started === undefined) return null;
-    const last = db.prepare("SELECT type FROM events WHERE job_id IS NULL ORDER BY seq DESC LIMIT 1").get() as { type: string };
-    return { runId: started.run_id, configHash: String((JSON.parse(started.data) as { config_hash: string }).config_hash), finished: last.type === "RunFinished" };
-  } finally {
-    db.close();
+  /** The log position a subscriber (projections) last reflected in full, 0 if never. */
+  subscriberPosition(name: string): number {
+    return (this.db.prepare("SELECT position FROM subscriber_positions WHERE name = ?").pluck().get(name) as number | undefined) ?? 0;
+  }
+
+  recordSubscriberPosition(name: string, position: number): void {
+    try {
+      this.db.prepare("INSERT OR REPLACE INTO subscriber_positions (name, position) VALUES (?, ?)").run(name, position);
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
+    }
+  }
+
+  get isOpen(): boolean {
+    return this.db.open;
+  }
+
+  /** Releases the writer lock and closes the database. */
+  close(): void {
+    if (!this.db.open) return;
+    try {
+      releaseWriterLock(this.db, this.writer);
+    } catch {
+      // A full or read-only disk: the lock row stays, and the next writer takes it over (this pid is gone by then).
+    }
+    this.db.close();
   }
 }

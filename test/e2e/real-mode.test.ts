@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLI, REPO_ROOT, tempDir } from "../support/cli.js";
@@ -49,6 +49,7 @@ describe("mode real: the openai client against an OpenAI-compatible server", () 
     expect(row).toMatchObject({ status: "ok", score_val_initial: "-3.0", score_val: "0.0", llm_provider: "openai", llm_model: "test-model", tokens_estimated: "False" });
     expect(Number(row!.total_tokens)).toBe((121 + 122 + 123 + 124));
     for (const [path, content] of filesUnder(runDir)) expect(content.includes(secret), path).toBe(false);
+    for (const name of readdirSync(runDir).filter((n) => n.startsWith("events.db"))) expect(readFileSync(join(runDir, name)).includes(secret), name).toBe(false);
     const calls = eventsOf(runDir).filter((e) => e.type === "LlmCallCompleted");
     expect(calls.map((c) => c.data.estimated)).toEqual([false, false, false, false]);
   });

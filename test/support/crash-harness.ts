@@ -92,6 +92,9 @@ export function runCliAsync(args: readonly string[], options: CrashCliOptions): 
 
 export interface EventRow {
   readonly seq: number;
+  readonly v: number;
+  readonly stream: string;
+  readonly position: number;
   readonly type: string;
   readonly run_id: string;
   readonly job_id: string | null;
@@ -104,7 +107,7 @@ export interface EventRow {
 export function readEvents(runDir: string): EventRow[] {
   const db = new Database(join(runDir, "events.db"), { readonly: true, fileMustExist: true });
   try {
-    return db.prepare("SELECT seq, type, run_id, job_id, ts, data FROM events ORDER BY seq").all() as EventRow[];
+    return db.prepare("SELECT seq, v, stream, position, type, run_id, job_id, ts, data FROM events ORDER BY seq").all() as EventRow[];
   } finally {
     db.close();
   }
@@ -129,9 +132,9 @@ export function committedJobFinished(runDir: string): number | null {
   }
 }
 
-/** A row as a jsonl mirror line (the format of `mirrorLine` in src/events/event-store.ts). */
+/** A row as a jsonl mirror line (the format of `mirrorLine` in src/events/log-database.ts). */
 export function mirrorLine(row: EventRow): string {
-  return `{"seq":${row.seq},"type":${JSON.stringify(row.type)},"run_id":${JSON.stringify(row.run_id)},"job_id":${JSON.stringify(row.job_id)},"ts":${JSON.stringify(row.ts)},"data":${row.data}}\n`;
+  return `{"seq":${row.seq},"v":${row.v},"stream":${JSON.stringify(row.stream)},"position":${row.position},"type":${JSON.stringify(row.type)},"run_id":${JSON.stringify(row.run_id)},"job_id":${JSON.stringify(row.job_id)},"ts":${JSON.stringify(row.ts)},"data":${row.data}}\n`;
 }
 
 export function mirrorText(rows: readonly EventRow[]): string {

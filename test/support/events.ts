@@ -1,5 +1,6 @@
 /** Builders for event-log tests: a small but complete run, appended through the real store. */
-import type { NewEvent } from "../../src/events/event-schema.js";
+import { streamOf, type NewEvent, type StoredEvent } from "../../src/events/event-schema.js";
+import type { EventStore } from "../../src/events/event-store.js";
 
 export const RUN_ID = "20260101-000000-abcdef01";
 
@@ -76,4 +77,17 @@ export function finishedJob(jobId: string, attempt = 1, score = -3, status: "ok"
       },
     },
   ];
+}
+
+/** Appends events of any streams in order, each consecutive same-stream group at that stream's current version. */
+export function appendEvents(store: Pick<EventStore, "append" | "streamVersion">, events: readonly NewEvent[]): StoredEvent[] {
+  const stored: StoredEvent[] = [];
+  for (let i = 0; i < events.length; ) {
+    const stream = streamOf(events[i]!.job_id ?? null);
+    let j = i;
+    while (j < events.length && streamOf(events[j]!.job_id ?? null) === stream) j++;
+    stored.push(...store.append(stream, store.streamVersion(stream), events.slice(i, j)));
+    i = j;
+  }
+  return stored;
 }

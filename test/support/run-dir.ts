@@ -35,11 +35,15 @@ export function csvRows(path: string): Record<string, string>[] {
   });
 }
 
-/** Every file under a directory, relative path → content. */
+/**
+ * Every file under a directory, relative path → content, but the SQLite log itself (its bytes
+ * change with checkpoints and the projection position; compare its events with `eventsOf`).
+ */
 export function filesUnder(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (d: string) => {
     for (const name of readdirSync(d)) {
+      if (name === "events.db" || name.startsWith("events.db-")) continue;
       const full = join(d, name);
       if (statSync(full).isDirectory()) walk(full);
       else out.set(relative(dir, full), readFileSync(full, "utf8"));

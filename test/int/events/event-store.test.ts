@@ -1,15 +1,17 @@
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventDecodeError } from "../../../src/events/event-schema.js";
-import { EventStore, jobMirrorPath, peekRun } from "../../../src/events/event-store.js";
+import { EventLogCorruptError, RunLockedError, WrongExpectedVersionError } from "../../../src/events/event-log-errors.js";
+import { EventReader, peekRun, readableRuns } from "../../../src/events/event-reader.js";
+import { EventStore } from "../../../src/events/event-store.js";
 import { tempDir } from "../../support/cli.js";
-import { finishedJob, RUN_ID, runStarted } from "../../support/events.js";
+import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/events.js";
 
 const stores: EventStore[] = [];
 function open(dir: string): EventStore {
-  const store = EventStore.open(dir, RUN_ID, { create: true, now: () => new Date("2026-01-01T00:00:00.000Z") });
+  const store = EventStore.open(dir, RUN_ID, { now: () => new Date("2026-01-01T00:00:00.000Z"), command: "test" });
   stores.push(store);
   return store;
 }
@@ -17,112 +19,157 @@ afterEach(() => {
   for (const s of stores.splice(0)) s.close();
 });
 
-const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean);
-
-/** The mirror must equal SQLite: same events, same seq, same order. */
-function expectMirrorsMatch(dir: string, jobIds: readonly string[]): void {
-  const db = new Database(join(dir, "events.db"), { readonly: true });
-  const rows = db.prepare("SELECT seq, type, job_id, data FROM events ORDER BY seq").all() as { seq: number; type: string; job_id: string | null; data: string }[];
-  db.close();
-  const summary = (line: string) => {
-    const e = JSON.parse(line) as { seq: number; type: string; job_id: string | null; data: unknown };
-    return [e.seq, e.type, e.job_id, JSON.stringify(e.data)];
-  };
-  const expected = rows.map((r) => [r.seq, r.type, r.job_id, JSON.stringify(JSON.parse(r.data))]);
-  expect(lines(join(dir, "events.jsonl")).map(summary)).toEqual(expected);
-  for (const id of jobIds) expect(lines(jobMirrorPath(dir, id)).map(summary)).toEqual(expected.filter((r) => r[2] === id));
-}
-
-describe("EventStore", () => {
-  it("assigns consecutive seqs, reads back decoded events, and mirrors them", () => {
+describe("EventStore: streams and expected versions", () => {
+  it("assigns global seqs and per-stream positions, and reads back decoded events", () => {
     const dir = tempDir();
     const store = open(dir);
-    const stored = store.append([runStarted(["a", "b"]), ...finishedJob("a")]);
+    const stored = appendEvents(store, [runStarted(["a", "b"]), ...finishedJob("a")]);
     expect(stored.map((e) => e.seq)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
-    store.append(finishedJob("b"));
+    expect(stored.map((e) => [e.stream, e.position])).toEqual([["run", 1], ...Array.from({ length: 10 }, (_, i) => ["job-a", i + 1])]);
+    appendEvents(store, finishedJob("b"));
     const all = store.readAll();
     expect(all).toHaveLength(21);
-    expect(all[0]).toMatchObject({ seq: 1, type: "RunStarted", run_id: RUN_ID, job_id: null, ts: "2026-01-01T00:00:00.000Z" });
-    expect(all.at(-1)).toMatchObject({ type: "JobFinished", job_id: "b" });
-    expect(store.lastSeq()).toBe(21);
-    expectMirrorsMatch(dir, ["a", "b"]);
+    expect(all[0]).toMatchObject({ seq: 1, v: 2, stream: "run", position: 1, type: "RunStarted", run_id: RUN_ID, job_id: null, ts: "2026-01-01T00:00:00.000Z" });
+    expect(all.at(-1)).toMatchObject({ type: "JobFinished", job_id: "b", stream: "job-b", position: 10 });
+    expect([store.streamVersion("run"), store.streamVersion("job-a"), store.streamVersion("job-b"), store.streamVersion("job-c")]).toEqual([1, 10, 10, 0]);
+  });
+
+  it("refuses an append at a stale version and commits nothing of it", () => {
+    const dir = tempDir();
+    const store = open(dir);
+    appendEvents(store, [runStarted(["a"]), ...finishedJob("a").slice(0, 2)]);
+    const error = (() => {
+      try {
+        store.append("job-a", 0, finishedJob("a").slice(2, 4));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(WrongExpectedVersionError);
+    expect(error).toMatchObject({ stream: "job-a", expected: 0, actual: 2 });
+    expect(store.readAll()).toHaveLength(3);
+    expect(store.append("job-a", 2, finishedJob("a").slice(2, 4)).map((e) => e.position)).toEqual([3, 4]);
   });
 
   it("an append is one transaction: a bad event leaves nothing behind", () => {
     const dir = tempDir();
     const store = open(dir);
-    store.append([runStarted(["a"])]);
+    appendEvents(store, [runStarted(["a"])]);
     const bad = [...finishedJob("a").slice(0, 3), { type: "JobQueued", data: { attempt: 1, invocation: 1 } } as never];
-    expect(() => store.append(bad)).toThrow(/needs a job_id/);
+    expect(() => store.append("job-a", 0, bad)).toThrow(/needs a job_id/);
+    expect(() => store.append("run", 1, finishedJob("a").slice(0, 1))).toThrow(/appended to stream run/);
     expect(store.readAll()).toHaveLength(1);
-    expectMirrorsMatch(dir, []);
   });
 
-  it("repairs a mirror that lags behind SQLite (crash between commit and mirror write)", () => {
+  it("the database itself refuses two events at one stream position", () => {
     const dir = tempDir();
-    const store = open(dir);
-    store.append([runStarted(["a"]), ...finishedJob("a")]);
-    store.close();
-    // Simulate the crash: drop the last three lines of both mirrors.
-    for (const path of [join(dir, "events.jsonl"), jobMirrorPath(dir, "a")]) {
-      writeFileSync(path, lines(path).slice(0, -3).map((l) => `${l}\n`).join(""));
+    appendEvents(open(dir), [runStarted(["a"])]);
+    const db = new Database(join(dir, "events.db"));
+    try {
+      expect(() => db.prepare("INSERT INTO events (v, stream, position, type, run_id, job_id, ts, data) VALUES (2, 'run', 1, 'RunFinished', 'x', NULL, 'now', '{}')").run()).toThrow(/UNIQUE/);
+    } finally {
+      db.close();
     }
-    open(dir);
-    expectMirrorsMatch(dir, ["a"]);
+  });
+});
+
+describe("EventStore: one writer per run directory", () => {
+  it("a second writer is refused with the holder's pid and start time; after close the directory can be opened again", () => {
+    const dir = tempDir();
+    const first = open(dir);
+    let error: unknown;
+    try {
+      open(dir);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RunLockedError);
+    expect((error as RunLockedError).message).toMatch(new RegExp(`being written by pid ${process.pid} on .* \\(test, started 2026-01-01T00:00:00.000Z\\)`));
+    first.close();
+    expect(() => open(dir)).not.toThrow();
   });
 
-  it("drops a torn (half-written) last line and completes it from SQLite", () => {
+  it("takes over a lock left by a process that no longer exists", () => {
     const dir = tempDir();
-    const store = open(dir);
-    store.append([runStarted(["a"]), ...finishedJob("a")]);
-    store.close();
-    const path = jobMirrorPath(dir, "a");
-    const kept = lines(path).slice(0, -1);
-    writeFileSync(path, kept.map((l) => `${l}\n`).join("") + '{"seq":11,"type":"JobFin');
-    appendFileSync(join(dir, "events.jsonl"), '{"seq":12,"ty');
-    open(dir);
-    expectMirrorsMatch(dir, ["a"]);
-  });
-
-  it("rewrites a mirror that is corrupt or ahead of SQLite", () => {
-    const dir = tempDir();
-    const store = open(dir);
-    store.append([runStarted(["a"]), ...finishedJob("a")]);
-    store.close();
-    writeFileSync(join(dir, "events.jsonl"), "garbage\n");
-    appendFileSync(jobMirrorPath(dir, "a"), '{"seq":99,"type":"JobQueued"}\n');
-    open(dir);
-    expectMirrorsMatch(dir, ["a"]);
-  });
-
-  it("refuses to decode an unknown event type instead of dropping it", () => {
-    const dir = tempDir();
-    open(dir).append([runStarted(["a"])]);
+    open(dir).close();
     const db = new Database(join(dir, "events.db"));
-    db.prepare("INSERT INTO events (type, run_id, job_id, ts, data) VALUES ('FutureEvent', ?, NULL, 'now', '{}')").run(RUN_ID);
+    db.prepare("INSERT INTO writer (id, pid, host, process_start, started_at, command) VALUES (1, 999999999, ?, '1', '2020-01-01T00:00:00Z', 'trace-bench run')").run(hostname());
     db.close();
-    expect(() => open(dir).readAll()).toThrow(EventDecodeError);
-    expect(() => open(dir).readAll()).toThrow(/unknown event type 'FutureEvent'/);
+    expect(() => open(dir)).not.toThrow();
   });
 
-  it("refuses a payload that does not match its schema", () => {
-    const dir = tempDir();
-    open(dir).append([runStarted(["a"])]);
-    const db = new Database(join(dir, "events.db"));
-    db.prepare(`INSERT INTO events (type, run_id, job_id, ts, data) VALUES ('JobQueued', ?, 'a', 'now', '{"attempt":"one"}')`).run(RUN_ID);
-    db.close();
-    expect(() => open(dir).readAll()).toThrow(/event 2 \(JobQueued\)/);
-  });
-
-  it("peekRun reports the config hash and whether the latest invocation finished", () => {
+  it("readers never need the lock", () => {
     const dir = tempDir();
     const store = open(dir);
-    store.append([runStarted(["a"])]);
+    appendEvents(store, [runStarted(["a"]), ...finishedJob("a")]);
+    const reader = EventReader.open(dir);
+    try {
+      expect(reader.readAfter(0)).toHaveLength(11);
+      expect(reader.readAfter(9).map((e) => e.seq)).toEqual([10, 11]);
+    } finally {
+      reader.close();
+    }
+  });
+});
+
+describe("EventStore: logs written before streams, and logs that are not what they claim", () => {
+  /** A schema-1 log as trace-bench wrote it before streams: no stream, position or v columns. */
+  function legacyLog(dir: string): void {
+    const db = new Database(join(dir, "events.db"));
+    db.exec("CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, run_id TEXT NOT NULL, job_id TEXT, ts TEXT NOT NULL, data TEXT NOT NULL)");
+    const insert = db.prepare("INSERT INTO events (type, run_id, job_id, ts, data) VALUES (?, ?, ?, 'then', ?)");
+    for (const e of [runStarted(["a"]), ...finishedJob("a")]) insert.run(e.type, RUN_ID, e.job_id ?? null, JSON.stringify(e.data));
+    db.close();
+  }
+
+  it("reads an old log as it is, and a writer migrates it and appends after it", () => {
+    const dir = tempDir();
+    legacyLog(dir);
+    const reader = EventReader.open(dir);
+    const before = reader.readAfter(0);
+    reader.close();
+    expect(before.map((e) => [e.v, e.stream, e.position]).slice(0, 3)).toEqual([[1, "run", 1], [1, "job-a", 1], [1, "job-a", 2]]);
     expect(peekRun(dir)).toEqual({ runId: RUN_ID, configHash: "0123456789abcdef", finished: false });
-    store.append([{ type: "RunFinished", data: { invocation: 1, counts: {}, not_run: {} } }]);
+    const store = open(dir);
+    expect(store.readAll()).toEqual(before);
+    expect(store.streamVersion("job-a")).toBe(10);
+    expect(appendEvents(store, [{ type: "RunFinished", data: { invocation: 1, counts: {}, not_run: {} } }])[0]).toMatchObject({ seq: 12, v: 2, stream: "run", position: 2 });
+  });
+
+  it("refuses to decode an unknown event type or a payload that does not match its schema", () => {
+    const dir = tempDir();
+    appendEvents(open(dir), [runStarted(["a"])]);
+    const db = new Database(join(dir, "events.db"));
+    db.prepare("INSERT INTO events (v, stream, position, type, run_id, job_id, ts, data) VALUES (2, 'run', 2, 'FutureEvent', ?, NULL, 'now', '{}')").run(RUN_ID);
+    db.close();
+    expect(() => stores[0]!.readAll()).toThrow(EventLogCorruptError);
+    expect(() => stores[0]!.readAll()).toThrow(/unknown event type 'FutureEvent'/);
+  });
+
+  it("a doctored job id is refused before it can become a path", () => {
+    const dir = tempDir();
+    appendEvents(open(dir), [runStarted(["a"])]);
+    const db = new Database(join(dir, "events.db"));
+    db.prepare(`INSERT INTO events (v, stream, position, type, run_id, job_id, ts, data) VALUES (2, 'job-../../victim', 1, 'JobQueued', ?, '../../victim', 'now', '{"attempt":1,"invocation":1}')`).run(RUN_ID);
+    db.close();
+    expect(() => stores[0]!.readAll()).toThrow(/job id "..\/..\/victim" is not a plain name/);
+  });
+
+  it("peekRun tells whether the latest invocation finished; readableRuns skips a damaged log with a warning", () => {
+    const root = tempDir();
+    const dir = join(root, "good");
+    const store = open(dir);
+    appendEvents(store, [runStarted(["a"])]);
+    expect(peekRun(dir)).toEqual({ runId: RUN_ID, configHash: "0123456789abcdef", finished: false });
+    appendEvents(store, [{ type: "RunFinished", data: { invocation: 1, counts: {}, not_run: {} } }]);
     expect(peekRun(dir)?.finished).toBe(true);
-    store.append([runStarted(["a"], 2)]);
-    expect(peekRun(dir)?.finished).toBe(false);
     expect(peekRun(tempDir())).toBeNull();
+
+    const bad = join(root, "bad");
+    mkdirSync(bad);
+    writeFileSync(join(bad, "events.db"), "this is not a database, just some bytes ".repeat(200));
+    const { runs, warnings } = readableRuns(root);
+    expect(runs.map((r) => r.name)).toEqual(["good"]);
+    expect(warnings).toEqual([expect.stringMatching(/^skipping .*bad: .*events\.db: not a readable event log/)]);
   });
 });

@@ -1,0 +1,199 @@
+/**
+ * One invocation of `run` as an Effect program on one runtime: open the run session (scoped: the
+ * writer lock is released however the program ends), record `RunStarted`, supervise the planned
+ * jobs, record how the invocation ended (`RunFinished`, or `RunInterrupted` on a signal or when
+ * the log stopped taking events) and bring every projection level with the log.
+ */
+import * as Deferred from "effect/Deferred";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Fiber from "effect/Fiber";
+import * as Layer from "effect/Layer";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Cause from "effect/Cause";
+import { jobIdentityFields } from "../config/matrix.js";
+import type { Subscriber } from "../events/event-bus.js";
+import type { FinishedStatus, JobSpecRecord, NewEvent } from "../events/event-schema.js";
+import { sanitize, yamlArtifact } from "../events/projections/artifact-format.js";
+import type { RunState } from "../events/run-state.js";
+import { planInvocation } from "./invocation-plan.js";
+import { JobNotRecorded } from "./job-recorder.js";
+import { captureEnvironment, captureGit, llmInfo } from "./run-environment.js";
+import type { RunPlan } from "./run-plan.js";
+import { RunLog, type AppendError, type LlmSource, type TaskSource, type TrainerSource } from "./run-services.js";
+import { RunSession } from "./run-session.js";
+import { superviseJobs } from "./supervisor.js";
+
+export interface RunHooks {
+  /** Printed before jobs start when an existing run is resumed. */
+  readonly onResume?: (runId: string, done: number, total: number) => void;
+  /** Problems that are not a job's outcome (a subscriber failing, a late error from the log). */
+  readonly report: (text: string) => void;
+  /** Subscribers of the caller's (the console), notified after mirrors and projections. */
+  readonly subscribers?: (state: RunState) => readonly Subscriber[];
+  readonly now?: () => Date;
+  /** How often run-level files are refreshed while jobs finish (ms). */
+  readonly refreshMs?: number;
+}
+
+export interface RunReport {
+  readonly plan: RunPlan;
+  readonly state: RunState;
+  readonly interrupted: boolean;
+  readonly ranJobs: number;
+  /** Subscribers whose files are behind the log (rebuild with `trace-bench replay`). */
+  readonly behind: readonly string[];
+}
+
+export interface RunHandle {
+  /** The report, or a typed error (lock held, log not writable) as a rejection. */
+  readonly done: Promise<RunReport>;
+  /** Stop starting jobs and cancel running ones; the run records RunInterrupted and returns. */
+  interrupt(signal: string): void;
+}
+
+export type RunSources = TaskSource | TrainerSource | LlmSource;
+
+function specRecord(job: RunPlan["jobs"][number]): JobSpecRecord {
+  return sanitize({ ...jobIdentityFields(job), resolved_kwargs: job.resolved_kwargs }) as JobSpecRecord;
+}
+
+function runStarted(plan: RunPlan, invocation: number, startedAt: Date): NewEvent {
+  return {
+    type: "RunStarted",
+    data: {
+      invocation,
+      config_hash: plan.configHash,
+      config_snapshot: sanitize(plan.snapshot) as Record<string, unknown>,
+      config_snapshot_yaml: yamlArtifact(plan.snapshot),
+      matrix: plan.jobs.map(specRecord),
+      mode: plan.config.mode,
+      max_workers: plan.config.max_workers,
+      job_timeout_seconds: plan.timeoutSeconds,
+      resume_mode: plan.resumeMode,
+      fail_fast: plan.config.fail_fast,
+      tags: [...plan.config.tags],
+      llm: llmInfo(plan.config, process.env),
+      env: captureEnvironment(process.env, startedAt),
+      git: captureGit(),
+    },
+  };
+}
+
+/** The invocation as an Effect; `stop` completes with a signal name to interrupt it. */
+export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Deferred<string>) {
+  return Effect.scoped(
+    Effect.gen(function* () {
+      const now = hooks.now ?? (() => new Date());
+      const session = yield* Effect.acquireRelease(
+        Effect.try({
+          try: () =>
+            RunSession.open(plan.runDir, plan.runId, {
+              now,
+              command: "trace-bench run",
+              report: hooks.report,
+              ...(hooks.refreshMs !== undefined ? { refreshMs: hooks.refreshMs } : {}),
+              ...(hooks.subscribers ? { subscribers: hooks.subscribers } : {}),
+            }),
+          catch: (error) => error as Error,
+        }),
+        (s) => Effect.sync(() => s.close()),
+      );
+      const state = session.state;
+      const invocation = planInvocation(plan, state);
+      if (plan.resuming) hooks.onResume?.(plan.runId, invocation.alreadyDone, plan.jobs.length);
+      yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, invocation.invocation, now())]), catch: (error) => error as Error });
+
+      const statuses = new Map<string, FinishedStatus | null>(plan.jobs.map((j) => [j.job_id, state.statusOf(j.job_id)]));
+      const ranNow = new Map<string, FinishedStatus>();
+      const runLog = Layer.succeed(
+        RunLog,
+        RunLog.of({
+          append: (stream, expected, events) => Effect.try({ try: () => session.append(stream, expected, events), catch: (error) => error as AppendError }),
+          streamVersion: (stream) => Effect.try({ try: () => session.streamVersion(stream), catch: (error) => error as never }),
+        }),
+      );
+      const supervisor = yield* Effect.fork(
+        superviseJobs({
+          jobs: invocation.jobs,
+          maxWorkers: plan.config.max_workers,
+          failFast: plan.config.fail_fast,
+          invocation: invocation.invocation,
+          timeoutSeconds: plan.timeoutSeconds,
+          onWarning: hooks.report,
+          onOutcome: (jobId, status) => {
+            ranNow.set(jobId, status);
+            statuses.set(jobId, status);
+          },
+        }).pipe(Effect.provide(runLog)),
+      );
+      let interruptedBy: string | null = null;
+      yield* Effect.forkScoped(
+        Deferred.await(stop).pipe(
+          Effect.flatMap((signal) => {
+            interruptedBy = signal;
+            return Fiber.interrupt(supervisor);
+          }),
+        ),
+      );
+      const exit = yield* Fiber.await(supervisor);
+
+      // The log stopped taking events: record the interruption if it still can, then fail with why.
+      const fault = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : undefined;
+      const logError = fault !== undefined && fault._tag === "Some" ? fault.value : null;
+      if (Exit.isFailure(exit) && logError === null && !Exit.isInterrupted(exit)) return yield* Effect.die(Cause.squash(exit.cause));
+
+      const notRun: Record<string, string> = { ...invocation.notRun };
+      const stopReason = logError !== null ? "log_error" : interruptedBy !== null ? "interrupted_before_start" : "fail_fast_stopped";
+      for (const job of invocation.jobs) if (!ranNow.has(job.spec.job_id)) notRun[job.spec.job_id] = stopReason;
+      const closing: NewEvent =
+        interruptedBy !== null || logError !== null
+          ? {
+              type: "RunInterrupted",
+              data: {
+                invocation: invocation.invocation,
+                signal: logError !== null ? "log_error" : interruptedBy!,
+                running_jobs: [...ranNow].filter(([, s]) => s === "cancelled").map(([id]) => id),
+                not_run: notRun,
+              },
+            }
+          : { type: "RunFinished", data: { invocation: invocation.invocation, counts: countStatuses(statuses), not_run: notRun } };
+      const closed = yield* Effect.either(Effect.try(() => session.appendRunEvents([closing])));
+      if (logError !== null) {
+        session.finish(hooks.report);
+        return yield* Effect.fail(underlying(logError));
+      }
+      if (closed._tag === "Left") return yield* Effect.fail(underlying(closed.left.error));
+      const behind = session.finish(hooks.report);
+      return { plan, state, interrupted: interruptedBy !== null, ranJobs: ranNow.size, behind } satisfies RunReport;
+    }),
+  );
+}
+
+function countStatuses(statuses: ReadonlyMap<string, FinishedStatus | null>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const status of statuses.values()) if (status !== null) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
+/** The log's own error behind a job that could not be recorded (disk full, read-only, ...). */
+function underlying(error: unknown): Error {
+  if (error instanceof JobNotRecorded) return error.cause;
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Runs an invocation on a runtime built from `sources`; the handle interrupts it on a signal. */
+export function startRun(plan: RunPlan, sources: Layer.Layer<RunSources>, hooks: RunHooks): RunHandle {
+  const runtime = ManagedRuntime.make(sources);
+  const stop = Effect.runSync(Deferred.make<string>());
+  const done = runtime
+    .runPromiseExit(runInvocation(plan, hooks, stop))
+    .then((exit) => (Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause))))
+    .finally(() => runtime.dispose());
+  return {
+    done,
+    interrupt(signal) {
+      Effect.runSync(Deferred.succeed(stop, signal));
+    },
+  };
+}

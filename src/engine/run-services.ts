@@ -1,0 +1,33 @@
+/**
+ * The services a run's jobs work with, as Effect tags. The CLI provides the live layers (the run
+ * session's log, the task registry, the trainer catalog, the LLM factory); engine tests provide
+ * their own (a log that fails on purpose, tasks that block on deferreds) on the same program.
+ */
+import * as Context from "effect/Context";
+import type * as Effect from "effect/Effect";
+import type { JobSpec } from "../config/matrix.js";
+import type { EventLogCorruptError, EventLogWriteError, InvalidAppendError, WrongExpectedVersionError } from "../events/event-log-errors.js";
+import type { NewEvent, StoredEvent } from "../events/event-schema.js";
+import type { Llm } from "../llm/llm.js";
+import type { TrainerInfo } from "../opt/trainer-catalog.js";
+import type { TaskRegistry } from "../tasks/task-registry.js";
+
+export type AppendError = WrongExpectedVersionError | EventLogWriteError | InvalidAppendError;
+
+/** The run's log as jobs see it: commit a stream's events at an expected version (subscribers are notified after). */
+export class RunLog extends Context.Tag("trace-bench/RunLog")<
+  RunLog,
+  {
+    readonly append: (stream: string, expectedVersion: number, events: readonly NewEvent[]) => Effect.Effect<StoredEvent[], AppendError>;
+    readonly streamVersion: (stream: string) => Effect.Effect<number, EventLogWriteError | EventLogCorruptError>;
+  }
+>() {}
+
+/** Where task bundles come from. */
+export class TaskSource extends Context.Tag("trace-bench/TaskSource")<TaskSource, Pick<TaskRegistry, "load">>() {}
+
+/** Which trainers exist and how to load them. */
+export class TrainerSource extends Context.Tag("trace-bench/TrainerSource")<TrainerSource, { readonly find: (id: string) => TrainerInfo | undefined }>() {}
+
+/** The LLM port: the (unmetered) LLM a job's optimizers use; metering wraps it per job. */
+export class LlmSource extends Context.Tag("trace-bench/LlmSource")<LlmSource, { readonly forJob: (job: JobSpec) => Llm }>() {}

@@ -1,0 +1,112 @@
+/**
+ * Read-only access to a run's event log: read from a position, follow new events as they are
+ * committed, or peek at what a run is. Readers never take the writer lock and never change the
+ * file, so the dashboard, `runs` listings and resume decisions can read a log while it is written.
+ */
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type Database from "better-sqlite3";
+import type { StoredEvent } from "./event-schema.js";
+import { EventLogCorruptError, eventLogFailure } from "./event-log-errors.js";
+import { eventsDbPath, openReadableDatabase, ROW_COLUMNS, type EventRow } from "./log-database.js";
+import { decodeRow } from "./event-store.js";
+
+export class EventReader {
+  private constructor(
+    readonly runDir: string,
+    private readonly db: Database.Database,
+    private readonly source: string,
+  ) {}
+
+  /** Throws `EventLogCorruptError` when the file is not a trace-bench log this version can read. */
+  static open(runDir: string): EventReader {
+    const { db, source } = openReadableDatabase(runDir);
+    return new EventReader(runDir, db, source);
+  }
+
+  rowsAfter(afterSeq: number, limit = -1): EventRow[] {
+    return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as EventRow[];
+  }
+
+  /** Decoded events after `afterSeq` (at most `limit`), in seq order. */
+  readAfter(afterSeq: number, limit = -1): StoredEvent[] {
+    try {
+      return this.rowsAfter(afterSeq, limit).map(decodeRow);
+    } catch (error) {
+      throw eventLogFailure(error, eventsDbPath(this.runDir));
+    }
+  }
+
+  /**
+   * Calls `onEvents` with every event after `afterSeq` now, then with new ones as they are
+   * committed (polling every `intervalMs`). Returns a function that stops following.
+   */
+  follow(afterSeq: number, onEvents: (events: StoredEvent[]) => void, intervalMs = 200): () => void {
+    let position = afterSeq;
+    const poll = () => {
+      const events = this.readAfter(position);
+      if (events.length === 0) return;
+      position = events.at(-1)!.seq;
+      onEvents(events);
+    };
+    poll();
+    const timer = setInterval(poll, intervalMs);
+    return () => clearInterval(timer);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+export interface RunPeek {
+  readonly runId: string;
+  readonly configHash: string;
+  /** Whether the latest invocation ended with RunFinished (not crashed, not interrupted). */
+  readonly finished: boolean;
+}
+
+/** A cheap look at a run's log; null when the directory holds no log or no run started in it. */
+export function peekRun(runDir: string): RunPeek | null {
+  if (!existsSync(eventsDbPath(runDir))) return null;
+  const { db, source } = openReadableDatabase(runDir);
+  try {
+    const started = db.prepare(`SELECT run_id, data FROM ${source} WHERE type = 'RunStarted' ORDER BY seq DESC LIMIT 1`).get() as { run_id: string; data: string } | undefined;
+    if (started === undefined) return null;
+    const last = db.prepare(`SELECT type FROM ${source} WHERE job_id IS NULL ORDER BY seq DESC LIMIT 1`).get() as { type: string };
+    const configHash = (JSON.parse(started.data) as { config_hash?: unknown }).config_hash;
+    if (typeof configHash !== "string") throw new EventLogCorruptError({ path: eventsDbPath(runDir), problem: "RunStarted has no config_hash" });
+    return { runId: started.run_id, configHash, finished: last.type === "RunFinished" };
+  } catch (error) {
+    throw eventLogFailure(error, eventsDbPath(runDir));
+  } finally {
+    db.close();
+  }
+}
+
+/** Run directories directly under a runs root that hold an event log. */
+export function runDirectoriesWithLogs(runsRoot: string): string[] {
+  if (!existsSync(runsRoot) || !statSync(runsRoot).isDirectory()) return [];
+  return readdirSync(runsRoot, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(eventsDbPath(join(runsRoot, d.name))))
+    .map((d) => d.name);
+}
+
+/**
+ * The runs under a runs root that can be read, and one warning per directory that cannot
+ * (damaged or foreign log): those are skipped, never blocking the others.
+ */
+export function readableRuns(runsRoot: string): { runs: { name: string; peek: RunPeek }[]; warnings: string[] } {
+  const runs: { name: string; peek: RunPeek }[] = [];
+  const warnings: string[] = [];
+  for (const name of runDirectoriesWithLogs(runsRoot)) {
+    try {
+      const peek = peekRun(join(runsRoot, name));
+      if (peek !== null) runs.push({ name, peek });
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      warnings.push(`skipping ${join(runsRoot, name)}: ${why}`);
+    }
+  }
+  return { runs, warnings };
+}

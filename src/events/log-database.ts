@@ -1,0 +1,109 @@
+/**
+ * The SQLite file behind a run's event log: its tables, the migration of logs written before
+ * streams (schema 1) and the row shape shared by the writer, the reader and the mirrors.
+ *
+ * Schema 2: every event has a stream (`run`, `job-<id>`) and a position in it, unique together;
+ * `PRAGMA user_version` holds the schema. Schema-1 logs are migrated when a writer opens them
+ * (positions are derived from seq order) and read as they are by read-only readers.
+ */
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { EVENT_SCHEMA_VERSION } from "./event-schema.js";
+import { EventLogCorruptError, eventLogFailure } from "./event-log-errors.js";
+
+export const EVENTS_DB = "events.db";
+
+export interface EventRow {
+  seq: number;
+  v: number;
+  stream: string;
+  position: number;
+  type: string;
+  run_id: string;
+  job_id: string | null;
+  ts: string;
+  data: string;
+}
+
+export const ROW_COLUMNS = "seq, v, stream, position, type, run_id, job_id, ts, data";
+/** Schema-1 logs have no stream columns: derive them (positions by seq order within a stream). */
+const LEGACY_SOURCE =
+  "(SELECT seq, 1 AS v, CASE WHEN job_id IS NULL THEN 'run' ELSE 'job-' || job_id END AS stream, " +
+  "ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY seq) AS position, type, run_id, job_id, ts, data FROM events)";
+
+export const eventsDbPath = (runDir: string) => join(runDir, EVENTS_DB);
+
+/** The jsonl mirror line of a row: the envelope, then the payload exactly as stored. */
+export const mirrorLine = (row: EventRow) =>
+  `{"seq":${row.seq},"v":${row.v},"stream":${JSON.stringify(row.stream)},"position":${row.position},"type":${JSON.stringify(row.type)},"run_id":${JSON.stringify(row.run_id)},"job_id":${JSON.stringify(row.job_id)},"ts":${JSON.stringify(row.ts)},"data":${row.data}}\n`;
+
+function schemaOf(db: Database.Database, path: string): number {
+  const version = db.pragma("user_version", { simple: true }) as number;
+  if (version > EVENT_SCHEMA_VERSION) {
+    throw new EventLogCorruptError({ path, problem: `event log schema ${version} is newer than this trace-bench understands (${EVENT_SCHEMA_VERSION}); upgrade trace-bench` });
+  }
+  return version === 0 ? 1 : version;
+}
+
+/** Opens the log for writing: creates or migrates the tables. */
+export function openWritableDatabase(runDir: string): Database.Database {
+  const path = eventsDbPath(runDir);
+  try {
+    const db = new Database(path);
+    db.pragma("journal_mode = WAL");
+    // Committed transactions survive a killed process; only an OS crash could lose the last ones.
+    db.pragma("synchronous = NORMAL");
+    db.pragma("busy_timeout = 5000");
+    const schema = schemaOf(db, path);
+    const hasEvents = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get() !== undefined;
+    db.transaction(() => {
+      if (!hasEvents) {
+        db.exec(
+          "CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, v INTEGER NOT NULL, stream TEXT NOT NULL, position INTEGER NOT NULL, " +
+            "type TEXT NOT NULL, run_id TEXT NOT NULL, job_id TEXT, ts TEXT NOT NULL, data TEXT NOT NULL);",
+        );
+      } else if (schema === 1) {
+        db.exec(
+          "ALTER TABLE events ADD COLUMN v INTEGER NOT NULL DEFAULT 1; ALTER TABLE events ADD COLUMN stream TEXT; ALTER TABLE events ADD COLUMN position INTEGER;" +
+            "UPDATE events SET stream = CASE WHEN job_id IS NULL THEN 'run' ELSE 'job-' || job_id END;" +
+            "UPDATE events SET position = p.position FROM (SELECT seq, ROW_NUMBER() OVER (PARTITION BY stream ORDER BY seq) AS position FROM events) AS p WHERE events.seq = p.seq;" +
+            "DROP INDEX IF EXISTS events_by_job;",
+        );
+      }
+      db.exec(
+        "CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, position);" +
+          "CREATE TABLE IF NOT EXISTS writer (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, process_start TEXT, started_at TEXT NOT NULL, command TEXT NOT NULL);" +
+          "CREATE TABLE IF NOT EXISTS subscriber_positions (name TEXT PRIMARY KEY, position INTEGER NOT NULL);",
+      );
+      db.pragma(`user_version = ${EVENT_SCHEMA_VERSION}`);
+    })();
+    return db;
+  } catch (error) {
+    throw eventLogFailure(error, path);
+  }
+}
+
+export interface ReadableDatabase {
+  readonly db: Database.Database;
+  /** What to select `ROW_COLUMNS` from: the table, or a view of a schema-1 table with derived streams. */
+  readonly source: string;
+}
+
+/** Opens the log read-only (no lock, no migration); any schema this trace-bench knows. */
+export function openReadableDatabase(runDir: string): ReadableDatabase {
+  const path = eventsDbPath(runDir);
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma("busy_timeout = 5000");
+      const schema = schemaOf(db, path);
+      db.prepare("SELECT 1 FROM events LIMIT 1").get();
+      return { db, source: schema === 1 ? LEGACY_SOURCE : "events" };
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  } catch (error) {
+    throw eventLogFailure(error, path);
+  }
+}

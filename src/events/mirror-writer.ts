@@ -1,0 +1,126 @@
+/**
+ * The jsonl mirrors of the log, as a subscriber: `<run_dir>/events.jsonl` holds every event and
+ * `jobs/<job_id>/events.jsonl` each job's, one line per event, the same bytes the log stores.
+ * A mirror's last line is the position it reflects.
+ *
+ * On open (and after any failed write) every mirror is checked against the log, byte for byte,
+ * and rewritten where it differs: a torn last line, a lagging tail, a corrupt or duplicated line
+ * in the middle. Live events are appended through descriptors kept open (opening a file per event
+ * is what would cost most).
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import type { StoredEvent } from "./event-schema.js";
+import { mirrorLine, type EventRow } from "./log-database.js";
+import { checkedJobId } from "./safe-id.js";
+
+export const RUN_MIRROR = "events.jsonl";
+
+export function jobMirrorPath(runDir: string, jobId: string): string {
+  return join(runDir, "jobs", checkedJobId(jobId), "events.jsonl");
+}
+
+/** `writeSync` may write less than asked; mirrors must get every byte. */
+function writeFully(fd: number, bytes: Buffer): void {
+  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+}
+
+const eventLine = (event: StoredEvent) => mirrorLine({ ...event, data: JSON.stringify(event.data) });
+
+/** Makes the file at `path` hold exactly `expected`: appends a missing tail, else rewrites it. */
+function reconcile(path: string, expected: Buffer): void {
+  const actual = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+  if (actual.equals(expected)) return;
+  if (actual.length < expected.length && expected.subarray(0, actual.length).equals(actual)) {
+    const fd = openSync(path, "a");
+    try {
+      writeFully(fd, expected.subarray(actual.length));
+    } finally {
+      closeSync(fd);
+    }
+    return;
+  }
+  const fd = openSync(path, "w");
+  try {
+    writeFully(fd, expected);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface MirrorSource {
+  /** Every committed row, in seq order. */
+  rowsAfter(afterSeq: number): EventRow[];
+}
+
+export class MirrorWriter {
+  private runFd: number | undefined;
+  private readonly jobFds = new Map<string, number>();
+
+  constructor(readonly runDir: string) {}
+
+  /** Brings every mirror level with the log. */
+  catchUp(log: MirrorSource): void {
+    this.closeFds();
+    const rows = log.rowsAfter(0);
+    const byJob = new Map<string, string[]>();
+    const all: string[] = [];
+    for (const row of rows) {
+      const line = mirrorLine(row);
+      all.push(line);
+      if (row.job_id === null) continue;
+      let lines = byJob.get(row.job_id);
+      if (lines === undefined) byJob.set(row.job_id, (lines = []));
+      lines.push(line);
+    }
+    reconcile(join(this.runDir, RUN_MIRROR), Buffer.from(all.join(""), "utf8"));
+    for (const [jobId, lines] of byJob) {
+      mkdirSync(join(this.runDir, "jobs", checkedJobId(jobId)), { recursive: true });
+      reconcile(jobMirrorPath(this.runDir, jobId), Buffer.from(lines.join(""), "utf8"));
+    }
+  }
+
+  /** Appends newly committed events. */
+  handle(events: readonly StoredEvent[]): void {
+    const lines = events.map(eventLine);
+    writeFully(this.runMirrorFd(), Buffer.from(lines.join(""), "utf8"));
+    const byJob = new Map<string, string>();
+    events.forEach((event, i) => {
+      if (event.job_id !== null) byJob.set(event.job_id, (byJob.get(event.job_id) ?? "") + lines[i]);
+    });
+    for (const [jobId, text] of byJob) writeFully(this.jobFd(jobId), Buffer.from(text, "utf8"));
+    // A job's descriptor is kept only while its attempt runs.
+    for (const event of events) {
+      if (event.type !== "JobFinished" || event.job_id === null) continue;
+      const fd = this.jobFds.get(event.job_id);
+      if (fd !== undefined) closeSync(fd);
+      this.jobFds.delete(event.job_id);
+    }
+  }
+
+  close(): void {
+    this.closeFds();
+  }
+
+  private closeFds(): void {
+    for (const fd of this.jobFds.values()) closeSync(fd);
+    this.jobFds.clear();
+    if (this.runFd !== undefined) closeSync(this.runFd);
+    this.runFd = undefined;
+  }
+
+  private runMirrorFd(): number {
+    this.runFd ??= openSync(join(this.runDir, RUN_MIRROR), "a");
+    return this.runFd;
+  }
+
+  private jobFd(jobId: string): number {
+    let fd = this.jobFds.get(jobId);
+    if (fd === undefined) {
+      mkdirSync(join(this.runDir, "jobs", checkedJobId(jobId)), { recursive: true });
+      fd = openSync(jobMirrorPath(this.runDir, jobId), "a");
+      this.jobFds.set(jobId, fd);
+    }
+    return fd;
+  }
+}

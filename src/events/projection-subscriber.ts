@@ -1,0 +1,57 @@
+/**
+ * The projections as a subscriber: folds committed events into the run state and writes the run
+ * directory's files from it. A finished job's files are written at once, run-level files at most
+ * every `refreshMs`; `catchUp` writes everything and records the log position the files now
+ * reflect, so a command that opens the run later knows whether they are behind (a kill after the
+ * last commit but before the last write) and repairs them.
+ */
+import type { Subscriber } from "./event-bus.js";
+import type { StoredEvent } from "./event-schema.js";
+import { ProjectionWriter } from "./projection-writer.js";
+import { LIVE_RUN_FILES, START_RUN_FILES } from "./projections/run-files.js";
+import type { RunState } from "./run-state.js";
+
+export const PROJECTIONS = "projections";
+
+export interface ProjectionLog {
+  readAfter(afterSeq: number): StoredEvent[];
+  subscriberPosition(name: string): number;
+  recordSubscriberPosition(name: string, position: number): void;
+}
+
+export class ProjectionSubscriber implements Subscriber {
+  readonly name = PROJECTIONS;
+  private lastRefresh = 0;
+
+  constructor(
+    readonly state: RunState,
+    private readonly writer: ProjectionWriter,
+    private readonly log: ProjectionLog,
+    /** How often run-level files are refreshed while jobs finish (ms). */
+    private readonly refreshMs = 1000,
+  ) {}
+
+  /** Whether the files on disk reflect the whole log (as far as the recorded position tells). */
+  isCurrent(): boolean {
+    return this.log.subscriberPosition(PROJECTIONS) >= this.state.lastSeq;
+  }
+
+  handle(events: readonly StoredEvent[]): void {
+    for (const event of events) this.state.apply(event);
+    for (const event of events) {
+      if (event.type === "RunStarted") this.writer.writeRunFiles(this.state, START_RUN_FILES);
+      if (event.type === "JobFinished" && event.job_id !== null) this.writer.writeJob(this.state, this.state.jobs.get(event.job_id)!);
+    }
+    if (Date.now() - this.lastRefresh >= this.refreshMs) {
+      this.writer.writeRunFiles(this.state, LIVE_RUN_FILES);
+      this.lastRefresh = Date.now();
+    }
+  }
+
+  /** Folds what the state has not seen, writes every file, and records the position they reflect. */
+  catchUp(): void {
+    for (const event of this.log.readAfter(this.state.lastSeq)) this.state.apply(event);
+    this.writer.writeAll(this.state);
+    this.log.recordSubscriberPosition(PROJECTIONS, this.state.lastSeq);
+  }
+}
