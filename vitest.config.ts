@@ -1,9 +1,16 @@
 import { defineConfig } from "vitest/config";
 
+// Three tiers (npm run test:unit | test:int | test:e2e; npm test runs all of them).
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
-    pool: "forks",
+    projects: [
+      // Pure code: one module graph for all files (no per-file isolation), in worker threads.
+      { test: { name: "unit", include: ["test/unit/**/*.test.ts"], pool: "threads", isolate: false } },
+      // Real SQLite and real HTTP in temp dirs.
+      { test: { name: "int", include: ["test/int/**/*.test.ts"], pool: "forks" } },
+      // The built CLI as child processes; every run they make must pass `replay --verify`.
+      { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], pool: "forks", testTimeout: 60_000, setupFiles: ["test/support/verify-runs.setup.ts"] } },
+    ],
   },
 });

@@ -15,6 +15,12 @@ import { acquireWriterLock, currentWriter, releaseWriterLock, type WriterIdentit
 
 /** Test hook: SIGKILL this process right after the commit of this seq, before anyone is notified. */
 const KILL_AFTER_COMMIT = Number(process.env.TRACE_BENCH_TEST_KILL_AFTER_SEQ ?? NaN);
+/** Test hook: from this seq on, every append fails as on a full disk (nothing of it commits). */
+const FULL_FROM_SEQ = Number(process.env.TRACE_BENCH_TEST_DISK_FULL_AT_SEQ ?? NaN);
+
+function simulatedDiskFull(): Error {
+  return Object.assign(new Error("database or disk is full (simulated by TRACE_BENCH_TEST_DISK_FULL_AT_SEQ)"), { code: "SQLITE_FULL" });
+}
 
 export interface OpenOptions {
   readonly now?: () => Date;
@@ -41,6 +47,7 @@ export class EventStore {
     this.insert = db.prepare("INSERT INTO events (v, stream, position, type, run_id, job_id, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     this.versionOf = db.prepare("SELECT COALESCE(MAX(position), 0) AS version FROM events WHERE stream = ?").pluck();
     this.appendTx = db.transaction((stream: string, expected: number, events: readonly NewEvent[], ts: string) => {
+      if (!Number.isNaN(FULL_FROM_SEQ) && this.lastSeq() + events.length >= FULL_FROM_SEQ) throw simulatedDiskFull();
       const actual = this.versionOf.get(stream) as number;
       if (actual !== expected) throw new WrongExpectedVersionError({ stream, expected, actual });
       return events.map((event, i) => {

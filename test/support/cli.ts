@@ -24,6 +24,13 @@ export function runCli(args: readonly string[], options: { cwd?: string; env?: N
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Every temp dir this test file made, so after-all checks can find the runs in them. */
+export const createdTempDirs: string[] = [];
+/** Run directories whose log a test doctored on purpose: not held to `replay --verify`. */
+export const doctoredRunDirs = new Set<string>();
+
 export function tempDir(prefix = "trace-bench-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  createdTempDirs.push(dir);
+  return dir;
 }

@@ -1,0 +1,215 @@
+/**
+ * The write path under stress, through the real CLI: one writer per run directory, locks left by
+ * killed processes, a kill between the last commit and the last projection write, a full disk,
+ * damaged or doctored logs, SIGHUP, and `replay --verify` on a log nobody should have written.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { CLI, doctoredRunDirs, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
+import { csvRows, eventsOf, FIXTURE_ENV } from "../support/run-dir.js";
+
+function config(dir: string, body: string): string {
+  const path = join(dir, "config.yaml");
+  writeFileSync(path, `mode: stub\n${body}`);
+  return path;
+}
+
+const run = (args: readonly string[], env: NodeJS.ProcessEnv = {}) => runCli(["run", ...args], { env: { ...FIXTURE_ENV, ...env } });
+
+/** Starts `trace-bench run` in the background; resolves when it exits. */
+function startRun(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, [CLI, "run", ...args], { cwd: REPO_ROOT, env: { ...process.env, ...FIXTURE_ENV, ...env } });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, exited, output: () => stdout };
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const count = (runDir: string, type: string) => eventsOf(runDir).filter((e) => e.type === type).length;
+const jobFinishedCount = (runDir: string) => (existsSync(join(runDir, "events.db")) ? count(runDir, "JobFinished") : 0);
+const SLOW = (seeds: number, delay = 60) => `seeds: [${Array.from({ length: seeds }, (_, i) => i + 1).join(", ")}]\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: ${delay}}}\ntrainers: [NoOpTrainer]\n`;
+
+describe("one writer per run directory", () => {
+  it("a second run on the same run dir is refused at once, naming the holder; the log holds one run's work", async () => {
+    const dir = tempDir();
+    const cfg = config(dir, SLOW(6));
+    const first = startRun(["--config", cfg, "--runs-dir", dir, "--run-id", "shared"]);
+    await until(() => jobFinishedCount(join(dir, "shared")) >= 1, "the first run's first job");
+    const second = run(["--config", cfg, "--runs-dir", dir, "--run-id", "shared"]);
+    expect(second.code).toBe(2);
+    expect(second.stderr.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`^trace-bench: .*shared is being written by pid ${first.child.pid} on .* \\(trace-bench run, started .*\\); wait for it`))]);
+    expect((await first.exited).code).toBe(0);
+    const runDir = join(dir, "shared");
+    expect(count(runDir, "RunStarted")).toBe(1);
+    expect(count(runDir, "JobFinished")).toBe(6);
+    expect(csvRows(join(runDir, "results.csv"))).toHaveLength(6);
+  });
+
+  it("a lock left by a killed run is taken over without a flag, and the run completes exactly", async () => {
+    const dir = tempDir();
+    const cfg = config(dir, SLOW(6));
+    const first = startRun(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
+    await until(() => jobFinishedCount(join(dir, "r")) >= 2, "two finished jobs");
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const again = run(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/Resuming r: \d\/6 jobs done/);
+    const rows = csvRows(join(dir, "r", "results.csv"));
+    expect(rows.map((r) => r.status)).toEqual(Array(6).fill("ok"));
+    expect(new Set(rows.map((r) => r.job_id)).size).toBe(6);
+  });
+});
+
+describe("repairs and faults", () => {
+  it("a kill between RunFinished and the last projection write is repaired by the next command that opens the run dir", () => {
+    const dir = tempDir();
+    const cfg = config(dir, SLOW(4, 5));
+    expect(run(["--config", cfg, "--runs-dir", dir, "--run-id", "ref"]).code).toBe(0);
+    const finishedSeq = eventsOf(join(dir, "ref")).find((e) => e.type === "RunFinished")!.seq;
+
+    const killed = run(["--config", cfg, "--runs-dir", dir, "--run-id", "k", "--max-workers", "1"], { TRACE_BENCH_TEST_KILL_AFTER_SEQ: String(finishedSeq) });
+    expect(killed.code).toBeNull(); // SIGKILLed right after RunFinished committed
+    const runDir = join(dir, "k");
+    expect(eventsOf(runDir).at(-1)!.type).toBe("RunFinished");
+    const stale = existsSync(join(runDir, "results.csv")) ? csvRows(join(runDir, "results.csv")).length : 0;
+    const db = new Database(join(runDir, "events.db"), { readonly: true });
+    const position = (db.prepare("SELECT COALESCE(MAX(position), 0) FROM subscriber_positions WHERE name = 'projections'").pluck().get() as number) ?? 0;
+    db.close();
+    expect(position).toBeLessThan(finishedSeq); // the files are known to be behind
+
+    const next = run(["--config", cfg, "--runs-dir", dir, "--run-id", "k"]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(csvRows(join(runDir, "results.csv")).map((r) => r.status)).toEqual(["ok", "ok", "ok", "ok"]);
+    expect(stale).toBeLessThanOrEqual(4);
+    expect(count(runDir, "JobFinished")).toBe(4); // nothing re-ran
+  });
+
+  it("a full disk stops the run with one clear line, loses nothing committed, and a later run resumes", () => {
+    const dir = tempDir();
+    const cfg = config(dir, SLOW(5, 5));
+    const full = run(["--config", cfg, "--runs-dir", dir, "--max-workers", "1"], { TRACE_BENCH_TEST_DISK_FULL_AT_SEQ: "40" });
+    expect(full.code).toBe(2);
+    expect(full.stderr.trim().split("\n").filter((l) => !l.includes("warning"))).toEqual([expect.stringMatching(/^trace-bench: cannot write the event log .*events\.db: the disk is full; free space and run the same command again to resume$/)]);
+    expect(full.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    const runDirName = readdirSync(dir).find((n) => n !== "config.yaml")!;
+    const before = eventsOf(join(dir, runDirName));
+    expect(before.at(-1)!.seq).toBeLessThan(40);
+    const okBefore = before.filter((e) => e.type === "JobFinished").length;
+    expect(okBefore).toBeGreaterThan(0);
+
+    const resumed = run(["--config", cfg, "--runs-dir", dir]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`Resuming ${runDirName}: ${okBefore}/5 jobs done`);
+    const after = eventsOf(join(dir, runDirName));
+    expect(after.slice(0, before.length)).toEqual(before); // nothing committed was lost
+    expect(csvRows(join(dir, runDirName, "results.csv")).map((r) => r.status)).toEqual(Array(5).fill("ok"));
+  });
+
+  it("a runs dir that is a file, or a run id that is a path, is a one-line error", () => {
+    const dir = tempDir();
+    const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
+    writeFileSync(join(dir, "runs-file"), "");
+    const r = run(["--config", cfg, "--runs-dir", join(dir, "runs-file")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^trace-bench: runs dir .*runs-file is a file, not a directory; pass a directory with --runs-dir$/);
+    const escape = run(["--config", cfg, "--runs-dir", dir, "--run-id", "../elsewhere"]);
+    expect(escape.code).toBe(2);
+    expect(escape.stderr.trim()).toMatch(/^trace-bench: run id "\.\.\/elsewhere" is not a plain name/);
+  });
+
+  it("a damaged log beside a run is skipped with a warning naming it, and the run goes on", () => {
+    const dir = tempDir();
+    const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
+    mkdirSync(join(dir, "junk"));
+    writeFileSync(join(dir, "junk", "events.db"), "not sqlite at all ".repeat(300));
+    doctoredRunDirs.add(join(dir, "junk"));
+    const r = run(["--config", cfg, "--runs-dir", dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: skipping .*junk: .*not a readable event log/);
+  });
+});
+
+describe("doctored logs", () => {
+  function finishedRun(): string {
+    const dir = tempDir();
+    const cfg = config(dir, "tasks: [internal:numeric_param, internal:multi_param]\ntrainers: [NoOpTrainer]\n");
+    expect(run(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]).code).toBe(0);
+    return join(dir, "r");
+  }
+
+  it("a job id that reads ../../victim never becomes a path: replay refuses the log with one line", () => {
+    const runDir = finishedRun();
+    doctoredRunDirs.add(runDir);
+    const db = new Database(join(runDir, "events.db"));
+    const jobId = (db.prepare("SELECT job_id FROM events WHERE job_id IS NOT NULL LIMIT 1").pluck().get() as string);
+    db.prepare("UPDATE events SET job_id = '../../victim' WHERE job_id = ?").run(jobId);
+    db.close();
+    const r = runCli(["replay", runDir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^trace-bench: .*events\.db: event \d+: job id "\.\.\/\.\.\/victim" is not a plain name/);
+    expect(existsSync(join(runDir, "..", "..", "victim"))).toBe(false);
+    expect(existsSync(join(runDir, "results.csv"))).toBe(true); // nothing was deleted before the log was checked
+  });
+
+  it("replay --verify passes on a run the CLI made and names the event a doctored log gets wrong", () => {
+    const runDir = finishedRun();
+    const ok = runCli(["replay", "--verify", runDir]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^Verified r: \d+ events, 2 jobs, all as the job machine decides$/m);
+
+    doctoredRunDirs.add(runDir);
+    const db = new Database(join(runDir, "events.db"));
+    const finished = db.prepare("SELECT seq, data FROM events WHERE type = 'JobFinished' ORDER BY seq LIMIT 1").get() as { seq: number; data: string };
+    db.prepare("UPDATE events SET data = ? WHERE seq = ?").run(finished.data.replace('"status":"ok"', '"status":"failed"'), finished.seq);
+    db.close();
+    const bad = runCli(["replay", "--verify", runDir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(`event ${finished.seq}`);
+    expect(bad.stdout).toMatch(/the machine records JobFinished .*"status":"ok".*, the log has JobFinished .*"status":"failed"/);
+  });
+});
+
+describe("signals", () => {
+  it("SIGHUP stops the run like SIGTERM: children killed, RunInterrupted recorded, and the next run resumes it", async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, "child.pid");
+    const cfg = config(dir, `tasks:\n  - {id: fixture:hang_child, eval_kwargs: {pid_file: ${JSON.stringify(pidFile)}}}\ntrainers: [NoOpTrainer]\n`);
+    const started = startRun(["--config", cfg, "--runs-dir", dir, "--run-id", "hup"]);
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").length > 0, "the task's child process");
+    const childPid = Number(readFileSync(pidFile, "utf8"));
+    started.child.kill("SIGHUP");
+    const exit = await started.exited;
+    expect(exit.code).toBe(130);
+    await until(() => {
+      try {
+        process.kill(childPid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, "the child process to be gone", 5_000);
+    const events = eventsOf(join(dir, "hup"));
+    expect(events.find((e) => e.type === "RunInterrupted")?.data).toMatchObject({ signal: "SIGHUP" });
+    expect(events.filter((e) => e.type === "JobFinished").map((e) => e.data.status)).toEqual(["cancelled"]);
+
+    const resumed = run(["--config", cfg, "--runs-dir", dir, "--job-timeout", "1"]);
+    expect(resumed.stdout).toContain("Resuming hup: 0/1 jobs done");
+    expect(eventsOf(join(dir, "hup")).filter((e) => e.type === "JobFinished").map((e) => e.data.status)).toEqual(["cancelled", "timeout"]);
+  });
+});
