@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { estimateTokens, type ChatRequest, type ChatResponse, type Llm, type VariableIntent } from "../../src/llm/llm.js";
-import type { JsonValue } from "../../src/opt/parameter.js";
+import type { JsonValue } from "../../src/domain/json-value.js";
 import { createRng, type Rng } from "../../src/opt/rng.js";
 
 export const STUB_MODEL = "stub";

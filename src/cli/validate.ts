@@ -18,11 +18,11 @@ import { gitHeadSha } from "../engine/run-environment.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { GUIDE_NAMES, LOGGER_NAMES, isNoLogger } from "../opt/component-names.js";
 import { OPTIMIZER_NAMES } from "../opt/optimizers/optimizer-registry.js";
-import { trainableParameters } from "../opt/parameter.js";
+import { trainableParameters } from "../domain/parameter.js";
 import { acceptedTrainerKwargs, findTrainer } from "../opt/trainer-catalog.js";
 import { parseBenchSelector } from "../tasks/bench-selector.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
-import type { TaskBundle } from "../tasks/task-suite.js";
+import type { TaskBundle } from "../domain/task-bundle.js";
 
 export const spec: VerbSpec = {
   name: "validate",

@@ -2,7 +2,8 @@
  * The LLM port: chat completion with usage. Implementations (an OpenAI-compatible HTTP client,
  * the stub) are adapters; metering wraps any of them so every call becomes an event.
  */
-import type { JsonValue, ParameterKind } from "../opt/parameter.js";
+import type { JsonValue } from "../domain/json-value.js";
+import type { ParameterKind } from "../domain/parameter.js";
 
 export interface ChatMessage {
   readonly role: "system" | "user" | "assistant";

@@ -5,8 +5,9 @@
  * (`ID [i]: <item>` per example).
  */
 import { pythonFloatRepr } from "../config/python-json.js";
-import type { Agent } from "../tasks/task-suite.js";
-import type { JsonValue, ParameterKind, ParameterSpec, ParameterValues } from "./parameter.js";
+import type { Agent } from "../domain/agent.js";
+import type { JsonValue } from "../domain/json-value.js";
+import type { ParameterKind, ParameterSpec, ParameterValues } from "../domain/parameter.js";
 import type { Rollout } from "./rollout.js";
 
 export interface ProblemVariable {

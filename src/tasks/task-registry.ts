@@ -8,7 +8,8 @@ import type { TaskEntry } from "../config/run-config.js";
 import type { Kwargs } from "../config/kwargs.js";
 import { TaskNotFoundError } from "./task-errors.js";
 import { normalizeTaskId } from "./task-id.js";
-import { SUITE_NAMES, type TaskBundle, type TaskSuite } from "./task-suite.js";
+import type { TaskBundle } from "../domain/task-bundle.js";
+import { SUITE_NAMES, type TaskSuite } from "./task-suite.js";
 
 export class TaskRegistry {
   private readonly suites: ReadonlyMap<string, TaskSuite>;

@@ -8,9 +8,9 @@ import type { NewEvent } from "../../src/events/event-schema.js";
 import type { ChatRequest, Llm } from "../../src/llm/llm.js";
 import { negativeAbsoluteError } from "../../adapters/tasks/guides.js";
 import { xmlReply, type ScriptStep } from "./scripted-llm.js";
-import { initialValues, type ParameterValues } from "../../src/opt/parameter.js";
+import { initialValues, type ParameterValues } from "../../src/domain/parameter.js";
 import type { Trainer, TrainerContext } from "../../src/opt/trainer.js";
-import type { TaskBundle } from "../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../src/domain/task-bundle.js";
 
 export interface HarnessRun {
   readonly values: ParameterValues;

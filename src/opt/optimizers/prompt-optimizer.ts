@@ -5,7 +5,7 @@
 import type { Kwargs } from "../../config/kwargs.js";
 import type { ChatMessage, Llm } from "../../llm/llm.js";
 import type { Optimizer, Proposal } from "../optimizer.js";
-import type { JsonValue } from "../parameter.js";
+import type { JsonValue } from "../../domain/json-value.js";
 import type { ProblemInstance } from "../problem.js";
 import { coerceValue } from "./coerce-value.js";
 import {

@@ -21,7 +21,7 @@
 import type { Kwargs } from "../../config/kwargs.js";
 import type { ChatRequest, Llm, LlmIntent } from "../../llm/llm.js";
 import type { Optimizer, Proposal } from "../optimizer.js";
-import type { JsonValue } from "../parameter.js";
+import type { JsonValue } from "../../domain/json-value.js";
 import type { ProblemInstance, ProblemVariable } from "../problem.js";
 import { coerceValue } from "./coerce-value.js";
 import { parseXmlReply } from "./suggestion-parser.js";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { builtinTaskRegistry } from "../../../adapters/tasks/index.js";
 import { CodeExecutionError, runJsFunction } from "../../../adapters/tasks/js-function.js";
-import { initialValues, trainableParameters } from "../../../src/opt/parameter.js";
+import { initialValues, trainableParameters } from "../../../src/domain/parameter.js";
 import { evaluationSplit, scoreDataset } from "../../../src/tasks/score-dataset.js";
-import type { TaskBundle } from "../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 
 const registry = builtinTaskRegistry();
 

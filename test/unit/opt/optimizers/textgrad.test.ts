@@ -6,10 +6,11 @@ import type { ChatRequest, Llm } from "../../../../src/llm/llm.js";
 import { createOptimizer, OPTIMIZER_NAMES, UNAVAILABLE_OPTIMIZERS } from "../../../../src/opt/optimizers/optimizer-registry.js";
 import { feedbackItems, parseImprovedVariable, TEXTGRAD_DEFAULT_MAX_TOKENS, TextGradOptimizer } from "../../../../src/opt/optimizers/textgrad.js";
 import { GRADIENT_SYSTEM_PROMPT, REDUCE_SYSTEM_PROMPT, shortValue, UPDATE_SYSTEM_PROMPT } from "../../../../src/opt/optimizers/textgrad-prompts.js";
-import type { JsonValue, ParameterKind } from "../../../../src/opt/parameter.js";
+import type { JsonValue } from "../../../../src/domain/json-value.js";
+import type { ParameterKind } from "../../../../src/domain/parameter.js";
 import type { ProblemInstance, ProblemVariable } from "../../../../src/opt/problem.js";
 import { examplesOf, type Example } from "../../../../src/opt/rollout.js";
-import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm } from "../../../support/scripted-llm.js";
 import { harnessContext } from "../../../support/trainer-harness.js";
 

@@ -5,7 +5,8 @@ import { negativeAbsoluteError } from "../../../../adapters/tasks/guides.js";
 import type { ChatRequest } from "../../../../src/llm/llm.js";
 import { basicSearchTrainer } from "../../../../src/opt/trainers/basic-search.js";
 import { evaluationSplit, scoreDataset } from "../../../../src/tasks/score-dataset.js";
-import type { Dataset, TaskBundle } from "../../../../src/tasks/task-suite.js";
+import type { Dataset } from "../../../../src/domain/dataset.js";
+import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
 import { perStep, runTrainer } from "../../../support/trainer-harness.js";
 

@@ -4,11 +4,12 @@ import { builtinTaskRegistry } from "../../../../adapters/tasks/index.js";
 import type { Kwargs } from "../../../../src/config/kwargs.js";
 import type { ChatRequest, Llm } from "../../../../src/llm/llm.js";
 import { sampleWithoutReplacement } from "../../../../src/opt/data-loader.js";
-import type { JsonValue, ParameterValues } from "../../../../src/opt/parameter.js";
+import type { JsonValue } from "../../../../src/domain/json-value.js";
+import type { ParameterValues } from "../../../../src/domain/parameter.js";
 import { createRng, type Rng } from "../../../../src/opt/rng.js";
 import type { Trainer } from "../../../../src/opt/trainer.js";
 import { gepaBaseTrainer, gepaBeamTrainer, gepaUcbTrainer } from "../../../../src/opt/trainers/gepa.js";
-import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
 import { harnessContext, runTrainer } from "../../../support/trainer-harness.js";
 

@@ -12,7 +12,7 @@ import {
   TrainerKwargError,
   type IterationSnapshot,
 } from "../../../../src/opt/trainers/priority-search.js";
-import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
 import { harnessContext, runTrainer } from "../../../support/trainer-harness.js";
 

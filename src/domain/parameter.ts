@@ -2,7 +2,7 @@
  * Trainable parameters: the values an optimizer may change. A job's parameter state is plain
  * data (`ParameterValues`), so it can be recorded in events and restored after a crash.
  */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+import type { JsonValue } from "./json-value.js";
 
 /** What the value is, which decides how an optimizer's proposal is coerced back. */
 export type ParameterKind = "text" | "code" | "number" | "integer" | "json";
