@@ -4,7 +4,7 @@
  * of inputs and outputs, and the guide's feedback, batched like Trace's `batchify`
  * (`ID [i]: <item>` per example).
  */
-import { pythonFloatRepr } from "../config/python-json.js";
+import { pythonFloatRepr } from "../codec/python-json.js";
 import type { Agent } from "../domain/agent.js";
 import type { JsonValue } from "../domain/json-value.js";
 import type { ParameterKind, ParameterSpec, ParameterValues } from "../domain/parameter.js";
