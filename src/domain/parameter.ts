@@ -14,8 +14,6 @@ export interface ParameterSpec {
   /** Shown to the optimizer: what the parameter is for and how it must look. */
   readonly description: string;
   readonly trainable: boolean;
-  /** Alternative values the stub LLM may propose (text and code parameters; stub mode only). */
-  readonly stubCandidates?: readonly JsonValue[];
 }
 
 export type ParameterValues = Readonly<Record<string, JsonValue>>;

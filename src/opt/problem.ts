@@ -17,7 +17,6 @@ export interface ProblemVariable {
   readonly type: string;
   readonly value: JsonValue;
   readonly description: string;
-  readonly stubCandidates?: readonly JsonValue[];
 }
 
 export interface ProblemNode {
@@ -70,14 +69,7 @@ export function problemVariables(parameters: readonly ParameterSpec[], values: P
     .filter((p) => p.trainable)
     .map((p) => {
       const value = values[p.name] ?? p.value;
-      return {
-        name: p.name,
-        kind: p.kind,
-        type: typeName(p.kind, value),
-        value,
-        description: p.description,
-        ...(p.stubCandidates ? { stubCandidates: p.stubCandidates } : {}),
-      };
+      return { name: p.name, kind: p.kind, type: typeName(p.kind, value), value, description: p.description };
     });
 }
 

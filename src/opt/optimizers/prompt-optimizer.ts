@@ -132,11 +132,6 @@ export class PromptOptimizer implements Optimizer {
         messages,
         maxTokens: this.options.maxTokens ?? this.dialect.defaultMaxTokens,
         ...(this.dialect.format === "json" ? { responseFormat: "json_object" as const } : {}),
-        intent: {
-          kind: "propose",
-          format: this.dialect.format,
-          variables: problem.variables.map((v) => ({ name: v.name, kind: v.kind, value: v.value, ...(v.stubCandidates ? { candidates: v.stubCandidates } : {}) })),
-        },
       },
       signal,
     );

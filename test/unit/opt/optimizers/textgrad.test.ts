@@ -138,7 +138,6 @@ describe("TextGrad prompts", () => {
     // b is fixed here, so it is an input of the program, not a variable.
     expect(prompt).toMatch(/Inputs:[\s\S]*b \(float\):\n1\.0/);
     expect(request.maxTokens).toBe(TEXTGRAD_DEFAULT_MAX_TOKENS);
-    expect(request.intent).toEqual({ kind: "text" });
     expect(request.responseFormat).toBeUndefined();
   });
 
@@ -155,7 +154,6 @@ describe("TextGrad prompts", () => {
     expect(prompt).toContain("<CONSTRAINTS>First addend.\nThe value is a number (float): write the number only.</CONSTRAINTS>");
     expect(prompt).toContain("<IMPROVED_VARIABLE>{the improved variable}</IMPROVED_VARIABLE>");
     expect(system(request)).toContain("<IMPROVED_VARIABLE> {improved variable} </IMPROVED_VARIABLE>");
-    expect(request.intent).toEqual({ kind: "improve", variable: { name: "a", kind: "number", value: 1 } });
   });
 
   it("a long value is shown short in <VARIABLE> (first and last 10 words) but whole in <LM_INPUT>", async () => {
