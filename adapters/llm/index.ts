@@ -3,6 +3,7 @@ import { ConfigError } from "../../src/config/config-error.js";
 import type { JobSpec } from "../../src/config/matrix.js";
 import type { RunConfig } from "../../src/config/run-config.js";
 import type { Llm } from "../../src/llm/llm.js";
+import { BUILTIN_STUB_ALTERNATIVES } from "../tasks/stub-alternatives.js";
 import { createOpenAiLlm } from "./openai-llm.js";
 import { createStubLlm } from "./stub-llm.js";
 
@@ -19,7 +20,7 @@ export function realLlmSettings(config: RunConfig, env: NodeJS.ProcessEnv) {
 }
 
 export function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env): (job: JobSpec) => Llm {
-  if (config.mode === "stub") return (job) => createStubLlm(job.seed);
+  if (config.mode === "stub") return (job) => createStubLlm(job.seed, BUILTIN_STUB_ALTERNATIVES);
   const llm = createOpenAiLlm(realLlmSettings(config, env));
   return () => llm;
 }

@@ -1,5 +1,5 @@
 /** Guides shared by the small built-in tasks (spec §6.5). */
-import type { Guide } from "../../src/tasks/task-suite.js";
+import type { Guide } from "../../src/domain/guide.js";
 
 /** Score `-|response - reference|`; a response that is not a number scores -1. */
 export const negativeAbsoluteError: Guide = {

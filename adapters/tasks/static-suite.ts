@@ -1,7 +1,8 @@
 /** A suite whose tasks are TypeScript builders known at compile time. */
 import type { Kwargs } from "../../src/config/kwargs.js";
 import { TaskNotFoundError } from "../../src/tasks/task-errors.js";
-import type { SuiteName, TaskBundle, TaskSuite } from "../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../src/domain/task-bundle.js";
+import type { SuiteName, TaskSuite } from "../../src/tasks/task-suite.js";
 
 export type TaskBuilder = (evalKwargs: Kwargs) => TaskBundle;
 

@@ -2,7 +2,7 @@
  * Progress of a run on the terminal: a live line (done/failed/running of total, elapsed, ETA)
  * when stdout is a TTY, otherwise one plain line per finished job.
  */
-import { pythonFloatRepr } from "../config/python-json.js";
+import { pythonFloatRepr } from "../codec/python-json.js";
 import type { Subscriber } from "../events/event-bus.js";
 import type { JobFinishedData, JobView, RunState } from "../events/run-state.js";
 

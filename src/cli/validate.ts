@@ -8,21 +8,21 @@ import { join } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { BENCH_FLAG, CONFIG_FLAG, DEFAULT_TASKS_ROOT, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
 import { loadTaskRegistry } from "../../adapters/tasks/index.js";
-import { pythonUtcIso } from "../config/hashing.js";
+import { pythonUtcIso } from "../codec/python-datetime.js";
 import { mergeKwargs, toPlain } from "../config/kwargs.js";
 import { expandMatrix, jobIdentityFields, suiteOfTaskId } from "../config/matrix.js";
-import { pythonPrettyJson } from "../config/python-json.js";
+import { pythonPrettyJson } from "../codec/python-json.js";
 import { loadRunConfig, type RunConfig, type TaskEntry } from "../config/run-config.js";
 import { computeConfigHash, configSnapshot, newRunId } from "../config/snapshot.js";
 import { gitHeadSha } from "../engine/run-environment.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { GUIDE_NAMES, LOGGER_NAMES, isNoLogger } from "../opt/component-names.js";
 import { OPTIMIZER_NAMES } from "../opt/optimizers/optimizer-registry.js";
-import { trainableParameters } from "../opt/parameter.js";
+import { trainableParameters } from "../domain/parameter.js";
 import { acceptedTrainerKwargs, findTrainer } from "../opt/trainer-catalog.js";
 import { parseBenchSelector } from "../tasks/bench-selector.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
-import type { TaskBundle } from "../tasks/task-suite.js";
+import type { TaskBundle } from "../domain/task-bundle.js";
 
 export const spec: VerbSpec = {
   name: "validate",

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import YAML, { LineCounter, type ScalarTag } from "yaml";
 import { ConfigError } from "./config-error.js";
-import { PyFloat } from "./python-json.js";
+import { PyFloat } from "../codec/python-json.js";
 
 export interface ConfigSource {
   readonly path: string;

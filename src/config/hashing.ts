@@ -3,7 +3,7 @@
  * JSON so ids agree with the Python Trace-Bench (spec §3.3).
  */
 import { createHash } from "node:crypto";
-import { canonicalJson } from "./python-json.js";
+import { canonicalJson } from "../codec/python-json.js";
 
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
@@ -35,11 +35,4 @@ export function utcStamp(now: Date): string {
 export function computeRunId(snapshotWithoutRunId: unknown, gitSha: string, now: Date): string {
   const suffix = sha256Hex(canonicalJson({ config: snapshotWithoutRunId, git: gitSha })).slice(0, 8);
   return `${utcStamp(now)}-${suffix}`;
-}
-
-/** Python's `datetime.utcnow().isoformat() + "Z"`: microseconds only when non-zero. */
-export function pythonUtcIso(now: Date): string {
-  const iso = now.toISOString();
-  const ms = now.getUTCMilliseconds();
-  return ms === 0 ? `${iso.slice(0, 19)}Z` : `${iso.slice(0, 19)}.${String(ms).padStart(3, "0")}000Z`;
 }

@@ -1,5 +1,5 @@
 /** Keyword-argument mappings as they come from config files (values may hold `PyFloat`s). */
-import { PyFloat } from "./python-json.js";
+import { PyFloat } from "../codec/python-json.js";
 
 export type Kwargs = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import { ConfigError, describeFound, formatKeyPath } from "./config-error.js";
 import { readConfigFile, type ConfigSource } from "./config-file.js";
 import { cloneValue, isKwargs, mergeKwargs, toPlain, type Kwargs } from "./kwargs.js";
 import { legacyKnobName } from "./legacy-knobs.js";
-import { pythonStr } from "./python-json.js";
+import { pythonStr } from "../codec/python-json.js";
 import { schemaProblems } from "./schema-problems.js";
 
 export type Mode = "stub" | "real";

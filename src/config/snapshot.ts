@@ -4,7 +4,7 @@
  */
 import { computeRunId, sha256Hex } from "./hashing.js";
 import { cloneValue } from "./kwargs.js";
-import { canonicalJson, PyFloat } from "./python-json.js";
+import { canonicalJson, PyFloat } from "../codec/python-json.js";
 import type { RunConfig } from "./run-config.js";
 
 export type ConfigSnapshot = Record<string, unknown>;

@@ -6,7 +6,7 @@ import { mergeKwargs, type Kwargs } from "../config/kwargs.js";
 import type { JobSpec } from "../config/matrix.js";
 import { isNoLogger } from "../opt/component-names.js";
 import { defaultOptimizerFor } from "../opt/default-optimizer.js";
-import type { TaskBundle } from "../tasks/task-suite.js";
+import type { TaskBundle } from "../domain/task-bundle.js";
 import type { EventData } from "../events/event-schema.js";
 import { sanitize } from "../events/projections/artifact-format.js";
 import { tbDir } from "../events/projections/job-paths.js";

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { pythonUtcIso } from "../config/hashing.js";
+import { pythonUtcIso } from "../codec/python-datetime.js";
 import type { RunConfig } from "../config/run-config.js";
 import type { LlmInfo } from "../events/event-schema.js";
 import { isSecretName, REDACTED } from "../events/projections/artifact-format.js";

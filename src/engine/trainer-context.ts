@@ -7,12 +7,12 @@ import { toPlain, type Kwargs } from "../config/kwargs.js";
 import type { Llm } from "../llm/llm.js";
 import { meteredLlm } from "../llm/metered-llm.js";
 import { createOptimizer } from "../opt/optimizers/optimizer-registry.js";
-import type { ParameterValues } from "../opt/parameter.js";
+import type { ParameterValues } from "../domain/parameter.js";
 import { buildProblem } from "../opt/problem.js";
 import { createRng } from "../opt/rng.js";
 import { rolloutMany } from "../opt/rollout.js";
 import type { TrainerContext } from "../opt/trainer.js";
-import type { TaskBundle } from "../tasks/task-suite.js";
+import type { TaskBundle } from "../domain/task-bundle.js";
 import type { JobFact } from "./job-decider.js";
 
 export interface TrainerContextInput {

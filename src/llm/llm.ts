@@ -2,38 +2,16 @@
  * The LLM port: chat completion with usage. Implementations (an OpenAI-compatible HTTP client,
  * the stub) are adapters; metering wraps any of them so every call becomes an event.
  */
-import type { JsonValue, ParameterKind } from "../opt/parameter.js";
-
 export interface ChatMessage {
   readonly role: "system" | "user" | "assistant";
   readonly content: string;
 }
-
-/** A variable the caller asks the LLM to change, as the stub LLM needs to know it. */
-export interface VariableIntent {
-  readonly name: string;
-  readonly kind: ParameterKind;
-  readonly value: JsonValue;
-  /** Alternative values a task offers for stub runs (text and code parameters). */
-  readonly candidates?: readonly JsonValue[];
-}
-
-/**
- * What a request is for, in structured form. Real LLMs read the prompt; the stub LLM, which
- * cannot, answers from this. Never sent over the network.
- */
-export type LlmIntent =
-  | { readonly kind: "propose"; readonly format: "xml" | "json"; readonly variables: readonly VariableIntent[] }
-  /** TextGrad's update: one variable's new value inside <IMPROVED_VARIABLE> tags. */
-  | { readonly kind: "improve"; readonly variable: VariableIntent }
-  | { readonly kind: "text" };
 
 export interface ChatRequest {
   readonly messages: readonly ChatMessage[];
   readonly maxTokens?: number;
   readonly temperature?: number;
   readonly responseFormat?: "json_object";
-  readonly intent?: LlmIntent;
 }
 
 export interface LlmUsage {

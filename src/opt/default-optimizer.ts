@@ -1,4 +1,4 @@
-import type { ParameterSpec } from "./parameter.js";
+import type { ParameterSpec } from "../domain/parameter.js";
 
 /**
  * The optimizer used when a trainer names none (as OpenTrace's `train` picks it): OPROv2 for a

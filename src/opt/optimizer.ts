@@ -2,7 +2,7 @@
  * The optimizer port: given a problem (parameters, code, inputs, outputs, feedback), ask the LLM
  * for new parameter values. Proposals are never applied by the optimizer: trainers decide.
  */
-import type { ParameterValues } from "./parameter.js";
+import type { ParameterValues } from "../domain/parameter.js";
 import type { ProblemInstance } from "./problem.js";
 
 export interface Proposal {

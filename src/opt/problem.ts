@@ -4,9 +4,10 @@
  * of inputs and outputs, and the guide's feedback, batched like Trace's `batchify`
  * (`ID [i]: <item>` per example).
  */
-import { pythonFloatRepr } from "../config/python-json.js";
-import type { Agent } from "../tasks/task-suite.js";
-import type { JsonValue, ParameterKind, ParameterSpec, ParameterValues } from "./parameter.js";
+import { pythonFloatRepr } from "../codec/python-json.js";
+import type { Agent } from "../domain/agent.js";
+import type { JsonValue } from "../domain/json-value.js";
+import type { ParameterKind, ParameterSpec, ParameterValues } from "../domain/parameter.js";
 import type { Rollout } from "./rollout.js";
 
 export interface ProblemVariable {
@@ -16,7 +17,6 @@ export interface ProblemVariable {
   readonly type: string;
   readonly value: JsonValue;
   readonly description: string;
-  readonly stubCandidates?: readonly JsonValue[];
 }
 
 export interface ProblemNode {
@@ -69,14 +69,7 @@ export function problemVariables(parameters: readonly ParameterSpec[], values: P
     .filter((p) => p.trainable)
     .map((p) => {
       const value = values[p.name] ?? p.value;
-      return {
-        name: p.name,
-        kind: p.kind,
-        type: typeName(p.kind, value),
-        value,
-        description: p.description,
-        ...(p.stubCandidates ? { stubCandidates: p.stubCandidates } : {}),
-      };
+      return { name: p.name, kind: p.kind, type: typeName(p.kind, value), value, description: p.description };
     });
 }
 

@@ -3,9 +3,11 @@
  * An agent that throws yields the trainer's minimum score and the error as feedback, as Trace's
  * ExecutionError does; nothing is thrown to the trainer.
  */
-import type { Agent, Dataset, Guide } from "../tasks/task-suite.js";
+import type { Agent } from "../domain/agent.js";
+import type { Dataset } from "../domain/dataset.js";
+import type { Guide } from "../domain/guide.js";
 import { mapBounded } from "./bounded.js";
-import type { ParameterValues } from "./parameter.js";
+import type { ParameterValues } from "../domain/parameter.js";
 
 export interface Example {
   readonly input: unknown;

@@ -5,9 +5,11 @@
  * never depend on completion order.
  */
 import type { Kwargs } from "../config/kwargs.js";
-import type { Agent, Dataset, Guide } from "../tasks/task-suite.js";
+import type { Agent } from "../domain/agent.js";
+import type { Dataset } from "../domain/dataset.js";
+import type { Guide } from "../domain/guide.js";
 import type { Optimizer } from "./optimizer.js";
-import type { ParameterSpec, ParameterValues } from "./parameter.js";
+import type { ParameterSpec, ParameterValues } from "../domain/parameter.js";
 import type { ProblemInstance } from "./problem.js";
 import type { Rng } from "./rng.js";
 import type { Example, Rollout } from "./rollout.js";

@@ -2,8 +2,10 @@
  * The evaluation rule of spec §5.3: mean guide score over a split, with the first three
  * feedbacks. An agent or guide that throws ends the evaluation with a null score and says why.
  */
-import type { ParameterValues } from "../opt/parameter.js";
-import type { Dataset, TaskBundle, TaskCallContext } from "./task-suite.js";
+import type { ParameterValues } from "../domain/parameter.js";
+import type { Dataset } from "../domain/dataset.js";
+import type { TaskBundle } from "../domain/task-bundle.js";
+import type { TaskCallContext } from "../domain/task-call-context.js";
 
 export interface DatasetScore {
   readonly split: string;

@@ -2,13 +2,14 @@
  * All task suites behind one lookup: discovery in suite order, bundle loading by id, and the
  * expansion of a config's task list (spec §6.2–6.3).
  */
-import { canonicalJson } from "../config/python-json.js";
+import { canonicalJson } from "../codec/python-json.js";
 import { suiteOfTaskId } from "../config/matrix.js";
 import type { TaskEntry } from "../config/run-config.js";
 import type { Kwargs } from "../config/kwargs.js";
 import { TaskNotFoundError } from "./task-errors.js";
 import { normalizeTaskId } from "./task-id.js";
-import { SUITE_NAMES, type TaskBundle, type TaskSuite } from "./task-suite.js";
+import type { TaskBundle } from "../domain/task-bundle.js";
+import { SUITE_NAMES, type TaskSuite } from "./task-suite.js";
 
 export class TaskRegistry {
   private readonly suites: ReadonlyMap<string, TaskSuite>;

@@ -8,9 +8,10 @@ import type { NewEvent } from "../../src/events/event-schema.js";
 import type { ChatRequest, Llm } from "../../src/llm/llm.js";
 import { negativeAbsoluteError } from "../../adapters/tasks/guides.js";
 import { xmlReply, type ScriptStep } from "./scripted-llm.js";
-import { initialValues, type ParameterValues } from "../../src/opt/parameter.js";
+import { shownValues } from "./shown-values.js";
+import { initialValues, type ParameterValues } from "../../src/domain/parameter.js";
 import type { Trainer, TrainerContext } from "../../src/opt/trainer.js";
-import type { TaskBundle } from "../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../src/domain/task-bundle.js";
 
 export interface HarnessRun {
   readonly values: ParameterValues;
@@ -65,7 +66,7 @@ export function recording() {
   const reply =
     (content: string): ScriptStep =>
     (request: ChatRequest) => {
-      expanded.push(request.intent?.kind === "propose" ? request.intent.variables[0]!.value : undefined);
+      expanded.push(Object.values(shownValues(request))[0]);
       return content;
     };
   return { expanded, x: (value: number) => reply(xmlReply({ x: value })), raw: reply };

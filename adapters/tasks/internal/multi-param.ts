@@ -1,4 +1,4 @@
-import type { TaskBundle } from "../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import { negativeAbsoluteError } from "../guides.js";
 
 /** Two numbers whose sum should be 3.0; the output is a + b. Initial score −1.0. */

@@ -1,4 +1,4 @@
-import type { TaskBundle } from "../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import { exactMatch } from "../guides.js";
 
 /** Nothing to optimize: a job on it must fail with `no_trainable_parameters`. */

@@ -1,4 +1,4 @@
-import type { TaskBundle } from "../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import { negativeAbsoluteError } from "../guides.js";
 
 /** A single float parameter that should reach 3.0. Initial score −3.0. */

@@ -1,4 +1,4 @@
-import type { TaskBundle } from "../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import { exactMatch } from "../guides.js";
 import { runJsFunction } from "../js-function.js";
 
@@ -8,12 +8,15 @@ const COMPOSE = `(greeting, query) => {
   return greeting + ", " + name + "!";
 }`;
 
+/** Greeting words the stub LLM may propose (it cannot write text of its own). */
+export const greetingStubAlternatives = { greeting: ["Hello", "Hi", "Hey"] };
+
 /** A greeting word and a trainable compose function: "Hello I am Sam" → "Hello, Sam!". Initial score 1.0. */
 export function greetingStubTask(): TaskBundle {
   return {
     taskId: "trace_examples:greeting_stub",
     parameters: [
-      { name: "greeting", kind: "text", value: "Hello", description: "The greeting word.", trainable: true, stubCandidates: ["Hello", "Hi", "Hey"] },
+      { name: "greeting", kind: "text", value: "Hello", description: "The greeting word.", trainable: true },
       {
         name: "compose",
         kind: "code",

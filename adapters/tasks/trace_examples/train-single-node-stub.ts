@@ -1,4 +1,4 @@
-import type { TaskBundle } from "../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import { negativeAbsoluteError } from "../guides.js";
 import { runJsFunction } from "../js-function.js";
 

@@ -4,7 +4,7 @@
  * quotes only when needed).
  */
 import YAML, { Scalar } from "yaml";
-import { canonicalJson, PyFloat, pythonFloatRepr, pythonPrettyJson } from "../../config/python-json.js";
+import { canonicalJson, PyFloat, pythonFloatRepr, pythonPrettyJson } from "../../codec/python-json.js";
 
 export const REDACTED = "***REDACTED***";
 

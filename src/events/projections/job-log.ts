@@ -3,7 +3,7 @@
  * the others, so `replay` rebuilds it exactly.
  */
 import type { StoredEvent } from "../event-schema.js";
-import { pythonFloatRepr } from "../../config/python-json.js";
+import { pythonFloatRepr } from "../../codec/python-json.js";
 
 const score = (s: number | null) => (s === null ? "none" : pythonFloatRepr(s));
 const indent = (text: string) => text.split("\n").join("\n    ");

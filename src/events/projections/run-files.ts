@@ -3,7 +3,7 @@
  * files. Each is a pure function of the folded run state.
  */
 import { posix } from "node:path";
-import { pythonUtcIso } from "../../config/hashing.js";
+import { pythonUtcIso } from "../../codec/python-datetime.js";
 import { jobIdentityFields } from "../../config/matrix.js";
 import type { RunState } from "../run-state.js";
 import { zeroTokens } from "../run-state.js";

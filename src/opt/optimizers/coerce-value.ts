@@ -3,7 +3,8 @@
  * `construct_update_dict`): numbers parse from text, JSON values from JSON or Python literals.
  * A value that does not fit leaves the parameter unchanged.
  */
-import type { JsonValue, ParameterKind } from "../parameter.js";
+import type { JsonValue } from "../../domain/json-value.js";
+import type { ParameterKind } from "../../domain/parameter.js";
 
 export type Coerced = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly problem: string };
 

@@ -5,7 +5,7 @@
 import type { Kwargs } from "../../config/kwargs.js";
 import type { ChatMessage, Llm } from "../../llm/llm.js";
 import type { Optimizer, Proposal } from "../optimizer.js";
-import type { JsonValue } from "../parameter.js";
+import type { JsonValue } from "../../domain/json-value.js";
 import type { ProblemInstance } from "../problem.js";
 import { coerceValue } from "./coerce-value.js";
 import {
@@ -132,11 +132,6 @@ export class PromptOptimizer implements Optimizer {
         messages,
         maxTokens: this.options.maxTokens ?? this.dialect.defaultMaxTokens,
         ...(this.dialect.format === "json" ? { responseFormat: "json_object" as const } : {}),
-        intent: {
-          kind: "propose",
-          format: this.dialect.format,
-          variables: problem.variables.map((v) => ({ name: v.name, kind: v.kind, value: v.value, ...(v.stubCandidates ? { candidates: v.stubCandidates } : {}) })),
-        },
       },
       signal,
     );

@@ -3,7 +3,7 @@
  * the same sections, order, value formats and reply formats as OpenTrace, so a model that does
  * well there sees the same problem here.
  */
-import type { JsonValue } from "../parameter.js";
+import type { JsonValue } from "../../domain/json-value.js";
 import { renderValue, type ProblemInstance, type ProblemNode, type ProblemVariable } from "../problem.js";
 
 export interface MemoryEntry {

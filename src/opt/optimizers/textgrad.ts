@@ -19,10 +19,10 @@
  * replies that are tagged text.
  */
 import type { Kwargs } from "../../config/kwargs.js";
-import type { ChatRequest, Llm, LlmIntent } from "../../llm/llm.js";
+import type { ChatRequest, Llm } from "../../llm/llm.js";
 import type { Optimizer, Proposal } from "../optimizer.js";
-import type { JsonValue } from "../parameter.js";
-import type { ProblemInstance, ProblemVariable } from "../problem.js";
+import type { JsonValue } from "../../domain/json-value.js";
+import type { ProblemInstance } from "../problem.js";
 import { coerceValue } from "./coerce-value.js";
 import { parseXmlReply } from "./suggestion-parser.js";
 import {
@@ -79,8 +79,8 @@ export type ImprovedValue = { readonly ok: true; readonly value: string } | { re
 /**
  * The new value in an update reply, tolerantly: the text between <IMPROVED_VARIABLE> tags (an
  * unclosed tag runs to the end, as OpenTrace's split does); else an OptoPrimeV2-style
- * `<variable>` block naming this variable (what the stub LLM answers to a `propose` intent); else,
- * when the reply has no such markup at all, the whole reply as a bare value.
+ * `<variable>` block naming this variable (a model answering in another optimizer's format);
+ * else, when the reply has no such markup at all, the whole reply as a bare value.
  */
 export function parseImprovedVariable(reply: string, name: string): ImprovedValue {
   const open = reply.indexOf(IMPROVED_OPEN);
@@ -122,13 +122,13 @@ export class TextGradOptimizer implements Optimizer {
 
     // 1. The gradient on the output: the user's feedback, reduced when there are several.
     const items = feedbackItems(problem.feedback);
-    const outputGradient = items.length > 1 ? await this.call(REDUCE_SYSTEM_PROMPT, reduceUserPrompt(items), { kind: "text" }, signal) : items[0]!;
+    const outputGradient = items.length > 1 ? await this.call(REDUCE_SYSTEM_PROMPT, reduceUserPrompt(items), signal) : items[0]!;
 
     // 2. Backward: one call per edge parameter → output.
     const output = outputValue(problem);
     const grads = new Map<string, GradientWithContext[]>();
     for (const variable of variables) {
-      const gradient = await this.call(GRADIENT_SYSTEM_PROMPT, gradientUserPrompt(problem, variable, outputGradient, objective), { kind: "text" }, signal);
+      const gradient = await this.call(GRADIENT_SYSTEM_PROMPT, gradientUserPrompt(problem, variable, outputGradient, objective), signal);
       grads.set(variable.name, [{ gradient, context: { conversation: conversation(variable, output), outputRole: outputRole(problem, variable), role: roleOf(variable) } }]);
     }
 
@@ -137,7 +137,7 @@ export class TextGradOptimizer implements Optimizer {
     const notes: string[] = [];
     const replies: string[] = [];
     for (const variable of variables) {
-      const reply = await this.call(UPDATE_SYSTEM_PROMPT, updateUserPrompt(variable, grads.get(variable.name) ?? [], objective), updateIntent(variable), signal);
+      const reply = await this.call(UPDATE_SYSTEM_PROMPT, updateUserPrompt(variable, grads.get(variable.name) ?? [], objective), signal);
       replies.push(`[${variable.name}]\n${reply}`);
       const parsed = parseImprovedVariable(reply, variable.name);
       if (!parsed.ok) {
@@ -156,7 +156,7 @@ export class TextGradOptimizer implements Optimizer {
     return { update, reply: replies.join("\n\n"), reasoning, terminated: false, notes };
   }
 
-  private async call(system: string, user: string, intent: LlmIntent, signal: AbortSignal): Promise<string> {
+  private async call(system: string, user: string, signal: AbortSignal): Promise<string> {
     signal.throwIfAborted();
     const request: ChatRequest = {
       messages: [
@@ -164,16 +164,7 @@ export class TextGradOptimizer implements Optimizer {
         { role: "user", content: user },
       ],
       maxTokens: this.maxTokens,
-      intent,
     };
     return (await this.llm.complete(request, signal)).content;
   }
-}
-
-/** What the stub LLM needs to answer an update call (a new value inside <IMPROVED_VARIABLE> tags). */
-function updateIntent(variable: ProblemVariable): LlmIntent {
-  return {
-    kind: "improve",
-    variable: { name: variable.name, kind: variable.kind, value: variable.value, ...(variable.stubCandidates ? { candidates: variable.stubCandidates } : {}) },
-  };
 }

@@ -15,7 +15,7 @@
  * - `objective_config` (multi-objective selection) and `validate_guide` are accepted; selection
  *   is on the mean score with the task's guide.
  */
-import type { ParameterValues } from "../parameter.js";
+import type { ParameterValues } from "../../domain/parameter.js";
 import type { Trainer, TrainerContext } from "../trainer.js";
 import { kwargReader, threadsOf } from "./classic-kwargs.js";
 import { argmaxFirst, proposeMany, reportable, usableUpdate, validationExamples, validationScore, withUpdate } from "./classic-search.js";

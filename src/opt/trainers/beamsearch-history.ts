@@ -17,7 +17,7 @@
  * The port's `feedbackSuffix` can only append, and the reference puts a header before the
  * feedback, so the wrapper replaces the problem's feedback instead.
  */
-import type { ParameterSpec, ParameterValues } from "../parameter.js";
+import type { ParameterSpec, ParameterValues } from "../../domain/parameter.js";
 import { renderValue } from "../problem.js";
 import type { Trainer } from "../trainer.js";
 import { runBeamsearch, BEAMSEARCH_KWARGS, type ScoredCandidate } from "./beamsearch.js";

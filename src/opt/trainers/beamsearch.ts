@@ -20,7 +20,7 @@
  * BeamsearchHistoryAlgorithm reuses this loop (beamsearch-history.ts).
  */
 import { sampleWithoutReplacement } from "../data-loader.js";
-import type { ParameterValues } from "../parameter.js";
+import type { ParameterValues } from "../../domain/parameter.js";
 import type { ProblemInstance } from "../problem.js";
 import { examplesOf, type Example } from "../rollout.js";
 import type { Trainer, TrainerContext, TrainerResult } from "../trainer.js";

@@ -6,7 +6,7 @@
  */
 import { mapBounded } from "../bounded.js";
 import type { Optimizer, Proposal } from "../optimizer.js";
-import type { ParameterValues } from "../parameter.js";
+import type { ParameterValues } from "../../domain/parameter.js";
 import type { ProblemInstance } from "../problem.js";
 import { examplesOf, meanScore, type Example } from "../rollout.js";
 import type { TrainerContext } from "../trainer.js";

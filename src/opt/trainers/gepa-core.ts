@@ -32,7 +32,8 @@
 import type { Kwargs } from "../../config/kwargs.js";
 import { sampleWithoutReplacement } from "../data-loader.js";
 import type { Optimizer } from "../optimizer.js";
-import type { JsonValue, ParameterValues } from "../parameter.js";
+import type { JsonValue } from "../../domain/json-value.js";
+import type { ParameterValues } from "../../domain/parameter.js";
 import type { Rng } from "../rng.js";
 import { examplesOf, type Example } from "../rollout.js";
 import type { TrainerContext, TrainerResult } from "../trainer.js";

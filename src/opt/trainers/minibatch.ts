@@ -17,7 +17,7 @@
  * BasicSearchAlgorithm is this loop with a different update step (basic-search.ts).
  */
 import { DataLoader } from "../data-loader.js";
-import type { ParameterValues } from "../parameter.js";
+import type { ParameterValues } from "../../domain/parameter.js";
 import { examplesOf, meanScore, safeMeanScore, type Rollout } from "../rollout.js";
 import type { Trainer, TrainerContext, TrainerResult } from "../trainer.js";
 import { kwargReader, threadsOf, type KwargReader } from "./classic-kwargs.js";

@@ -10,7 +10,7 @@
  * array instead, quirk 6). Equal priorities pop the most recently created candidate first.
  */
 import type { Optimizer } from "../optimizer.js";
-import type { ParameterValues } from "../parameter.js";
+import type { ParameterValues } from "../../domain/parameter.js";
 
 export interface SearchCandidate {
   /** Creation order (Trace's `created_time`): later candidates have larger ids. */

@@ -45,7 +45,7 @@
 import { DataLoader } from "../data-loader.js";
 import { mapBounded } from "../bounded.js";
 import type { Optimizer, Proposal } from "../optimizer.js";
-import type { ParameterValues } from "../parameter.js";
+import type { ParameterValues } from "../../domain/parameter.js";
 import type { Rng } from "../rng.js";
 import { examplesOf, type Example, type Rollout } from "../rollout.js";
 import type { Trainer, TrainerContext, TrainerResult } from "../trainer.js";

@@ -24,7 +24,7 @@
  *   which makes the candidate −∞). Logging/saving kwargs are accepted and not used.
  */
 import { sampleWithoutReplacement } from "../data-loader.js";
-import type { ParameterValues } from "../parameter.js";
+import type { ParameterValues } from "../../domain/parameter.js";
 import { examplesOf, safeMeanScore } from "../rollout.js";
 import type { Trainer } from "../trainer.js";
 import { kwargReader, threadsOf } from "./classic-kwargs.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseConfigText } from "../../../src/config/config-file.js";
-import { canonicalJson, PyFloat } from "../../../src/config/python-json.js";
+import { canonicalJson, PyFloat } from "../../../src/codec/python-json.js";
 import { loadRunConfig, resolveRunConfig, type LoadedConfig, type RunConfig } from "../../../src/config/run-config.js";
 
 const loaded = (text: string, path = "cfg.yaml"): LoadedConfig => resolveRunConfig(parseConfigText(path, text));

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseConfigText } from "../../../src/config/config-file.js";
 import { computeRunId, utcStamp } from "../../../src/config/hashing.js";
 import { expandMatrix, suiteOfTaskId } from "../../../src/config/matrix.js";
-import { canonicalJson, PyFloat } from "../../../src/config/python-json.js";
+import { canonicalJson, PyFloat } from "../../../src/codec/python-json.js";
 import { loadRunConfig, resolveRunConfig, type RunConfig } from "../../../src/config/run-config.js";
 import { computeConfigHash, configSnapshot, newRunId } from "../../../src/config/snapshot.js";
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { builtinTaskRegistry } from "../../../adapters/tasks/index.js";
 import { CodeExecutionError, runJsFunction } from "../../../adapters/tasks/js-function.js";
-import { initialValues, trainableParameters } from "../../../src/opt/parameter.js";
+import { BUILTIN_STUB_ALTERNATIVES } from "../../../adapters/tasks/stub-alternatives.js";
+import { initialValues, trainableParameters } from "../../../src/domain/parameter.js";
 import { evaluationSplit, scoreDataset } from "../../../src/tasks/score-dataset.js";
-import type { TaskBundle } from "../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 
 const registry = builtinTaskRegistry();
 
@@ -70,6 +71,17 @@ describe("built-in tasks (spec §6.5)", () => {
     for (const taskId of registry.list()) {
       const bundle = await registry.load(taskId, {});
       expect(trainableParameters(bundle.parameters).length === 0).toBe(taskId === "internal:non_trainable");
+    }
+  });
+
+  it("their stub alternatives belong to trainable non-numeric parameters and include the initial value", async () => {
+    const parameters = await Promise.all(registry.list().map(async (taskId) => (await registry.load(taskId, {})).parameters));
+    for (const [name, values] of Object.entries(BUILTIN_STUB_ALTERNATIVES)) {
+      const owners = parameters.flat().filter((p) => p.name === name);
+      expect(owners, name).toHaveLength(1);
+      expect(owners[0]!.trainable, name).toBe(true);
+      expect(["text", "code", "json"], name).toContain(owners[0]!.kind);
+      expect(values, name).toContainEqual(owners[0]!.value);
     }
   });
 

@@ -3,10 +3,11 @@ import { expect } from "vitest";
 import { builtinTaskRegistry } from "../../../../adapters/tasks/index.js";
 import type { Kwargs } from "../../../../src/config/kwargs.js";
 import type { Llm } from "../../../../src/llm/llm.js";
-import type { JsonValue, ParameterKind } from "../../../../src/opt/parameter.js";
+import type { JsonValue } from "../../../../src/domain/json-value.js";
+import type { ParameterKind } from "../../../../src/domain/parameter.js";
 import type { ProblemInstance, ProblemVariable } from "../../../../src/opt/problem.js";
 import { examplesOf, type Example } from "../../../../src/opt/rollout.js";
-import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { harnessContext } from "../../../support/trainer-harness.js";
 
 export const signal = new AbortController().signal;

@@ -6,10 +6,11 @@ import type { ChatRequest, Llm } from "../../../../src/llm/llm.js";
 import { createOptimizer, OPTIMIZER_NAMES, UNAVAILABLE_OPTIMIZERS } from "../../../../src/opt/optimizers/optimizer-registry.js";
 import { feedbackItems, parseImprovedVariable, TEXTGRAD_DEFAULT_MAX_TOKENS, TextGradOptimizer } from "../../../../src/opt/optimizers/textgrad.js";
 import { GRADIENT_SYSTEM_PROMPT, REDUCE_SYSTEM_PROMPT, shortValue, UPDATE_SYSTEM_PROMPT } from "../../../../src/opt/optimizers/textgrad-prompts.js";
-import type { JsonValue, ParameterKind } from "../../../../src/opt/parameter.js";
+import type { JsonValue } from "../../../../src/domain/json-value.js";
+import type { ParameterKind } from "../../../../src/domain/parameter.js";
 import type { ProblemInstance, ProblemVariable } from "../../../../src/opt/problem.js";
 import { examplesOf, type Example } from "../../../../src/opt/rollout.js";
-import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm } from "../../../support/scripted-llm.js";
 import { harnessContext } from "../../../support/trainer-harness.js";
 
@@ -137,7 +138,6 @@ describe("TextGrad prompts", () => {
     // b is fixed here, so it is an input of the program, not a variable.
     expect(prompt).toMatch(/Inputs:[\s\S]*b \(float\):\n1\.0/);
     expect(request.maxTokens).toBe(TEXTGRAD_DEFAULT_MAX_TOKENS);
-    expect(request.intent).toEqual({ kind: "text" });
     expect(request.responseFormat).toBeUndefined();
   });
 
@@ -154,7 +154,6 @@ describe("TextGrad prompts", () => {
     expect(prompt).toContain("<CONSTRAINTS>First addend.\nThe value is a number (float): write the number only.</CONSTRAINTS>");
     expect(prompt).toContain("<IMPROVED_VARIABLE>{the improved variable}</IMPROVED_VARIABLE>");
     expect(system(request)).toContain("<IMPROVED_VARIABLE> {improved variable} </IMPROVED_VARIABLE>");
-    expect(request.intent).toEqual({ kind: "improve", variable: { name: "a", kind: "number", value: 1 } });
   });
 
   it("a long value is shown short in <VARIABLE> (first and last 10 words) but whole in <LM_INPUT>", async () => {

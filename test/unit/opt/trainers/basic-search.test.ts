@@ -5,8 +5,10 @@ import { negativeAbsoluteError } from "../../../../adapters/tasks/guides.js";
 import type { ChatRequest } from "../../../../src/llm/llm.js";
 import { basicSearchTrainer } from "../../../../src/opt/trainers/basic-search.js";
 import { evaluationSplit, scoreDataset } from "../../../../src/tasks/score-dataset.js";
-import type { Dataset, TaskBundle } from "../../../../src/tasks/task-suite.js";
+import type { Dataset } from "../../../../src/domain/dataset.js";
+import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
+import { shownValues } from "../../../support/shown-values.js";
 import { perStep, runTrainer } from "../../../support/trainer-harness.js";
 
 /** One number `x` whose response scores −|x − target|: train target 3 (4 examples), optional validate set. */
@@ -25,7 +27,7 @@ function targetBundle(validate?: Dataset): TaskBundle {
 
 const validateAt = (target: number): Dataset => ({ inputs: ["a", "b"], infos: [target, target] });
 
-const proposedFrom = (request: ChatRequest) => (request.intent?.kind === "propose" ? request.intent.variables.find((v) => v.name === "x")?.value : undefined);
+const proposedFrom = (request: ChatRequest) => shownValues(request).x;
 
 describe("BasicSearchAlgorithm (reference §3.2)", () => {
   it("moves to the argmax of the proposals and the current values on the validate set, at the cost-table price", async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { negativeAbsoluteError } from "../../../../adapters/tasks/guides.js";
 import type { ChatRequest } from "../../../../src/llm/llm.js";
-import type { ParameterSpec } from "../../../../src/opt/parameter.js";
+import type { ParameterSpec } from "../../../../src/domain/parameter.js";
 import { beamsearchHistoryTrainer, historyFeedback } from "../../../../src/opt/trainers/beamsearch-history.js";
-import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm, xmlReply, type ScriptStep } from "../../../support/scripted-llm.js";
 import { perStep, runTrainer } from "../../../support/trainer-harness.js";
 

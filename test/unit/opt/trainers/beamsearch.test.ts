@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createStubLlm } from "../../../../adapters/llm/stub-llm.js";
 import { negativeAbsoluteError } from "../../../../adapters/tasks/guides.js";
 import { beamsearchTrainer, topCandidates } from "../../../../src/opt/trainers/beamsearch.js";
-import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
 import { perStep, recording, runTrainer } from "../../../support/trainer-harness.js";
 

@@ -2,14 +2,15 @@ import { describe, expect, it } from "vitest";
 import { createStubLlm } from "../../../../adapters/llm/stub-llm.js";
 import { builtinTaskRegistry } from "../../../../adapters/tasks/index.js";
 import type { Kwargs } from "../../../../src/config/kwargs.js";
-import type { ChatRequest, Llm } from "../../../../src/llm/llm.js";
+import type { Llm } from "../../../../src/llm/llm.js";
 import { sampleWithoutReplacement } from "../../../../src/opt/data-loader.js";
-import type { JsonValue, ParameterValues } from "../../../../src/opt/parameter.js";
+import type { ParameterValues } from "../../../../src/domain/parameter.js";
 import { createRng, type Rng } from "../../../../src/opt/rng.js";
 import type { Trainer } from "../../../../src/opt/trainer.js";
 import { gepaBaseTrainer, gepaBeamTrainer, gepaUcbTrainer } from "../../../../src/opt/trainers/gepa.js";
-import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
+import { shownValues } from "../../../support/shown-values.js";
 import { harnessContext, runTrainer } from "../../../support/trainer-harness.js";
 
 // ------------------------------------------------------------------------------------------ fixtures
@@ -63,12 +64,6 @@ function tableTask(options: TableTaskOptions): TaskBundle {
 /** Score table keyed by the joined values of the parameters (missing rows score 0). */
 function table(rows: Readonly<Record<string, readonly number[]>>, names: readonly string[]) {
   return (values: ParameterValues, instance: number) => rows[names.map((n) => String(values[n])).join(",")]?.[instance] ?? 0;
-}
-
-/** The parameter values shown to the optimizer in a request (the parent of that iteration). */
-function shownValues(request: ChatRequest | undefined): Record<string, JsonValue> {
-  if (request?.intent?.kind !== "propose") throw new Error("not a proposal request");
-  return Object.fromEntries(request.intent.variables.map((v) => [v.name, v.value]));
 }
 
 /** An Rng that returns the given draws in order, then `fallback`; `int(n)` = floor(next() · n). */

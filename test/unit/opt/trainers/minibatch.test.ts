@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createStubLlm } from "../../../../adapters/llm/stub-llm.js";
 import { createTrainerContext } from "../../../../src/engine/trainer-context.js";
-import { initialValues } from "../../../../src/opt/parameter.js";
+import { initialValues } from "../../../../src/domain/parameter.js";
 import { improves, minibatchAlgorithmTrainer, minibatchTrainer } from "../../../../src/opt/trainers/minibatch.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
 import { perStep, runTrainer, targetBundle } from "../../../support/trainer-harness.js";

@@ -4,17 +4,14 @@ import { builtinTaskRegistry } from "../../../../adapters/tasks/index.js";
 import type { ChatRequest } from "../../../../src/llm/llm.js";
 import { beamSearchTrainer, readPresetOptions, sequentialSearchTrainer, sequentialUpdateTrainer } from "../../../../src/opt/trainers/priority-search-presets.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
+import { shownValues } from "../../../support/shown-values.js";
 import { runTrainer } from "../../../support/trainer-harness.js";
 
 const numericParam = () => builtinTaskRegistry().load("internal:numeric_param", {});
 const reply = (value: number) => xmlReply({ value });
 const steps = { num_epochs: 0, num_steps: 3 };
 
-function shownValue(request: ChatRequest): unknown {
-  const intent = request.intent;
-  if (intent?.kind !== "propose") throw new Error("not a proposal request");
-  return intent.variables[0]?.value;
-}
+const shownValue = (request: ChatRequest) => shownValues(request).value;
 
 describe("PrioritySearch presets", () => {
   it("have the ids and kwargs the catalog expects", () => {

@@ -5,16 +5,13 @@ import type { ChatRequest } from "../../../../src/llm/llm.js";
 import { runPrioritySearch, type IterationSnapshot } from "../../../../src/opt/trainers/priority-search.js";
 import { readStreamingOptions, streamingPrioritySearchTrainer } from "../../../../src/opt/trainers/streaming-priority-search.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
+import { shownValues } from "../../../support/shown-values.js";
 import { harnessContext, runTrainer } from "../../../support/trainer-harness.js";
 
 const numericParam = () => builtinTaskRegistry().load("internal:numeric_param", {});
 const reply = (value: number) => xmlReply({ value });
 
-function shownValue(request: ChatRequest): unknown {
-  const intent = request.intent;
-  if (intent?.kind !== "propose") throw new Error("not a proposal request");
-  return intent.variables[0]?.value;
-}
+const shownValue = (request: ChatRequest) => shownValues(request).value;
 
 describe("StreamingPrioritySearch", () => {
   const kwargs = { num_epochs: 0, num_steps: 3, num_candidates: 4, num_proposals: 1, exploration_ratio: 0.5 };

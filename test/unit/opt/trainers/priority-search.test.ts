@@ -12,8 +12,9 @@ import {
   TrainerKwargError,
   type IterationSnapshot,
 } from "../../../../src/opt/trainers/priority-search.js";
-import type { TaskBundle } from "../../../../src/tasks/task-suite.js";
+import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
+import { shownValues } from "../../../support/shown-values.js";
 import { harnessContext, runTrainer } from "../../../support/trainer-harness.js";
 
 /** Trace-Bench's resolved defaults for PrioritySearch (spec §2.6). */
@@ -36,11 +37,7 @@ function targetsTask(targets: readonly number[], validate?: readonly number[]): 
 }
 
 /** The value of `value` the optimizer was shown in a request. */
-function shownValue(request: ChatRequest): unknown {
-  const intent = request.intent;
-  if (intent?.kind !== "propose") throw new Error("not a proposal request");
-  return intent.variables.find((v) => v.name === "value")?.value;
-}
+const shownValue = (request: ChatRequest) => shownValues(request).value;
 
 const reply = (value: number) => xmlReply({ value });
 

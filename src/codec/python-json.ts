@@ -4,7 +4,7 @@
  * Job ids are hashes of this text, so it must agree with the Python Trace-Bench exactly:
  * `", "` / `": "` separators, ASCII escaping, keys sorted by code point, and Python's float
  * repr (`1.0`, `1e-05`, `1e+16`). A JS number cannot tell `1` from `1.0`, so configs keep
- * integral floats as `PyFloat` (see yaml-values.ts).
+ * integral floats as `PyFloat` (see config/config-file.ts).
  */
 
 /** A float whose value happens to be integral (`1.0` in YAML): hashed as `1.0`, not `1`. */

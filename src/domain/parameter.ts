@@ -2,7 +2,7 @@
  * Trainable parameters: the values an optimizer may change. A job's parameter state is plain
  * data (`ParameterValues`), so it can be recorded in events and restored after a crash.
  */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+import type { JsonValue } from "./json-value.js";
 
 /** What the value is, which decides how an optimizer's proposal is coerced back. */
 export type ParameterKind = "text" | "code" | "number" | "integer" | "json";
@@ -14,8 +14,6 @@ export interface ParameterSpec {
   /** Shown to the optimizer: what the parameter is for and how it must look. */
   readonly description: string;
   readonly trainable: boolean;
-  /** Alternative values the stub LLM may propose (text and code parameters; stub mode only). */
-  readonly stubCandidates?: readonly JsonValue[];
 }
 
 export type ParameterValues = Readonly<Record<string, JsonValue>>;

@@ -1,0 +1,24 @@
+/**
+ * Everything one job optimizes and measures: the parameters, the agent that uses them, the guide
+ * that scores it, the datasets and the optimizer kwargs. A task suite builds a fresh one per job.
+ */
+import type { Kwargs } from "../config/kwargs.js";
+import type { Agent } from "./agent.js";
+import type { Dataset } from "./dataset.js";
+import type { Guide } from "./guide.js";
+import type { ParameterSpec } from "./parameter.js";
+
+export interface TaskBundle {
+  readonly taskId: string;
+  readonly parameters: readonly ParameterSpec[];
+  readonly agent: Agent;
+  readonly guide: Guide;
+  readonly train_dataset: Dataset;
+  readonly validate_dataset?: Dataset;
+  readonly test_dataset?: Dataset;
+  /** A mapping, or a list of mappings (one optimizer per parameter group). */
+  readonly optimizer_kwargs: Kwargs | readonly Kwargs[];
+  readonly guide_kwargs?: Kwargs;
+  readonly logger_kwargs?: Kwargs;
+  readonly metadata: Kwargs;
+}
