@@ -9,6 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { CLI, doctoredRunDirs, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
+import { committedJobFinished } from "../support/crash-harness.js";
 import { csvRows, eventsOf, FIXTURE_ENV } from "../support/run-dir.js";
 
 function config(dir: string, body: string): string {
@@ -41,7 +42,8 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
 }
 
 const count = (runDir: string, type: string) => eventsOf(runDir).filter((e) => e.type === type).length;
-const jobFinishedCount = (runDir: string) => (existsSync(join(runDir, "events.db")) ? count(runDir, "JobFinished") : 0);
+/** Committed JobFinished events, 0 while the log is still being created. */
+const jobFinishedCount = (runDir: string) => committedJobFinished(runDir) ?? 0;
 const SLOW = (seeds: number, delay = 60) => `seeds: [${Array.from({ length: seeds }, (_, i) => i + 1).join(", ")}]\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: ${delay}}}\ntrainers: [NoOpTrainer]\n`;
 
 describe("one writer per run directory", () => {
