@@ -1,0 +1,147 @@
+/**
+ * The job runner as an Effect, on an in-memory log: timeouts on the TestClock, cancellation at
+ * every await point of an attempt, and a log that fails around a commit (the double-terminal
+ * probe). Every outcome must be exactly one terminal transition and one JobFinished.
+ */
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Fiber from "effect/Fiber";
+import * as TestClock from "effect/TestClock";
+import * as TestContext from "effect/TestContext";
+import { describe, expect, it } from "vitest";
+import { runJob } from "../../../src/engine/job-runner.js";
+import { superviseJobs } from "../../../src/engine/supervisor.js";
+import type { FinishedStatus } from "../../../src/events/event-schema.js";
+import { Gate, gatedLayers, jobSpec, MemoryRunLog, type BlockPoint } from "../../support/engine-fixtures.js";
+
+const JOB = "job000000001";
+
+function attempt(options: { timeoutSeconds?: number; warnings?: string[] } = {}) {
+  return runJob(
+    { spec: jobSpec(JOB), attempt: 1, history: [] },
+    { invocation: 1, timeoutSeconds: options.timeoutSeconds ?? 0, onWarning: (text) => options.warnings?.push(text) },
+  );
+}
+
+/** The transitions of the job, as "from→to EVENT". */
+const path = (log: MemoryRunLog) => log.of(JOB, "JobTransitioned").map((e) => (e.type === "JobTransitioned" ? `${e.data.from}→${e.data.to} ${e.data.event}` : ""));
+const finished = (log: MemoryRunLog) => log.of(JOB, "JobFinished").map((e) => (e.type === "JobFinished" ? e.data.status : null));
+
+describe("runJob", () => {
+  it("runs an attempt to done and records JobFinished ok with the machine's path", async () => {
+    const log = new MemoryRunLog();
+    const status = await Effect.runPromise(attempt().pipe(Effect.provide(gatedLayers(log, null, new Gate()))));
+    expect(status).toBe("ok");
+    expect(path(log)).toEqual(["queued→building START", "building→training BUILT", "training→evaluating TRAINED", "evaluating→done EVALUATED"]);
+    expect(finished(log)).toEqual(["ok"]);
+  });
+
+  it("a job timeout fires on the clock: the work is aborted and the job ends `timeout` with its deadline recorded", async () => {
+    const log = new MemoryRunLog();
+    const gate = new Gate();
+    const status = await Effect.runPromise(
+      Effect.gen(function* () {
+        const fiber = yield* Effect.fork(attempt({ timeoutSeconds: 30 }));
+        yield* Effect.promise(() => gate.whenReached());
+        yield* TestClock.adjust("29 seconds");
+        expect(finished(log)).toEqual([]); // not yet
+        yield* TestClock.adjust("1 second");
+        return yield* Fiber.join(fiber);
+      }).pipe(Effect.provide(gatedLayers(log, "training", gate)), Effect.provide(TestContext.TestContext)),
+    );
+    expect(status).toBe("timeout");
+    expect(gate.aborted).toBe(true);
+    expect(log.of(JOB, "JobTransitioned")[0]!.data).toMatchObject({ event: "START", deadline: "1970-01-01T00:00:30.000Z" });
+    expect(path(log).at(-1)).toBe("training→timeout TIME_OUT");
+    expect(log.of(JOB, "JobFinished")[0]!.data).toMatchObject({ status: "timeout", feedback: expect.stringMatching(/^job_timeout: exceeded 30s/) });
+  });
+
+  const cancelPoints: [BlockPoint, string][] = [
+    ["load", "building"],
+    ["initial", "building"],
+    ["training", "training"],
+    ["final", "evaluating"],
+  ];
+  for (const [point, state] of cancelPoints) {
+    it(`interrupted while waiting on ${point}: one CANCEL from '${state}', one JobFinished cancelled, the work aborted`, async () => {
+      const log = new MemoryRunLog();
+      const gate = new Gate();
+      const exit = await Effect.runPromise(
+        Effect.gen(function* () {
+          const fiber = yield* Effect.fork(attempt());
+          yield* Effect.promise(() => gate.whenReached());
+          yield* Fiber.interrupt(fiber);
+          return yield* Fiber.await(fiber);
+        }).pipe(Effect.provide(gatedLayers(log, point, gate))),
+      );
+      expect(Exit.isInterrupted(exit)).toBe(true);
+      if (point !== "load") expect(gate.aborted).toBe(true); // the task's own signal
+      expect(path(log).at(-1)).toBe(`${state}→cancelled CANCEL`);
+      expect(path(log).filter((p) => /→(done|failed|timeout|skipped|cancelled) /.test(p))).toHaveLength(1);
+      expect(finished(log)).toEqual(["cancelled"]);
+    });
+  }
+});
+
+describe("the log fails around a commit (the double-terminal probe)", () => {
+  it("an error reported after the terminal events committed leaves exactly one terminal event, and the job is ok", async () => {
+    const log = new MemoryRunLog();
+    log.fault = (events) => (events.some((e) => e.type === "JobFinished") ? "after-commit" : null);
+    const warnings: string[] = [];
+    const status = await Effect.runPromise(attempt({ warnings }).pipe(Effect.provide(gatedLayers(log, null, new Gate()))));
+    expect(status).toBe("ok");
+    expect(finished(log)).toEqual(["ok"]);
+    expect(path(log).filter((p) => p.startsWith("evaluating→"))).toEqual(["evaluating→done EVALUATED"]);
+    expect(warnings).toEqual([expect.stringMatching(/committed the events but then reported: .*disk is full/)]);
+  });
+
+  it("an error after a mid-job commit does not end the job", async () => {
+    const log = new MemoryRunLog();
+    log.fault = (events) => (events.some((e) => e.type === "JobTransitioned" && e.data.event === "BUILT") ? "after-commit" : null);
+    const status = await Effect.runPromise(attempt({ warnings: [] }).pipe(Effect.provide(gatedLayers(log, null, new Gate()))));
+    expect(status).toBe("ok");
+    expect(finished(log)).toEqual(["ok"]);
+  });
+
+  it("when nothing could be committed the attempt fails with JobNotRecorded and records no outcome it could not keep", async () => {
+    const log = new MemoryRunLog();
+    log.fault = (events) => (events.some((e) => e.type === "JobTransitioned" && e.data.event === "TRAINED") ? "before-commit" : null);
+    const exit = await Effect.runPromiseExit(attempt().pipe(Effect.provide(gatedLayers(log, null, new Gate()))));
+    expect(Exit.isFailure(exit) && !Exit.isInterrupted(exit)).toBe(true);
+    expect(String(Exit.isFailure(exit) ? exit.cause : "")).toMatch(/JobNotRecorded/);
+    expect(finished(log)).toEqual([]);
+  });
+});
+
+describe("superviseJobs", () => {
+  const specs = ["job000000001", "job000000002", "job000000003"];
+  const supervise = (log: MemoryRunLog, outcomes: [string, FinishedStatus][], maxWorkers = 1) =>
+    superviseJobs({
+      jobs: specs.map((id) => ({ spec: jobSpec(id), attempt: 1, history: [] })),
+      maxWorkers,
+      failFast: false,
+      invocation: 1,
+      timeoutSeconds: 0,
+      onWarning: () => {},
+      onOutcome: (id, status) => outcomes.push([id, status]),
+    }).pipe(Effect.provide(gatedLayers(log, null, new Gate())));
+
+  it("runs every job once, at most maxWorkers at a time", async () => {
+    const log = new MemoryRunLog();
+    const outcomes: [string, FinishedStatus][] = [];
+    await Effect.runPromise(supervise(log, outcomes, 2));
+    expect(outcomes.map(([id]) => id).sort()).toEqual(specs);
+    expect(outcomes.every(([, s]) => s === "ok")).toBe(true);
+  });
+
+  it("a job the log cannot record stops the invocation: no later job starts, and the error comes out typed", async () => {
+    const log = new MemoryRunLog();
+    log.fault = (events) => (events.some((e) => e.job_id === "job000000002" && e.type === "JobTransitioned" && e.data.event === "BUILT") ? "before-commit" : null);
+    const outcomes: [string, FinishedStatus][] = [];
+    const exit = await Effect.runPromiseExit(supervise(log, outcomes));
+    expect(Exit.isFailure(exit)).toBe(true);
+    expect(String(Exit.isFailure(exit) ? exit.cause : "")).toMatch(/JobNotRecorded/);
+    expect(outcomes).toEqual([["job000000001", "ok"]]);
+    expect(log.of("job000000003")).toEqual([]);
+  });
+});
