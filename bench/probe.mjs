@@ -2,7 +2,8 @@
 // In-process timings of one run directory, each in a fresh process so that the first
 // measurement is cold (nothing JIT-compiled yet). Prints one JSON object on stdout.
 //
-//   node bench/probe.mjs resume <run_dir> [repeats]   peekRun + EventStore.open + readAll + fold + statusOf per job
+//   node bench/probe.mjs resume <run_dir> [repeats]   peekRun + RunSession.open (lock, read + fold, mirrors and
+//                                                     projections checked against the log) + statusOf per job
 //   node bench/probe.mjs replay <run_dir> [repeats]   replayRun(run_dir), the function behind `replay`
 //
 // Needs `npm run build` (imports dist/).
@@ -16,8 +17,8 @@ if (!runDir || !["resume", "replay"].includes(what)) {
 }
 
 const t0 = performance.now();
-const { EventStore, peekRun } = await import("../dist/src/events/event-store.js");
-const { RunState } = await import("../dist/src/events/run-state.js");
+const { peekRun } = await import("../dist/src/events/event-reader.js");
+const { RunSession } = await import("../dist/src/engine/run-session.js");
 const { replayRun } = await import("../dist/src/cli/replay.js");
 const importMs = performance.now() - t0;
 
@@ -27,19 +28,12 @@ function resumeOnce() {
   const peek = peekRun(runDir);
   if (peek === null) throw new Error(`${runDir} has no event log`);
   const p = performance.now();
-  const store = EventStore.open(runDir, peek.runId, { create: false });
-  const b = performance.now();
-  let events;
-  let state;
-  let c;
-  let d;
+  const session = RunSession.open(runDir, peek.runId, { command: "bench probe", report: (text) => process.stderr.write(`${text}\n`) });
+  const d = performance.now();
+  const state = session.state;
   let needWork = 0;
   let jobs = 0;
   try {
-    events = store.readAll();
-    c = performance.now();
-    state = RunState.fold(events);
-    d = performance.now();
     const ids = state.started === null ? [...state.jobs.keys()] : state.started.matrix.map((spec) => spec.job_id);
     for (const id of ids) {
       const status = state.statusOf(id);
@@ -48,10 +42,10 @@ function resumeOnce() {
     }
     jobs = ids.length;
   } finally {
-    store.close();
+    session.close();
   }
   const e = performance.now();
-  return { totalMs: e - a, peekMs: p - a, openMs: b - p, readAllMs: c - b, foldMs: d - c, decideMs: e - d, events: events.length, jobs, needWork };
+  return { totalMs: e - a, peekMs: p - a, openMs: d - p, decideMs: e - d, events: state.lastSeq, jobs, needWork };
 }
 
 function replayOnce() {
