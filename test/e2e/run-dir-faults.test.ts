@@ -47,12 +47,15 @@ const jobFinishedCount = (runDir: string) => committedJobFinished(runDir) ?? 0;
 const SLOW = (seeds: number, delay = 60) => `seeds: [${Array.from({ length: seeds }, (_, i) => i + 1).join(", ")}]\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: ${delay}}}\ntrainers: [NoOpTrainer]\n`;
 
 describe("one writer per run directory", () => {
-  it("a second run on the same run dir is refused at once, naming the holder; the log holds one run's work", async () => {
+  it("a second run (or a replay) on a run dir being written is refused at once, naming the holder; the log holds one run's work", async () => {
     const dir = tempDir();
     const cfg = config(dir, SLOW(6));
     const first = startRun(["--config", cfg, "--runs-dir", dir, "--run-id", "shared"]);
     await until(() => jobFinishedCount(join(dir, "shared")) >= 1, "the first run's first job");
     const second = run(["--config", cfg, "--runs-dir", dir, "--run-id", "shared"]);
+    const replay = runCli(["replay", join(dir, "shared")]);
+    expect(replay.code).toBe(2);
+    expect(replay.stderr).toMatch(/is being written by pid/);
     expect(second.code).toBe(2);
     expect(second.stderr.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`^trace-bench: .*shared is being written by pid ${first.child.pid} on .* \\(trace-bench run, started .*\\); wait for it`))]);
     expect((await first.exited).code).toBe(0);

@@ -173,3 +173,22 @@ describe("EventStore: logs written before streams, and logs that are not what th
     expect(warnings).toEqual([expect.stringMatching(/^skipping .*bad: .*events\.db: not a readable event log/)]);
   });
 });
+
+describe("EventReader.follow", () => {
+  it("hands over what is committed now, then each new commit, until stopped", async () => {
+    const dir = tempDir();
+    const store = open(dir);
+    appendEvents(store, [runStarted(["a"])]);
+    const reader = EventReader.open(dir);
+    const seen: number[][] = [];
+    const stop = reader.follow(0, (events) => seen.push(events.map((e) => e.seq)), 10);
+    expect(seen).toEqual([[1]]);
+    appendEvents(store, finishedJob("a").slice(0, 2));
+    await new Promise((r) => setTimeout(r, 60));
+    stop();
+    appendEvents(store, finishedJob("a").slice(2, 3));
+    await new Promise((r) => setTimeout(r, 40));
+    reader.close();
+    expect(seen).toEqual([[1], [2, 3]]);
+  });
+});
