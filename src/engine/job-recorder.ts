@@ -13,7 +13,7 @@ import * as Data from "effect/Data";
 import * as Effect from "effect/Effect";
 import { jobStateOf } from "../../machines/job-transitions.js";
 import { jobStream, type EventBody, type NewEvent } from "../events/event-schema.js";
-import { decide, evolve, foldJobStream, type JobCommand, type JobCommandRejected, type JobDecisionState } from "./job-decider.js";
+import { decideAndFold, foldJobStream, type JobCommand, type JobCommandRejected, type JobDecisionState } from "./job-decider.js";
 import { RunLog, type AppendError } from "./run-services.js";
 
 /** The log did not take the job's events (disk full, read-only, another writer): the attempt stops here. */
@@ -52,7 +52,7 @@ export const makeJobRecorder = (jobId: string, history: readonly EventBody[], on
       return yield* Effect.fail(new JobNotRecorded({ jobId, cause: new Error(`the log holds ${logVersion} events of ${stream}, the run state ${state.version}`) }));
     }
 
-    const commit = (events: NewEvent[]): Effect.Effect<void, JobNotRecorded> =>
+    const commit = (events: NewEvent[], after: JobDecisionState): Effect.Effect<void, JobNotRecorded> =>
       log.append(stream, state.version, events).pipe(
         Effect.asVoid,
         Effect.catchAll((error) =>
@@ -69,20 +69,20 @@ export const makeJobRecorder = (jobId: string, history: readonly EventBody[], on
         ),
         Effect.tap(() =>
           Effect.sync(() => {
-            for (const event of events) state = evolve(state, event);
+            state = after;
           }),
         ),
       );
 
     const execute = (command: JobCommand): Effect.Effect<void, RecordError> =>
       Effect.suspend((): Effect.Effect<void, RecordError> => {
-        let events: NewEvent[];
+        let decided: { events: NewEvent[]; state: JobDecisionState };
         try {
-          events = decide(jobId, state, command);
+          decided = decideAndFold(jobId, state, command);
         } catch (error) {
           return Effect.fail(error as JobCommandRejected);
         }
-        return commit(events);
+        return commit(decided.events, decided.state);
       });
 
     const recorder: JobRecorder = {

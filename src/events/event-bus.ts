@@ -36,7 +36,7 @@ export class EventBus {
       const seen = this.positions.get(subscriber.name)!;
       if (seen >= last) continue;
       const gap = this.behind.has(subscriber.name) || seen < first - 1;
-      this.deliver(subscriber, last, () => (gap ? subscriber.catchUp() : subscriber.handle(events.filter((e) => e.seq > seen))));
+      this.deliver(subscriber, last, () => (gap ? subscriber.catchUp() : subscriber.handle(seen < first ? events : events.filter((e) => e.seq > seen))));
     }
   }
 

@@ -10,7 +10,7 @@ import { mkdirSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { decodeEvent, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, streamOf, type NewEvent, type StoredEvent } from "./event-schema.js";
 import { InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
-import { eventsDbPath, openWritableDatabase, ROW_COLUMNS, type EventRow } from "./log-database.js";
+import { eventsDbPath, openWritableDatabase, ROW_COLUMNS, storedPayload, type EventRow } from "./log-database.js";
 import { acquireWriterLock, currentWriter, releaseWriterLock, type WriterIdentity } from "./writer-lock.js";
 
 /** Test hook: SIGKILL this process right after the commit of this seq, before anyone is notified. */
@@ -97,7 +97,11 @@ export class EventStore {
       throw eventLogFailure(error, this.path);
     }
     if (rows.some((r) => r.seq === KILL_AFTER_COMMIT)) process.kill(process.pid, "SIGKILL");
-    return rows.map((row) => ({ ...row, data: JSON.parse(row.data) }) as StoredEvent);
+    return rows.map((row) => {
+      const event = { ...row, data: JSON.parse(row.data) } as StoredEvent;
+      storedPayload.set(event, row.data);
+      return event;
+    });
   }
 
   /** How many events `stream` holds (0 for a new stream): the version the next append expects. */

@@ -33,6 +33,9 @@ const LEGACY_SOURCE =
 
 export const eventsDbPath = (runDir: string) => join(runDir, EVENTS_DB);
 
+/** The payload text the log stored for an event it returned (so mirrors copy it instead of re-serializing). */
+export const storedPayload = new WeakMap<object, string>();
+
 /** The jsonl mirror line of a row: the envelope, then the payload exactly as stored. */
 export const mirrorLine = (row: EventRow) =>
   `{"seq":${row.seq},"v":${row.v},"stream":${JSON.stringify(row.stream)},"position":${row.position},"type":${JSON.stringify(row.type)},"run_id":${JSON.stringify(row.run_id)},"job_id":${JSON.stringify(row.job_id)},"ts":${JSON.stringify(row.ts)},"data":${row.data}}\n`;

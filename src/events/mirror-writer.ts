@@ -11,7 +11,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { StoredEvent } from "./event-schema.js";
-import { mirrorLine, type EventRow } from "./log-database.js";
+import { mirrorLine, storedPayload, type EventRow } from "./log-database.js";
 import { checkedJobId } from "./safe-id.js";
 
 export const RUN_MIRROR = "events.jsonl";
@@ -25,7 +25,7 @@ function writeFully(fd: number, bytes: Buffer): void {
   for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
 }
 
-const eventLine = (event: StoredEvent) => mirrorLine({ ...event, data: JSON.stringify(event.data) });
+const eventLine = (event: StoredEvent) => mirrorLine({ ...event, data: storedPayload.get(event) ?? JSON.stringify(event.data) });
 
 /** Makes the file at `path` hold exactly `expected`: appends a missing tail, else rewrites it. */
 function reconcile(path: string, expected: Buffer): void {
