@@ -110,10 +110,8 @@ export class EventStore {
   }
 
   /** Raw rows after `afterSeq`, in seq order (for mirrors, which copy the stored text). */
-  rowsAfter(afterSeq: number, stream?: string): EventRow[] {
-    const where = stream === undefined ? "seq > ?" : "seq > ? AND stream = ?";
-    const params = stream === undefined ? [afterSeq] : [afterSeq, stream];
-    return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE ${where} ORDER BY seq`).all(...params) as EventRow[];
+  rowsAfter(afterSeq: number): EventRow[] {
+    return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ORDER BY seq`).all(afterSeq) as EventRow[];
   }
 
   /** Decoded events after `afterSeq`, in seq order. */
@@ -133,16 +131,6 @@ export class EventStore {
     return (this.db.prepare("SELECT COALESCE(MAX(seq), 0) FROM events").pluck().get() as number) ?? 0;
   }
 
-  /** Per stream with events: its last seq and event count (for checking mirrors). */
-  streamHeads(): { stream: string; job_id: string | null; last_seq: number; count: number }[] {
-    return this.db.prepare("SELECT stream, job_id, MAX(seq) AS last_seq, COUNT(*) AS count FROM events GROUP BY stream").all() as {
-      stream: string;
-      job_id: string | null;
-      last_seq: number;
-      count: number;
-    }[];
-  }
-
   /** The log position a subscriber (projections) last reflected in full, 0 if never. */
   subscriberPosition(name: string): number {
     return (this.db.prepare("SELECT position FROM subscriber_positions WHERE name = ?").pluck().get(name) as number | undefined) ?? 0;
@@ -154,10 +142,6 @@ export class EventStore {
     } catch (error) {
       throw eventLogFailure(error, this.path);
     }
-  }
-
-  get isOpen(): boolean {
-    return this.db.open;
   }
 
   /** Releases the writer lock and closes the database. */

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { jobFiles } from "./projections/job-files.js";
 import { RUN_FILES, runFiles } from "./projections/run-files.js";
 import type { JobView, RunState } from "./run-state.js";
+import { checkedJobId } from "./safe-id.js";
 
 const JOB_GENERATED = [
   "job_meta.json",
@@ -91,8 +92,9 @@ export class ProjectionWriter {
   }
 
   private ensureJobDirs(job: JobView): void {
-    this.ensureDir(join(this.runDir, "jobs", job.job_id, "artifacts"));
-    this.ensureDir(join(this.runDir, "jobs", job.job_id, "tb"));
+    const dir = join(this.runDir, "jobs", checkedJobId(job.job_id));
+    this.ensureDir(join(dir, "artifacts"));
+    this.ensureDir(join(dir, "tb"));
   }
 
   /** @param isNew the content is known to differ from whatever is on disk. */
