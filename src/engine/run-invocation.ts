@@ -13,6 +13,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Cause from "effect/Cause";
 import { jobIdentityFields } from "../config/matrix.js";
 import type { Subscriber } from "../events/event-bus.js";
+import type { EventLogCorruptError, EventLogWriteError, RunLockedError } from "../events/event-log-errors.js";
 import type { FinishedStatus, JobSpecRecord, NewEvent } from "../events/event-schema.js";
 import { sanitize, yamlArtifact } from "../events/projections/artifact-format.js";
 import type { RunState } from "../events/run-state.js";
@@ -95,14 +96,14 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
               ...(hooks.refreshMs !== undefined ? { refreshMs: hooks.refreshMs } : {}),
               ...(hooks.subscribers ? { subscribers: hooks.subscribers } : {}),
             }),
-          catch: (error) => error as Error,
+          catch: (error) => error as RunLockedError | EventLogWriteError | EventLogCorruptError,
         }),
         (s) => Effect.sync(() => s.close()),
       );
       const state = session.state;
       const invocation = planInvocation(plan, state);
       if (plan.resuming) hooks.onResume?.(plan.runId, invocation.alreadyDone, plan.jobs.length);
-      yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, invocation.invocation, now())]), catch: (error) => error as Error });
+      yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, invocation.invocation, now())]), catch: (error) => error as AppendError });
 
       const statuses = new Map<string, FinishedStatus | null>(plan.jobs.map((j) => [j.job_id, state.statusOf(j.job_id)]));
       const ranNow = new Map<string, FinishedStatus>();
@@ -110,7 +111,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
         RunLog,
         RunLog.of({
           append: (stream, expected, events) => Effect.try({ try: () => session.append(stream, expected, events), catch: (error) => error as AppendError }),
-          streamVersion: (stream) => Effect.try({ try: () => session.streamVersion(stream), catch: (error) => error as never }),
+          streamVersion: (stream) => Effect.try({ try: () => session.streamVersion(stream), catch: (error) => error as EventLogWriteError | EventLogCorruptError }),
         }),
       );
       const supervisor = yield* Effect.fork(
@@ -128,7 +129,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
         }).pipe(Effect.provide(runLog)),
       );
       let interruptedBy: string | null = null;
-      yield* Effect.forkScoped(
+      const stopper = yield* Effect.fork(
         Deferred.await(stop).pipe(
           Effect.flatMap((signal) => {
             interruptedBy = signal;
@@ -137,6 +138,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
         ),
       );
       const exit = yield* Fiber.await(supervisor);
+      yield* Fiber.interrupt(stopper); // a signal after the last job is not an interruption
 
       // The log stopped taking events: record the interruption if it still can, then fail with why.
       const fault = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : undefined;

@@ -106,7 +106,11 @@ export class EventStore {
 
   /** How many events `stream` holds (0 for a new stream): the version the next append expects. */
   streamVersion(stream: string): number {
-    return this.versionOf.get(stream) as number;
+    try {
+      return this.versionOf.get(stream) as number;
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
+    }
   }
 
   /** Raw rows after `afterSeq`, in seq order (for mirrors, which copy the stored text). */
