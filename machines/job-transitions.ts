@@ -11,8 +11,12 @@ export class IllegalJobTransition extends Error {
   override readonly name = "IllegalJobTransition";
 }
 
+/** Snapshots are immutable (each step returns a new one), so every job can start from the same one. */
+let initial: JobSnapshot | undefined;
+
 export function initialJobSnapshot(): JobSnapshot {
-  return getInitialSnapshot(jobMachine);
+  initial ??= getInitialSnapshot(jobMachine);
+  return initial;
 }
 
 export function jobStateOf(snapshot: JobSnapshot): JobState {

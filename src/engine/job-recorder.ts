@@ -52,26 +52,16 @@ export const makeJobRecorder = (jobId: string, history: readonly EventBody[], on
       return yield* Effect.fail(new JobNotRecorded({ jobId, cause: new Error(`the log holds ${logVersion} events of ${stream}, the run state ${state.version}`) }));
     }
 
-    const commit = (events: NewEvent[], after: JobDecisionState): Effect.Effect<void, JobNotRecorded> =>
-      log.append(stream, state.version, events).pipe(
-        Effect.asVoid,
-        Effect.catchAll((error) =>
-          log.streamVersion(stream).pipe(
-            Effect.orElseSucceed(() => -1),
-            Effect.flatMap((version) => {
-              if (version === state.version + events.length) {
-                onWarning(`job ${jobId}: the log committed the events but then reported: ${error.message}`);
-                return Effect.void;
-              }
-              return Effect.fail(new JobNotRecorded({ jobId, cause: error }));
-            }),
-          ),
-        ),
-        Effect.tap(() =>
-          Effect.sync(() => {
-            state = after;
-          }),
-        ),
+    /** When the log reports an error, whether the events got in decides what happened. */
+    const reconcile = (error: AppendError, events: NewEvent[], after: JobDecisionState): Effect.Effect<void, JobNotRecorded> =>
+      log.streamVersion(stream).pipe(
+        Effect.orElseSucceed(() => -1),
+        Effect.flatMap((version) => {
+          if (version !== state.version + events.length) return Effect.fail(new JobNotRecorded({ jobId, cause: error }));
+          onWarning(`job ${jobId}: the log committed the events but then reported: ${error.message}`);
+          state = after;
+          return Effect.void;
+        }),
       );
 
     const execute = (command: JobCommand): Effect.Effect<void, RecordError> =>
@@ -82,7 +72,14 @@ export const makeJobRecorder = (jobId: string, history: readonly EventBody[], on
         } catch (error) {
           return Effect.fail(error as JobCommandRejected);
         }
-        return commit(decided.events, decided.state);
+        const { events, state: after } = decided;
+        return Effect.matchEffect(log.append(stream, state.version, events), {
+          onFailure: (error) => reconcile(error, events, after),
+          onSuccess: () => {
+            state = after;
+            return Effect.void;
+          },
+        });
       });
 
     const recorder: JobRecorder = {

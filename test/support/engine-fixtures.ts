@@ -18,19 +18,20 @@ export type AppendFault = "after-commit" | "before-commit";
 
 export class MemoryRunLog {
   readonly events: StoredEvent[] = [];
+  private readonly versions = new Map<string, number>();
   /** Decides, per append, whether it fails and how. */
   fault: (events: readonly NewEvent[]) => AppendFault | null = () => null;
 
   version(stream: string): number {
-    return this.events.filter((e) => e.stream === stream).length;
+    return this.versions.get(stream) ?? 0;
   }
 
   readonly service = RunLog.of({
     append: (stream, expected, events) =>
       Effect.suspend((): Effect.Effect<StoredEvent[], AppendError> => {
         const fault = this.fault(events);
-        const diskFull = new EventLogWriteError({ path: "memory", code: "SQLITE_FULL", problem: "the disk is full" });
-        if (fault === "before-commit") return Effect.fail(diskFull);
+        const diskFull = () => new EventLogWriteError({ path: "memory", code: "SQLITE_FULL", problem: "the disk is full" });
+        if (fault === "before-commit") return Effect.fail(diskFull());
         const actual = this.version(stream);
         if (actual !== expected) return Effect.fail(new WrongExpectedVersionError({ stream, expected, actual }));
         const stored = events.map((e, i) => ({
@@ -45,7 +46,8 @@ export class MemoryRunLog {
           data: e.data,
         })) as StoredEvent[];
         this.events.push(...stored);
-        return fault === "after-commit" ? Effect.fail(diskFull) : Effect.succeed(stored);
+        this.versions.set(stream, expected + stored.length);
+        return fault === "after-commit" ? Effect.fail(diskFull()) : Effect.succeed(stored);
       }),
     streamVersion: (stream) => Effect.sync(() => this.version(stream)),
   });
