@@ -48,7 +48,7 @@ export function replayRun(runDir: string): RunState {
   try {
     const state = RunState.fold(store.readAll());
     removeDerivedFiles(runDir);
-    new MirrorWriter(runDir).catchUp(store);
+    new MirrorWriter(runDir, store).catchUp();
     new ProjectionWriter(runDir, true).writeAll(state);
     store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
     return state;

@@ -40,12 +40,11 @@ export class RunSession {
     const store = EventStore.open(runDir, runId, { command: options.command, ...(options.now ? { now: options.now } : {}) });
     try {
       const state = RunState.fold(store.readAll());
-      const mirrors = new MirrorWriter(runDir);
-      mirrors.catchUp(store);
+      const mirrors = new MirrorWriter(runDir, store);
+      mirrors.catchUp();
       const projections = new ProjectionSubscriber(state, new ProjectionWriter(runDir, state.lastSeq === 0), store, options.refreshMs);
       if (state.lastSeq > 0 && !projections.isCurrent()) projections.catchUp();
-      const mirrorSubscriber: Subscriber = { name: "mirrors", handle: (events) => mirrors.handle(events), catchUp: () => mirrors.catchUp(store) };
-      const bus = new EventBus([mirrorSubscriber, projections, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
+      const bus = new EventBus([mirrors, projections, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
       return new RunSession(runDir, store, state, projections, bus, mirrors);
     } catch (error) {
       store.close();

@@ -10,6 +10,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import type { Subscriber } from "./event-bus.js";
 import type { StoredEvent } from "./event-schema.js";
 import { mirrorLine, storedPayload, type EventRow } from "./log-database.js";
 import { checkedJobId } from "./safe-id.js";
@@ -53,16 +54,20 @@ export interface MirrorSource {
   rowsAfter(afterSeq: number): EventRow[];
 }
 
-export class MirrorWriter {
+export class MirrorWriter implements Subscriber {
+  readonly name = "mirrors";
   private runFd: number | undefined;
   private readonly jobFds = new Map<string, number>();
 
-  constructor(readonly runDir: string) {}
+  constructor(
+    readonly runDir: string,
+    private readonly log: MirrorSource,
+  ) {}
 
   /** Brings every mirror level with the log. */
-  catchUp(log: MirrorSource): void {
+  catchUp(): void {
     this.closeFds();
-    const rows = log.rowsAfter(0);
+    const rows = this.log.rowsAfter(0);
     const byJob = new Map<string, string[]>();
     const all: string[] = [];
     for (const row of rows) {

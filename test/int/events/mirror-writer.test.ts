@@ -17,7 +17,7 @@ function loggedRun(): { dir: string; store: EventStore } {
   const dir = tempDir();
   const store = EventStore.open(dir, RUN_ID, { command: "test" });
   stores.push(store);
-  const mirrors = new MirrorWriter(dir);
+  const mirrors = new MirrorWriter(dir, store);
   mirrors.handle(appendEvents(store, [runStarted(["a", "b"]), ...finishedJob("a")]));
   mirrors.close();
   return { dir, store };
@@ -42,7 +42,7 @@ describe("MirrorWriter: every mirror equals the log after catchUp", () => {
   it("completes a mirror that lags behind the log (a crash between commit and mirror write)", () => {
     const { dir, store } = loggedRun();
     for (const path of [join(dir, RUN_MIRROR), jobMirrorPath(dir, "a")]) rewrite(path, lines(path).slice(0, -3));
-    new MirrorWriter(dir).catchUp(store);
+    new MirrorWriter(dir, store).catchUp();
     expectMirrorsMatch(dir, store);
   });
 
@@ -51,7 +51,7 @@ describe("MirrorWriter: every mirror equals the log after catchUp", () => {
     const path = jobMirrorPath(dir, "a");
     writeFileSync(path, lines(path).slice(0, -1).map((l) => `${l}\n`).join("") + '{"seq":11,"v":2,"str');
     appendFileSync(join(dir, RUN_MIRROR), '{"seq":12,"ty');
-    new MirrorWriter(dir).catchUp(store);
+    new MirrorWriter(dir, store).catchUp();
     expectMirrorsMatch(dir, store);
   });
 
@@ -61,11 +61,11 @@ describe("MirrorWriter: every mirror equals the log after catchUp", () => {
     rewrite(join(dir, RUN_MIRROR), [...run.slice(0, 4), run[4]!.replace('"attempt":1', '"attempt":7'), ...run.slice(5)]);
     const job = lines(jobMirrorPath(dir, "a"));
     rewrite(jobMirrorPath(dir, "a"), [...job.slice(0, 3), job[2]!, ...job.slice(3)]);
-    new MirrorWriter(dir).catchUp(store);
+    new MirrorWriter(dir, store).catchUp();
     expectMirrorsMatch(dir, store);
     appendFileSync(jobMirrorPath(dir, "a"), '{"seq":99,"type":"JobQueued"}\n');
     writeFileSync(join(dir, RUN_MIRROR), "garbage\n");
-    new MirrorWriter(dir).catchUp(store);
+    new MirrorWriter(dir, store).catchUp();
     expectMirrorsMatch(dir, store);
   });
 });
