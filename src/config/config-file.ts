@@ -2,10 +2,13 @@
  * Reads a config file the way the Python original does (PyYAML `safe_load`, JSON fallback) and
  * keeps what a JS object would lose: integral floats stay `PyFloat` (for job-id hashing) and every
  * key path can be mapped back to its line for error messages.
- * Hostile input (alias bombs, deep nesting) ends in a `ConfigError`, never a crash.
+ *
+ * Plain configs go through `simple-yaml.ts` (linear time, little memory); anything else through
+ * `yaml-package-reader.ts`. Either way hostile input ends in a `ConfigError`, never a crash.
  */
 import { readFileSync } from "node:fs";
 import { ConfigError } from "./config-error.js";
+import { readSimpleYaml } from "./simple-yaml.js";
 import { readWithYamlPackage } from "./yaml-package-reader.js";
 
 export interface ConfigSource {
@@ -27,8 +30,10 @@ function readText(path: string): string {
   }
 }
 
-/** Parses config text. Throws `ConfigError`. */
+/** Parses config text; the same values and lines whichever reader does it. Throws `ConfigError`. */
 export function parseConfigText(path: string, text: string): ConfigSource {
+  const simple = readSimpleYaml(text);
+  if (simple !== undefined) return { path, data: simple.data, lineOf: simple.lineOf };
   return readWithYamlPackage(path, text);
 }
 

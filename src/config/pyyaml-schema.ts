@@ -1,8 +1,9 @@
 /**
  * How config YAML is read: PyYAML `safe_load` rules (YAML 1.1 resolvers, merge keys) on top of the
- * `yaml` package, with integral floats kept as `PyFloat` (job ids hash them).
+ * `yaml` package, with integral floats kept as `PyFloat` (job ids hash them). Both config readers
+ * (the `yaml` package and the simple reader) resolve scalars through these same tags.
  */
-import type { DocumentOptions, ParseOptions, ScalarTag, SchemaOptions, ToJSOptions } from "yaml";
+import YAML, { type DocumentOptions, type ParseOptions, type SchemaOptions, type ScalarTag, type ToJSOptions } from "yaml";
 import { PyFloat } from "./python-json.js";
 
 const floatValue = (text: string): number | PyFloat => {
@@ -61,3 +62,23 @@ export const PYYAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
  * bounds that expansion), so the package's own alias counting has nothing left to count.
  */
 export const PYYAML_TO_JS: ToJSOptions = { maxAliasCount: -1 };
+
+let template: YAML.Document | undefined;
+const documentTemplate = (): YAML.Document => (template ??= new YAML.Document(undefined, PYYAML_OPTIONS));
+
+/**
+ * A one-line plain (unquoted) scalar resolved as the composer would (first default tag whose test
+ * matches, else a string). `undefined` when that needs more than a plain value: a key that is not
+ * a string (numbers, booleans, null, `<<`) or a value the tag rejects.
+ */
+export function resolvePlainScalar(text: string, atKey: boolean): { readonly value: unknown } | undefined {
+  const doc = documentTemplate();
+  const tag = doc.schema.tags.find((t) => (t.default === true || (atKey && t.default === "key")) && t.test?.test(text)) as ScalarTag | undefined;
+  if (tag === undefined) return { value: text };
+  if (atKey || tag.resolve === undefined) return undefined;
+  let failed = false;
+  const resolved = tag.resolve(text, () => (failed = true), doc.options);
+  // Some tags (booleans, null) resolve to a Scalar node, as the composer allows.
+  const value = YAML.isScalar(resolved) ? resolved.value : resolved;
+  return failed || YAML.isNode(value) || typeof value === "symbol" ? undefined : { value };
+}

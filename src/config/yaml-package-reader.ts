@@ -1,7 +1,8 @@
 /**
- * Reads config text with the `yaml` package, with JSON as a fallback like the Python original.
- * Nesting, alias expansion and duplicate keys are checked in linear time before the package's
- * recursive and quadratic steps run, so hostile input gives one `ConfigError` line.
+ * Reads config text with the `yaml` package, for what `simple-yaml.ts` leaves to it (anchors,
+ * tags, block scalars, …), with JSON as a fallback like the Python original. Nesting, alias
+ * expansion and duplicate keys are checked in linear time before the package's recursive and
+ * quadratic steps run, so hostile input gives one `ConfigError` line.
  */
 import { Composer, LineCounter, Parser, YAMLParseError, isCollection, type Document, type Node } from "yaml";
 import { expandAliases } from "./alias-expansion.js";
