@@ -1,6 +1,7 @@
 /**
- * Hostile configs (alias bombs, deep nesting) end in one clear `ConfigError` line, not a crash.
- * Time limits here only guard against hangs.
+ * Hostile configs end in one clear `ConfigError` line (alias bombs, deep nesting) or load in
+ * linear time with a short report (100,000 unknown keys, 100,000 bad entries), whichever reader
+ * (simple or yaml package) reads them. Time limits here only guard against hangs.
  */
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/config/config-error.js";
@@ -109,5 +110,50 @@ describe("deep nesting", () => {
     // A tab before a key is not YAML, so this one is read by JSON.parse.
     const tabbed = `{\n\t"tasks": ["internal:numeric_param"],\n\t"eval_kwargs": {"x": ${nestedFlow(200)}}\n}\n`;
     expect(problems(tabbed, "t.json")).toEqual([expect.stringMatching(/^t\.json(:\d+)?: .*mappings and lists are nested more than/)]);
+  });
+});
+
+describe("very many keys or entries", () => {
+  it("100,000 unknown top-level keys load, with one short warning that counts them", { timeout: 60_000 }, () => {
+    const text = TASK + Array.from({ length: 100_000 }, (_, i) => `unknown_key_${i}: ${i}`).join("\n") + "\n";
+    const { warnings, config } = load(text, "many.yaml");
+    expect(config.tasks).toHaveLength(1);
+    expect(warnings).toEqual([
+      "many.yaml:2: unknown keys 'unknown_key_0', 'unknown_key_1', 'unknown_key_2', 'unknown_key_3', 'unknown_key_4' and 99,995 more at the top level (ignored)",
+    ]);
+  });
+
+  it("the same unknown key in 100,000 task entries: three warnings and one that counts the rest", { timeout: 60_000 }, () => {
+    const text = "tasks:\n" + Array.from({ length: 100_000 }, () => "  - {id: 'a:b', flavour: x}").join("\n") + "\n";
+    const { warnings } = load(text);
+    expect(warnings).toHaveLength(4);
+    expect(warnings[0]).toBe("h.yaml:2: unknown key 'flavour' in tasks[0] (ignored)");
+    expect(warnings[3]).toBe("h.yaml:5: unknown keys also in tasks[3], tasks[4], tasks[5], tasks[6], tasks[7] and 99,992 more (ignored)");
+  });
+
+  it("100,000 bad seeds: three problems and one that counts the rest, each with the key path and what is expected", { timeout: 60_000 }, () => {
+    const lines = problems(`${TASK}seeds: [${Array.from({ length: 100_000 }, (_, i) => `s${i}`).join(", ")}]\n`);
+    expect(lines).toEqual([
+      'h.yaml:2: seeds[0]: expected a whole number, found "s0"',
+      'h.yaml:2: seeds[1]: expected a whole number, found "s1"',
+      'h.yaml:2: seeds[2]: expected a whole number, found "s2"',
+      'h.yaml:2: seeds[3], seeds[4], seeds[5], seeds[6], seeds[7] and 99,992 more: expected a whole number, found "s3", …',
+    ]);
+  });
+
+  it("a few findings of a kind are all printed as before", () => {
+    expect(problems(`${TASK}seeds: [a, b, c, d]\n`)).toHaveLength(4);
+    expect(problems(`${TASK}seeds: [a, b, c, d, e]\n`)).toHaveLength(4);
+  });
+
+  it("100,000 duplicate-free keys parse in linear time through the yaml package too", { timeout: 60_000 }, () => {
+    // The anchor sends this file to the yaml package reader, whose own duplicate check was quadratic.
+    const text = `${TASK}anchored: &a 1\n` + Array.from({ length: 100_000 }, (_, i) => `unknown_key_${i}: ${i}`).join("\n") + "\n";
+    expect(load(text).warnings).toHaveLength(1);
+  });
+
+  it("duplicate keys are still an error, from either reader", () => {
+    expect(problems(`${TASK}seed: 1\nseed: 2\n`)).toEqual([expect.stringMatching(/^h\.yaml:3:1: invalid YAML: Map keys must be unique/)]);
+    expect(problems(`${TASK}x: &a 1\nseed: 1\nseed: 2\n`)).toEqual([expect.stringMatching(/^h\.yaml:4:1: invalid YAML: Map keys must be unique/)]);
   });
 });
