@@ -3,6 +3,7 @@
  */
 import * as Either from "effect/Either";
 import * as Schema from "effect/Schema";
+import { compactByKind, listNames } from "./compact-report.js";
 import { RawConfigSchema, KNOWN_KEYS } from "./config-schema.js";
 import { ConfigError, describeFound, formatKeyPath } from "./config-error.js";
 import { readConfigFile, type ConfigSource } from "./config-file.js";
@@ -71,6 +72,14 @@ export const DEFAULT_TRAINER = "PrioritySearch";
 
 type Raw = Record<string, unknown>;
 
+/** `KNOWN_KEYS` as sets: a config may hold 100,000 keys to look up. */
+const KNOWN = {
+  top: new Set<string>(KNOWN_KEYS.top),
+  task: new Set<string>(KNOWN_KEYS.task),
+  trainer: new Set<string>(KNOWN_KEYS.trainer),
+  llm: new Set<string>(KNOWN_KEYS.llm),
+};
+
 /** First key of `keys` that is present (not undefined) in `raw`. */
 function firstPresent(raw: Raw, keys: readonly string[]): unknown {
   for (const key of keys) if (raw[key] !== undefined) return raw[key];
@@ -95,26 +104,47 @@ function locate(source: ConfigSource, path: readonly PropertyKey[]): string {
   return line === undefined ? source.path : `${source.path}:${line}`;
 }
 
+/** What a config holds that is ignored: unknown keys of one mapping, or a trainer's eval_kwargs. */
+type IgnoredPart =
+  | { readonly kind: "unknown keys"; readonly path: readonly PropertyKey[]; readonly keys: readonly string[] }
+  | { readonly kind: "trainer eval_kwargs"; readonly index: number };
+
+/** The shape of a key path with list indices left out, so that every list entry's findings are one kind. */
+const pathShape = (path: readonly PropertyKey[]): string => path.map((s) => (typeof s === "number" ? "[]" : String(s))).join(".");
+
 function unknownKeyWarnings(source: ConfigSource, raw: Raw): string[] {
-  const warnings: string[] = [];
-  const check = (value: unknown, known: readonly string[], path: readonly PropertyKey[]) => {
+  const found: IgnoredPart[] = [];
+  const check = (value: unknown, known: ReadonlySet<string>, path: readonly PropertyKey[]) => {
     if (!isKwargs(value)) return;
-    const unknown = Object.keys(value).filter((k) => !known.includes(k));
-    if (unknown.length > 0) {
-      const where = path.length === 0 ? "at the top level" : `in ${formatKeyPath(path)}`;
-      warnings.push(`${locate(source, [...path, unknown[0]!])}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `'${k}'`).join(", ")} ${where} (ignored)`);
-    }
+    const keys = Object.keys(value).filter((k) => !known.has(k));
+    if (keys.length > 0) found.push({ kind: "unknown keys", path, keys });
   };
-  check(raw, KNOWN_KEYS.top, []);
-  (Array.isArray(raw.tasks) ? raw.tasks : []).forEach((t, i) => check(t, KNOWN_KEYS.task, ["tasks", i]));
+  check(raw, KNOWN.top, []);
+  (Array.isArray(raw.tasks) ? raw.tasks : []).forEach((t, i) => check(t, KNOWN.task, ["tasks", i]));
   (Array.isArray(raw.trainers) ? raw.trainers : []).forEach((t, i) => {
-    check(t, KNOWN_KEYS.trainer, ["trainers", i]);
-    if (isKwargs(t) && t.eval_kwargs !== undefined) {
-      warnings.push(`${locate(source, ["trainers", i, "eval_kwargs"])}: trainers[${i}].eval_kwargs is ignored: eval_kwargs belong to a task entry or the top level`);
-    }
+    check(t, KNOWN.trainer, ["trainers", i]);
+    if (isKwargs(t) && t.eval_kwargs !== undefined) found.push({ kind: "trainer eval_kwargs", index: i });
   });
-  check(raw.llm, KNOWN_KEYS.llm, ["llm"]);
-  return warnings;
+  check(raw.llm, KNOWN.llm, ["llm"]);
+
+  const where = (path: readonly PropertyKey[]) => (path.length === 0 ? "at the top level" : `in ${formatKeyPath(path)}`);
+  const pathOf = (part: IgnoredPart) => (part.kind === "unknown keys" ? part.path : ["trainers", part.index, "eval_kwargs"]);
+  const locateFirst = (part: IgnoredPart) => locate(source, part.kind === "unknown keys" ? [...part.path, part.keys[0]!] : pathOf(part));
+  const evalFix = "eval_kwargs belong to a task entry or the top level";
+  return compactByKind(
+    found,
+    (part) => `${part.kind} ${pathShape(pathOf(part))}`,
+    (part) =>
+      part.kind === "unknown keys"
+        ? `${locateFirst(part)}: unknown key${part.keys.length > 1 ? "s" : ""} ${listNames(part.keys.map((k) => `'${k}'`))} ${where(part.path)} (ignored)`
+        : `${locateFirst(part)}: trainers[${part.index}].eval_kwargs is ignored: ${evalFix}`,
+    (rest) => {
+      const paths = listNames(rest.map((part) => formatKeyPath(pathOf(part))));
+      return rest[0]!.kind === "unknown keys"
+        ? `${locateFirst(rest[0]!)}: unknown keys also in ${paths} (ignored)`
+        : `${locateFirst(rest[0]!)}: ${paths} are ignored too: ${evalFix}`;
+    },
+  );
 }
 
 function problemLine(source: ConfigSource, path: readonly PropertyKey[], expected: string, found: unknown): string {
@@ -128,7 +158,12 @@ function checkShape(source: ConfigSource): Raw {
   }
   const decoded = Schema.decodeUnknownEither(RawConfigSchema, { errors: "all", onExcessProperty: "ignore" })(toPlain(data));
   if (Either.isLeft(decoded)) {
-    const problems = schemaProblems(decoded.left.issue).map((p) => problemLine(source, p.path, p.expected, p.found));
+    const problems = compactByKind(
+      schemaProblems(decoded.left.issue),
+      (p) => `${p.expected} ${pathShape(p.path)}`,
+      (p) => problemLine(source, p.path, p.expected, p.found),
+      (rest) => `${locate(source, rest[0]!.path)}: ${listNames(rest.map((p) => formatKeyPath(p.path)))}: expected ${rest[0]!.expected}, found ${describeFound(rest[0]!.found)}, …`,
+    );
     throw new ConfigError({ problems });
   }
   return data;
@@ -197,9 +232,14 @@ function normalizeSeeds(source: ConfigSource, raw: Raw): number[] {
 function secretProblems(source: ConfigSource, raw: Raw): string[] {
   const llm = raw.llm;
   if (!isKwargs(llm)) return [];
-  return Object.keys(llm)
-    .filter((k) => /key|token|secret|password/i.test(k) && k !== "api_key_env")
-    .map((k) => `${locate(source, ["llm", k])}: llm.${k}: secrets do not belong in config files (they are copied into every run directory); set llm.api_key_env to the name of an environment variable that holds it`);
+  const fix =
+    "secrets do not belong in config files (they are copied into every run directory); set llm.api_key_env to the name of an environment variable that holds it";
+  return compactByKind(
+    Object.keys(llm).filter((k) => /key|token|secret|password/i.test(k) && k !== "api_key_env"),
+    () => "secret",
+    (k) => `${locate(source, ["llm", k])}: llm.${k}: ${fix}`,
+    (rest) => `${locate(source, ["llm", rest[0]!])}: ${listNames(rest.map((k) => `llm.${k}`))}: ${fix}`,
+  );
 }
 
 /** Decode, check and normalize an already-parsed config document. */
