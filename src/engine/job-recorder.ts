@@ -8,11 +8,11 @@
  * goes on from there; otherwise nothing was committed and the job cannot be recorded any more.
  * Either way the decider never sees a stale state, so one attempt never gets two terminal events.
  */
-import * as Cause from "effect/Cause";
 import * as Data from "effect/Data";
 import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
 import { jobStateOf } from "../../machines/job-transitions.js";
-import { jobStream, type EventBody, type NewEvent } from "../events/event-schema.js";
+import { jobStream, type EventBody } from "../events/event-schema.js";
 import { decideAndFold, foldJobStream, type JobCommand, type JobCommandRejected, type JobDecisionState } from "./job-decider.js";
 import { RunLog, type AppendError } from "./run-services.js";
 
@@ -40,58 +40,44 @@ export interface JobRecorder {
 
 /**
  * A recorder over the job's stream as it stands in the log. `history` (the job's events so far)
- * seeds the decider; the stream version is read from the log, the authority.
+ * seeds the decider; the stream version is read from the log, the authority. The log is
+ * synchronous, so a command is one step, in a fiber (`execute`) or out of one (`executeNow`).
  */
 export const makeJobRecorder = (jobId: string, history: readonly EventBody[], onWarning: (text: string) => void) =>
-  Effect.gen(function* () {
-    const log = yield* RunLog;
-    const stream = jobStream(jobId);
-    let state: JobDecisionState = foldJobStream(history);
-    const logVersion = yield* log.streamVersion(stream).pipe(Effect.mapError((cause) => new JobNotRecorded({ jobId, cause })));
-    if (logVersion !== state.version) {
-      return yield* Effect.fail(new JobNotRecorded({ jobId, cause: new Error(`the log holds ${logVersion} events of ${stream}, the run state ${state.version}`) }));
+  Effect.flatMap(RunLog, (log) =>
+    Effect.try({
+      try: () => recorderOver(log, jobId, history, onWarning),
+      catch: (error) => error as JobNotRecorded,
+    }),
+  );
+
+function recorderOver(log: RunLog["Type"], jobId: string, history: readonly EventBody[], onWarning: (text: string) => void): JobRecorder {
+  const stream = jobStream(jobId);
+  let state: JobDecisionState = foldJobStream(history);
+  const logVersion = log.streamVersion(stream);
+  if (Either.isLeft(logVersion)) throw new JobNotRecorded({ jobId, cause: logVersion.left });
+  if (logVersion.right !== state.version) {
+    throw new JobNotRecorded({ jobId, cause: new Error(`the log holds ${logVersion.right} events of ${stream}, the run state ${state.version}`) });
+  }
+
+  const executeNow = (command: JobCommand): void => {
+    const { events, state: after } = decideAndFold(jobId, state, command);
+    const appended = log.append(stream, state.version, events);
+    if (Either.isLeft(appended)) {
+      // The log reported an error: whether the events got in decides what happened.
+      const version = log.streamVersion(stream);
+      if (Either.isLeft(version) || version.right !== state.version + events.length) throw new JobNotRecorded({ jobId, cause: appended.left });
+      onWarning(`job ${jobId}: the log committed the events but then reported: ${appended.left.message}`);
     }
+    state = after;
+  };
 
-    /** When the log reports an error, whether the events got in decides what happened. */
-    const reconcile = (error: AppendError, events: NewEvent[], after: JobDecisionState): Effect.Effect<void, JobNotRecorded> =>
-      log.streamVersion(stream).pipe(
-        Effect.orElseSucceed(() => -1),
-        Effect.flatMap((version) => {
-          if (version !== state.version + events.length) return Effect.fail(new JobNotRecorded({ jobId, cause: error }));
-          onWarning(`job ${jobId}: the log committed the events but then reported: ${error.message}`);
-          state = after;
-          return Effect.void;
-        }),
-      );
-
-    const execute = (command: JobCommand): Effect.Effect<void, RecordError> =>
-      Effect.suspend((): Effect.Effect<void, RecordError> => {
-        let decided: { events: NewEvent[]; state: JobDecisionState };
-        try {
-          decided = decideAndFold(jobId, state, command);
-        } catch (error) {
-          return Effect.fail(error as JobCommandRejected);
-        }
-        const { events, state: after } = decided;
-        return Effect.matchEffect(log.append(stream, state.version, events), {
-          onFailure: (error) => reconcile(error, events, after),
-          onSuccess: () => {
-            state = after;
-            return Effect.void;
-          },
-        });
-      });
-
-    const recorder: JobRecorder = {
-      jobId,
-      attempt: () => state.attempt,
-      state: () => jobStateOf(state.snapshot),
-      finished: () => state.finished,
-      execute,
-      executeNow: (command) => {
-        const exit = Effect.runSyncExit(execute(command));
-        if (exit._tag === "Failure") throw Cause.squash(exit.cause);
-      },
-    };
-    return recorder;
-  });
+  return {
+    jobId,
+    attempt: () => state.attempt,
+    state: () => jobStateOf(state.snapshot),
+    finished: () => state.finished,
+    execute: (command) => Effect.try({ try: () => executeNow(command), catch: (error) => error as RecordError }),
+    executeNow,
+  };
+}

@@ -92,6 +92,9 @@ function outcomeOf(job: JobSpec, progress: Progress, started: number): JobOutcom
 const phase = <A>(work: (signal: AbortSignal) => Promise<A>) =>
   Effect.tryPromise({ try: work, catch: (error) => fail(`internal_error: ${errorWithStack(error)}`) });
 
+/** Trainer implementations are stateless: each is imported once per process. */
+const loadedTrainers = new Map<string, Trainer>();
+
 /** The phases of one attempt, each recorded before the next starts; ends by recording the outcome. */
 function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started: number) {
   return Effect.gen(function* () {
@@ -101,7 +104,8 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
     if (!trainerInfo.available || trainerInfo.load === undefined) {
       return yield* fail(`trainer '${job.trainer_id}' is not available: ${trainerInfo.reason ?? "unknown reason"}`);
     }
-    const trainer: Trainer = yield* phase(() => trainerInfo.load!());
+    const trainer: Trainer = loadedTrainers.get(job.trainer_id) ?? (yield* phase(() => trainerInfo.load!()));
+    loadedTrainers.set(job.trainer_id, trainer);
     const tasks = yield* TaskSource;
     const bundle = yield* Effect.tryPromise({
       try: async () => tasks.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs)),

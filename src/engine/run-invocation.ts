@@ -6,6 +6,7 @@
  */
 import * as Deferred from "effect/Deferred";
 import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
 import * as Exit from "effect/Exit";
 import * as Fiber from "effect/Fiber";
 import * as Layer from "effect/Layer";
@@ -110,8 +111,8 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       const runLog = Layer.succeed(
         RunLog,
         RunLog.of({
-          append: (stream, expected, events) => Effect.try({ try: () => session.append(stream, expected, events), catch: (error) => error as AppendError }),
-          streamVersion: (stream) => Effect.try({ try: () => session.streamVersion(stream), catch: (error) => error as EventLogWriteError | EventLogCorruptError }),
+          append: (stream, expected, events) => Either.try({ try: () => session.append(stream, expected, events), catch: (error) => error as AppendError }),
+          streamVersion: (stream) => Either.try({ try: () => session.streamVersion(stream), catch: (error) => error as EventLogWriteError | EventLogCorruptError }),
         }),
       );
       const supervisor = yield* Effect.fork(

@@ -4,7 +4,7 @@
  * their own (a log that fails on purpose, tasks that block on deferreds) on the same program.
  */
 import * as Context from "effect/Context";
-import type * as Effect from "effect/Effect";
+import type * as Either from "effect/Either";
 import type { JobSpec } from "../config/matrix.js";
 import type { EventLogCorruptError, EventLogWriteError, InvalidAppendError, WrongExpectedVersionError } from "../events/event-log-errors.js";
 import type { NewEvent, StoredEvent } from "../events/event-schema.js";
@@ -14,12 +14,16 @@ import type { TaskRegistry } from "../tasks/task-registry.js";
 
 export type AppendError = WrongExpectedVersionError | EventLogWriteError | InvalidAppendError;
 
-/** The run's log as jobs see it: commit a stream's events at an expected version (subscribers are notified after). */
+/**
+ * The run's log as jobs see it: commit a stream's events at an expected version (subscribers are
+ * notified after). The log is synchronous (SQLite in process), so results are `Either`s: usable
+ * in a fiber and in a trainer's synchronous callbacks alike.
+ */
 export class RunLog extends Context.Tag("trace-bench/RunLog")<
   RunLog,
   {
-    readonly append: (stream: string, expectedVersion: number, events: readonly NewEvent[]) => Effect.Effect<StoredEvent[], AppendError>;
-    readonly streamVersion: (stream: string) => Effect.Effect<number, EventLogWriteError | EventLogCorruptError>;
+    readonly append: (stream: string, expectedVersion: number, events: readonly NewEvent[]) => Either.Either<StoredEvent[], AppendError>;
+    readonly streamVersion: (stream: string) => Either.Either<number, EventLogWriteError | EventLogCorruptError>;
   }
 >() {}
 

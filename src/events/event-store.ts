@@ -33,6 +33,12 @@ export const decodeRow = (row: EventRow): StoredEvent => decodeEvent({ ...row, d
 export class EventStore {
   private readonly insert: Database.Statement;
   private readonly versionOf: Database.Statement;
+  /**
+   * Every stream's version, read once when the writer opens the log and kept up to date by its
+   * appends. The writer lock keeps other processes out, and `UNIQUE(stream, position)` refuses an
+   * append that lands on a taken position anyway.
+   */
+  private readonly versions: Map<string, number>;
   private readonly appendTx: (stream: string, expected: number, events: readonly NewEvent[], ts: string) => EventRow[];
   private readonly path: string;
 
@@ -46,9 +52,12 @@ export class EventStore {
     this.path = eventsDbPath(runDir);
     this.insert = db.prepare("INSERT INTO events (v, stream, position, type, run_id, job_id, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     this.versionOf = db.prepare("SELECT COALESCE(MAX(position), 0) AS version FROM events WHERE stream = ?").pluck();
+    const heads = db.prepare("SELECT stream, MAX(position) AS version FROM events GROUP BY stream").all() as { stream: string; version: number }[];
+    this.versions = new Map(heads.map((h) => [h.stream, h.version]));
+
     this.appendTx = db.transaction((stream: string, expected: number, events: readonly NewEvent[], ts: string) => {
       if (!Number.isNaN(FULL_FROM_SEQ) && this.lastSeq() + events.length >= FULL_FROM_SEQ) throw simulatedDiskFull();
-      const actual = this.versionOf.get(stream) as number;
+      const actual = this.streamVersion(stream);
       if (actual !== expected) throw new WrongExpectedVersionError({ stream, expected, actual });
       return events.map((event, i) => {
         const jobId = event.job_id ?? null;
@@ -76,11 +85,15 @@ export class EventStore {
     const writer = currentWriter();
     try {
       acquireWriterLock(db, runDir, writer, options.command ?? `trace-bench (pid ${process.pid})`, now());
+      return new EventStore(runDir, runId, db, writer, now);
     } catch (error) {
-      db.close();
+      try {
+        releaseWriterLock(db, writer);
+      } finally {
+        db.close();
+      }
       throw eventLogFailure(error, eventsDbPath(runDir));
     }
-    return new EventStore(runDir, runId, db, writer, now);
   }
 
   /**
@@ -94,8 +107,13 @@ export class EventStore {
     try {
       rows = this.appendTx(stream, expectedVersion, events, this.now().toISOString());
     } catch (error) {
+      this.rereadVersion(stream);
+      if (String((error as { code?: unknown }).code).startsWith("SQLITE_CONSTRAINT")) {
+        throw new WrongExpectedVersionError({ stream, expected: expectedVersion, actual: this.streamVersion(stream) });
+      }
       throw eventLogFailure(error, this.path);
     }
+    this.versions.set(stream, expectedVersion + rows.length);
     if (rows.some((r) => r.seq === KILL_AFTER_COMMIT)) process.kill(process.pid, "SIGKILL");
     return rows.map((row) => {
       const event = { ...row, data: JSON.parse(row.data) } as StoredEvent;
@@ -106,10 +124,15 @@ export class EventStore {
 
   /** How many events `stream` holds (0 for a new stream): the version the next append expects. */
   streamVersion(stream: string): number {
+    return this.versions.get(stream) ?? 0;
+  }
+
+  /** After a failed append, what the log itself holds (another writer's events, or none of ours). */
+  private rereadVersion(stream: string): void {
     try {
-      return this.versionOf.get(stream) as number;
-    } catch (error) {
-      throw eventLogFailure(error, this.path);
+      this.versions.set(stream, this.versionOf.get(stream) as number);
+    } catch {
+      // The log cannot be read either; the append's own error says why.
     }
   }
 

@@ -3,7 +3,7 @@
  * expected-version rule as the SQLite store, and a hook to make it fail the way a real one can),
  * tasks and trainers that block on promises the test controls, and the layers that provide them.
  */
-import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
 import * as Layer from "effect/Layer";
 import type { JobSpec } from "../../src/config/matrix.js";
 import type { TaskBundle } from "../../src/domain/task-bundle.js";
@@ -27,13 +27,12 @@ export class MemoryRunLog {
   }
 
   readonly service = RunLog.of({
-    append: (stream, expected, events) =>
-      Effect.suspend((): Effect.Effect<StoredEvent[], AppendError> => {
+    append: (stream, expected, events): Either.Either<StoredEvent[], AppendError> => {
         const fault = this.fault(events);
         const diskFull = () => new EventLogWriteError({ path: "memory", code: "SQLITE_FULL", problem: "the disk is full" });
-        if (fault === "before-commit") return Effect.fail(diskFull());
+        if (fault === "before-commit") return Either.left(diskFull());
         const actual = this.version(stream);
-        if (actual !== expected) return Effect.fail(new WrongExpectedVersionError({ stream, expected, actual }));
+        if (actual !== expected) return Either.left(new WrongExpectedVersionError({ stream, expected, actual }));
         const stored = events.map((e, i) => ({
           seq: this.events.length + i + 1,
           v: EVENT_SCHEMA_VERSION,
@@ -47,9 +46,9 @@ export class MemoryRunLog {
         })) as StoredEvent[];
         this.events.push(...stored);
         this.versions.set(stream, expected + stored.length);
-        return fault === "after-commit" ? Effect.fail(diskFull()) : Effect.succeed(stored);
-      }),
-    streamVersion: (stream) => Effect.sync(() => this.version(stream)),
+        return fault === "after-commit" ? Either.left(diskFull()) : Either.right(stored);
+    },
+    streamVersion: (stream) => Either.right(this.version(stream)),
   });
 
   of(jobId: string, type?: string): StoredEvent[] {

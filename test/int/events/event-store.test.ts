@@ -192,3 +192,23 @@ describe("EventReader.follow", () => {
     expect(seen).toEqual([[1], [2, 3]]);
   });
 });
+
+describe("EventStore: a position taken behind the writer's back", () => {
+  it("an append onto a taken position is refused as a wrong expected version, and nothing of it commits", () => {
+    const dir = tempDir();
+    const store = open(dir);
+    appendEvents(store, [runStarted(["a"])]);
+    const db = new Database(join(dir, "events.db"));
+    db.prepare("INSERT INTO events (v, stream, position, type, run_id, job_id, ts, data) VALUES (2, 'run', 2, 'RunFinished', ?, NULL, 'now', ?)").run(RUN_ID, JSON.stringify({ invocation: 1, counts: {}, not_run: {} }));
+    db.close();
+    let error: unknown;
+    try {
+      store.append("run", 1, [{ type: "RunFinished", data: { invocation: 1, counts: {}, not_run: {} } }]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(WrongExpectedVersionError);
+    expect(error).toMatchObject({ stream: "run", expected: 1, actual: 2 });
+    expect(store.readAll()).toHaveLength(2);
+  });
+});
