@@ -14,11 +14,12 @@
 //
 // BENCH_CONFIG_TIMEOUT_S=60 sets how long one input may run before it is killed (default 120).
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { benchWorkspace } from "./workspace.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const RSS_WRAPPER = join(ROOT, "bench", "with-max-rss.mjs");
@@ -27,26 +28,8 @@ const TIMEOUT_S = Number(process.env.BENCH_CONFIG_TIMEOUT_S || 120);
 // ---------------------------------------------------------------------------------------------
 // Temp workspace, removed on every exit path; Ctrl-C stops the running child first.
 
-const tmp = mkdtempSync(join(process.env.BENCH_TMPDIR || tmpdir(), "trace-bench-config-bench-"));
-let cleaned = false;
-let current = null; // the running child process
-function cleanup() {
-  if (cleaned) return;
-  cleaned = true;
-  rmSync(tmp, { recursive: true, force: true });
-}
-process.on("exit", cleanup);
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    process.stderr.write(`bench: ${signal}, stopping\n`);
-    if (current !== null && current.exitCode === null && current.signalCode === null) {
-      current.once("close", () => process.exit(130));
-      current.kill("SIGKILL");
-      return;
-    }
-    process.exit(130);
-  });
-}
+const workspace = benchWorkspace("trace-bench-config-bench-");
+const tmp = workspace.dir;
 
 const childEnv = { ...process.env };
 delete childEnv.NODE_OPTIONS; // e.g. a debugger or profiler inherited from the shell
@@ -113,7 +96,7 @@ function validate(file, label) {
       env: { ...childEnv, TRACE_BENCH_MAX_RSS_FILE: rssFile },
       stdio: ["ignore", "ignore", "pipe"],
     });
-    current = child;
+    workspace.running(child);
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
@@ -125,7 +108,7 @@ function validate(file, label) {
     });
     child.on("close", (code) => {
       clearTimeout(timer);
-      if (current === child) current = null;
+      workspace.finished(child);
       let rssKib = NaN;
       try {
         rssKib = Number(readFileSync(rssFile, "utf8").trim());

@@ -9,12 +9,13 @@
 // BENCH_TMPDIR=/dev/shm npm run bench   puts the runs on another file system (default: os.tmpdir()).
 // Run directories hold ~5,500 small files, so the file system matters as much as the CPU.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
+import { benchWorkspace } from "./workspace.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(ROOT, "bin", "trace-bench.js");
@@ -27,26 +28,8 @@ const STARTUP_RUNS = 11;
 // Temp workspace, removed on every exit path. Children are spawned asynchronously so that a
 // Ctrl-C reaches the handler below at once: it stops the running child and removes the workspace.
 
-const tmp = mkdtempSync(join(process.env.BENCH_TMPDIR || tmpdir(), "trace-bench-bench-"));
-let cleaned = false;
-let current = null; // the running child process
-function cleanup() {
-  if (cleaned) return;
-  cleaned = true;
-  rmSync(tmp, { recursive: true, force: true });
-}
-process.on("exit", cleanup);
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    process.stderr.write(`bench: ${signal}, stopping\n`);
-    if (current !== null && current.exitCode === null && current.signalCode === null) {
-      current.once("close", () => process.exit(130));
-      current.kill("SIGKILL");
-      return;
-    }
-    process.exit(130);
-  });
-}
+const workspace = benchWorkspace("trace-bench-bench-");
+const tmp = workspace.dir;
 
 const configPath = join(tmp, "bench-500.yaml");
 const runsDir = join(tmp, "runs");
@@ -84,7 +67,7 @@ function node(args, { env = childEnv, label = args.join(" ") } = {}) {
     let ms = NaN;
     const started = performance.now();
     const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-    current = child;
+    workspace.running(child);
     child.stdout.on("data", (chunk) => out.push(chunk));
     child.stderr.on("data", (chunk) => err.push(chunk));
     child.on("error", (error) => reject(new BenchError(`${label}: ${error.message}`)));
@@ -92,7 +75,7 @@ function node(args, { env = childEnv, label = args.join(" ") } = {}) {
       ms = performance.now() - started;
     });
     child.on("close", (code, signal) => {
-      if (current === child) current = null;
+      workspace.finished(child);
       const stdout = Buffer.concat(out).toString("utf8");
       const stderr = Buffer.concat(err).toString("utf8");
       if (code !== 0) reject(new BenchError(`${label}: exit ${code ?? signal}\n${tail(stderr)}\n${tail(stdout, 5)}`));
