@@ -25,6 +25,11 @@ export class JobNotRecorded extends Data.TaggedError("JobNotRecorded")<{ readonl
 
 export type RecordError = JobCommandRejected | JobNotRecorded;
 
+export const isRecordError = (error: unknown): error is RecordError => {
+  const tag = (error as { _tag?: unknown } | null)?._tag;
+  return tag === "JobNotRecorded" || tag === "JobCommandRejected";
+};
+
 export interface JobRecorder {
   readonly jobId: string;
   /** The latest attempt's number. */
@@ -47,7 +52,8 @@ export const makeJobRecorder = (jobId: string, history: readonly EventBody[], on
   Effect.flatMap(RunLog, (log) =>
     Effect.try({
       try: () => recorderOver(log, jobId, history, onWarning),
-      catch: (error) => error as JobNotRecorded,
+      // A history the machine cannot fold (a doctored log) cannot be recorded onto either.
+      catch: (error) => (error instanceof JobNotRecorded ? error : new JobNotRecorded({ jobId, cause: error as Error })),
     }),
   );
 
@@ -77,7 +83,16 @@ function recorderOver(log: RunLog["Type"], jobId: string, history: readonly Even
     attempt: () => state.attempt,
     state: () => jobStateOf(state.snapshot),
     finished: () => state.finished,
-    execute: (command) => Effect.try({ try: () => executeNow(command), catch: (error) => error as RecordError }),
+    execute: (command) =>
+      Effect.suspend(() => {
+        try {
+          executeNow(command);
+          return Effect.void;
+        } catch (error) {
+          // Anything but the log's refusal or the decider's is a bug: a defect, recorded as internal_error.
+          return isRecordError(error) ? Effect.fail(error) : Effect.die(error);
+        }
+      }),
     executeNow,
   };
 }

@@ -19,7 +19,7 @@ import type { Trainer } from "../opt/trainer.js";
 import { evaluationSplit, scoreDataset, type DatasetScore } from "../tasks/score-dataset.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
 import { finishedStatusOf, type JobFact, type JobOutcome } from "./job-decider.js";
-import { makeJobRecorder, type JobRecorder, type RecordError } from "./job-recorder.js";
+import { isRecordError, makeJobRecorder, type JobRecorder } from "./job-recorder.js";
 import { resolvedMetadata } from "./resolved-metadata.js";
 import { LlmSource, TaskSource, TrainerSource } from "./run-services.js";
 import { createTrainerContext } from "./trainer-context.js";
@@ -204,7 +204,3 @@ export function runJob(job: JobAttempt, options: JobRunOptions) {
   });
 }
 
-const isRecordError = (error: unknown): error is RecordError => {
-  const tag = (error as { _tag?: unknown } | null)?._tag;
-  return tag === "JobNotRecorded" || tag === "JobCommandRejected";
-};
