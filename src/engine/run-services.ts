@@ -1,7 +1,7 @@
 /**
  * The services a run's jobs work with, as Effect tags. The CLI provides the live layers (the run
  * session's log, the task registry, the trainer catalog, the LLM factory); engine tests provide
- * their own (a log that fails on purpose, tasks that block on deferreds) on the same program.
+ * their own (a log that fails on purpose, tasks that block until interrupted) on the same program.
  */
 import * as Context from "effect/Context";
 import type * as Either from "effect/Either";
