@@ -89,14 +89,13 @@ function outcomeOf(job: JobSpec, progress: Progress, started: number): JobOutcom
 }
 
 /** Promise-returning work of a phase; anything it throws stops the job as an internal error. */
-const phase = <A>(work: (signal: AbortSignal) => Promise<A>) =>
-  Effect.tryPromise({ try: work, catch: (error) => fail(`internal_error: ${errorWithStack(error)}`) });
+const phase = <A>(work: () => Promise<A>) => Effect.tryPromise({ try: work, catch: (error) => fail(`internal_error: ${errorWithStack(error)}`) });
 
 /** Trainer implementations are stateless: each is imported once per process. */
 const loadedTrainers = new Map<string, Trainer>();
 
 /** The phases of one attempt, each recorded before the next starts; ends by recording the outcome. */
-function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started: number) {
+function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started: number, signal: AbortSignal) {
   return Effect.gen(function* () {
     const attempt = recorder.attempt();
     const trainerInfo = (yield* TrainerSource).find(job.trainer_id);
@@ -120,14 +119,14 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
     const initial = initialValues(bundle.parameters);
     progress.initial = initial;
     progress.latest = initial;
-    const initialScore = yield* phase((signal) => scoreDataset(bundle, initial, split, { signal }));
+    const initialScore = yield* phase(() => scoreDataset(bundle, initial, split, { signal }));
     progress.initialScore = initialScore;
     yield* recorder.execute({ type: "Advance", event: { type: "BUILT" }, facts: [evaluationFact("initial", attempt, initialScore)] });
 
     const resolved = resolvedMetadata(job, bundle);
     const llm = (yield* LlmSource).forJob(job);
     const training = yield* Effect.tryPromise({
-      try: (signal) =>
+      try: () =>
         trainer.train(
           createTrainerContext({
             bundle,
@@ -156,13 +155,13 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
     }
 
     const latest = progress.latest ?? initial;
-    const final = yield* phase((signal) => scoreDataset(bundle, latest, split, { signal }));
+    const final = yield* phase(() => scoreDataset(bundle, latest, split, { signal }));
     progress.final = final;
     progress.feedback = final.feedback;
     progress.best = final.score !== null && (initialScore.score === null || final.score >= initialScore.score) ? latest : initial;
     const best = progress.best;
     const testSet = bundle.test_dataset;
-    if (testSet && testSet.inputs.length > 0) progress.test = yield* phase((signal) => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, { signal }));
+    if (testSet && testSet.inputs.length > 0) progress.test = yield* phase(() => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, { signal }));
     const facts = [evaluationFact("final", attempt, final), ...(progress.test ? [evaluationFact("test", attempt, progress.test)] : [])];
     yield* recorder.execute({ type: "Advance", event: { type: "EVALUATED" }, facts, outcome: outcomeOf(job, progress, started) });
   });
@@ -183,7 +182,9 @@ export function runJob(job: JobAttempt, options: JobRunOptions) {
     yield* recorder.execute({ type: "StartAttempt", attempt: job.attempt, invocation: options.invocation, deadline });
     const end = (event: JobMachineEvent) => recorder.execute({ type: "Advance", event, outcome: outcomeOf(job.spec, progress, started) });
 
-    const work = phases(job.spec, recorder, progress, started);
+    // One signal for the whole attempt: a timeout or cancel aborts it, stopping the task's and trainer's work.
+    const abort = new AbortController();
+    const work = phases(job.spec, recorder, progress, started, abort.signal).pipe(Effect.onInterrupt(() => Effect.sync(() => abort.abort(new Error("job interrupted")))));
     const limited =
       options.timeoutSeconds > 0 ? work.pipe(Effect.timeoutFail({ duration: Duration.seconds(options.timeoutSeconds), onTimeout: () => new JobTimedOut() })) : work;
     yield* limited.pipe(
