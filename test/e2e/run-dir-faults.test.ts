@@ -49,20 +49,21 @@ const SLOW = (seeds: number, delay = 60) => `seeds: [${Array.from({ length: seed
 describe("one writer per run directory", () => {
   it("a second run (or a replay) on a run dir being written is refused at once, naming the holder; the log holds one run's work", async () => {
     const dir = tempDir();
-    const cfg = config(dir, SLOW(6));
+    const cfg = config(dir, SLOW(20, 100)); // about 6 s of work: both checks happen while it runs
     const first = startRun(["--config", cfg, "--runs-dir", dir, "--run-id", "shared"]);
     await until(() => jobFinishedCount(join(dir, "shared")) >= 1, "the first run's first job");
     const second = run(["--config", cfg, "--runs-dir", dir, "--run-id", "shared"]);
     const replay = runCli(["replay", join(dir, "shared")]);
-    expect(replay.code).toBe(2);
-    expect(replay.stderr).toMatch(/is being written by pid/);
+    expect(first.child.exitCode, "the first run must still be running for this test to mean anything").toBeNull();
     expect(second.code).toBe(2);
     expect(second.stderr.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`^trace-bench: .*shared is being written by pid ${first.child.pid} on .* \\(trace-bench run, started .*\\); wait for it`))]);
+    expect(replay.code).toBe(2);
+    expect(replay.stderr).toMatch(/is being written by pid/);
     expect((await first.exited).code).toBe(0);
     const runDir = join(dir, "shared");
     expect(count(runDir, "RunStarted")).toBe(1);
-    expect(count(runDir, "JobFinished")).toBe(6);
-    expect(csvRows(join(runDir, "results.csv"))).toHaveLength(6);
+    expect(count(runDir, "JobFinished")).toBe(20);
+    expect(csvRows(join(runDir, "results.csv"))).toHaveLength(20);
   });
 
   it("a lock left by a killed run is taken over without a flag, and the run completes exactly", async () => {
