@@ -49,12 +49,15 @@ export function summaryLines(report: RunReport, configPath: string): string[] {
     counts.set(status, (counts.get(status) ?? 0) + 1);
   }
   const tally = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
+  // The log holds everything; say so when some files could not be brought level with it.
+  const behind = report.behind.length === 0 ? [] : [`Reports behind the log (${report.behind.join(", ")}): rebuild them with trace-bench replay ${dir}`];
   if (report.interrupted) {
     const done = report.state.orderedJobs().filter((j) => j.finished && j.finished.status !== "cancelled").length;
     return [
       `Run interrupted: ${report.plan.runId} (${done}/${report.plan.jobs.length} jobs done; ${tally})`,
       `Run dir: ${dir}`,
       `Resume with: trace-bench run --config ${configPath} --run-id ${report.plan.runId}`,
+      ...behind,
     ];
   }
   return [
@@ -66,6 +69,7 @@ export function summaryLines(report: RunReport, configPath: string): string[] {
     `Summary: ${join(dir, RUN_FILES.summary_json)}`,
     `Leaderboard: ${join(dir, RUN_FILES.leaderboard_csv)}`,
     `Files index: ${join(dir, RUN_FILES.files_index)}`,
+    ...behind,
   ];
 }
 
