@@ -10,7 +10,7 @@ function recording(name: string) {
   let catchUps = 0;
   const subscriber = {
     name,
-    failing: false,
+    failing: false as boolean,
     handle(batch: readonly StoredEvent[]) {
       if (subscriber.failing) throw new Error(`${name} cannot write`);
       seen.push(...batch.map((e) => e.seq));
