@@ -2,6 +2,7 @@
  * What can go wrong with a run's event log, as typed errors. Each carries one line a user can act
  * on; the CLI prints it and exits 2, never a stack trace.
  */
+import { hostname } from "node:os";
 import * as Data from "effect/Data";
 
 /** Another process writes this run directory (one writer per run dir). */
@@ -13,10 +14,12 @@ export class RunLockedError extends Data.TaggedError("RunLockedError")<{
   readonly command: string;
 }> {
   override get message(): string {
-    return (
-      `${this.runDir} is being written by pid ${this.pid} on ${this.host} (${this.command}, started ${this.startedAt}); ` +
-      "wait for it to finish or stop it (a lock left by a killed process is taken over automatically)"
-    );
+    const held = `${this.runDir} is being written by pid ${this.pid} on ${this.host} (${this.command}, started ${this.startedAt}); `;
+    if (this.host !== hostname()) {
+      // A process on another machine cannot be checked from here, so its lock is never taken over silently.
+      return `${held}wait for it to finish; if that process is gone, remove its lock with: sqlite3 ${this.runDir}/events.db 'DELETE FROM writer'`;
+    }
+    return `${held}wait for it to finish or stop it (a lock left by a killed process is taken over automatically)`;
   }
 }
 

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { EventLogCorruptError, eventLogFailure, EventLogWriteError, RunLockedError } from "../../../src/events/event-log-errors.js";
 
@@ -28,5 +29,14 @@ describe("eventLogFailure: what the file system or SQLite said, as one line a us
     expect(eventLogFailure(locked, "p")).toBe(locked);
     const other = new TypeError("x is undefined");
     expect(eventLogFailure(other, "p")).toBe(other);
+  });
+});
+
+describe("RunLockedError", () => {
+  it("names the holder, and says how to clear a lock held from another machine (which is never taken over)", () => {
+    const here = new RunLockedError({ runDir: "runs/r", pid: 7, host: hostname(), startedAt: "t", command: "trace-bench run" });
+    expect(here.message).toMatch(/^runs\/r is being written by pid 7 on .* \(trace-bench run, started t\); wait for it to finish or stop it/);
+    const there = new RunLockedError({ runDir: "runs/r", pid: 7, host: "elsewhere.invalid", startedAt: "t", command: "trace-bench run" });
+    expect(there.message).toMatch(/on elsewhere\.invalid .*if that process is gone, remove its lock with: sqlite3 runs\/r\/events\.db 'DELETE FROM writer'$/);
   });
 });
