@@ -18,6 +18,8 @@ export interface LlmUsage {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
   readonly total_tokens: number;
+  /** Prompt tokens served from the provider's cache (part of prompt_tokens); 0 when not reported. */
+  readonly cached_tokens?: number;
 }
 
 export interface ChatResponse {
@@ -26,10 +28,16 @@ export interface ChatResponse {
   readonly model: string;
   /** True when usage is an estimate (the stub), not counted by a provider. */
   readonly estimated: boolean;
+  /** Retries the adapter made before this reply (429, 5xx, network errors, timeouts). */
+  readonly retries?: number;
 }
 
 export interface Llm {
   readonly model: string;
+  /**
+   * One chat completion. Rejects with an `LlmError` (llm-error.ts) saying why there is no reply;
+   * an aborted `signal` rejects promptly with kind `aborted`.
+   */
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse>;
 }
 
