@@ -4,11 +4,12 @@
  * carried in events and enforced by the engine, so they survive a restart).
  *
  *   queued → building → training → evaluating → done
+ *   training —BUDGET_EXHAUSTED→ evaluating → budget_exhausted (the best state so far is still scored)
  *   any active state → failed | timeout | cancelled;  building → skipped
  */
 import { assign, setup } from "xstate";
 
-export const TERMINAL_JOB_STATES = ["done", "failed", "timeout", "skipped", "cancelled"] as const;
+export const TERMINAL_JOB_STATES = ["done", "failed", "timeout", "skipped", "cancelled", "budget_exhausted"] as const;
 export type TerminalJobState = (typeof TERMINAL_JOB_STATES)[number];
 export type ActiveJobState = "building" | "training" | "evaluating";
 export type JobState = "queued" | ActiveJobState | TerminalJobState;
@@ -22,6 +23,8 @@ export type JobMachineEvent =
   | { type: "TRAINED" }
   /** The trainer threw: the final evaluation still runs, then the job fails. */
   | { type: "TRAINING_FAILED"; reason: string }
+  /** The job's (or the run's) token or cost budget is spent: training stops, the final evaluation runs. */
+  | { type: "BUDGET_EXHAUSTED"; reason: string }
   /** Final (and test) evaluation recorded. */
   | { type: "EVALUATED" }
   /** The task cannot run on this machine. */
@@ -36,6 +39,8 @@ export interface JobMachineContext {
   readonly reason: string | null;
   /** Set when training threw; the job fails after its final evaluation. */
   readonly trainingError: string | null;
+  /** Set when a budget stopped training; the job ends budget_exhausted after its final evaluation. */
+  readonly budgetExhausted: string | null;
 }
 
 const interruptions = {
@@ -59,14 +64,21 @@ export const jobMachine = setup({
     failWithTrainingError: assign({
       reason: ({ context }) => context.trainingError,
     }),
+    recordBudgetExhausted: assign({
+      budgetExhausted: ({ event }) => (event.type === "BUDGET_EXHAUSTED" ? event.reason : null),
+    }),
+    endWithBudgetExhausted: assign({
+      reason: ({ context }) => context.budgetExhausted,
+    }),
   },
   guards: {
     trainingFailed: ({ context }) => context.trainingError !== null,
+    budgetExhausted: ({ context }) => context.budgetExhausted !== null,
   },
 }).createMachine({
   id: "job",
   initial: "queued",
-  context: { reason: null, trainingError: null },
+  context: { reason: null, trainingError: null, budgetExhausted: null },
   states: {
     queued: {
       on: { START: "building", CANCEL: { target: "cancelled", actions: "recordReason" } },
@@ -77,12 +89,21 @@ export const jobMachine = setup({
     },
     training: {
       tags: ["active"],
-      on: { TRAINED: "evaluating", TRAINING_FAILED: { target: "evaluating", actions: "recordTrainingError" }, ...interruptions },
+      on: {
+        TRAINED: "evaluating",
+        TRAINING_FAILED: { target: "evaluating", actions: "recordTrainingError" },
+        BUDGET_EXHAUSTED: { target: "evaluating", actions: "recordBudgetExhausted" },
+        ...interruptions,
+      },
     },
     evaluating: {
       tags: ["active"],
       on: {
-        EVALUATED: [{ guard: "trainingFailed", target: "failed", actions: "failWithTrainingError" }, { target: "done" }],
+        EVALUATED: [
+          { guard: "trainingFailed", target: "failed", actions: "failWithTrainingError" },
+          { guard: "budgetExhausted", target: "budget_exhausted", actions: "endWithBudgetExhausted" },
+          { target: "done" },
+        ],
         ...interruptions,
       },
     },
@@ -91,5 +112,6 @@ export const jobMachine = setup({
     timeout: { type: "final", tags: ["terminal"] },
     skipped: { type: "final", tags: ["terminal"] },
     cancelled: { type: "final", tags: ["terminal"] },
+    budget_exhausted: { type: "final", tags: ["terminal"] },
   },
 });

@@ -12,6 +12,8 @@ import * as Layer from "effect/Layer";
 import { startRun, type RunReport } from "../engine/run-invocation.js";
 import { planRun } from "../engine/run-plan.js";
 import { LlmSource, TaskSource, TrainerSource } from "../engine/run-services.js";
+import type { LlmError } from "../llm/llm-error.js";
+import { RunCalls } from "../llm/run-calls.js";
 import { findTrainer } from "../opt/trainer-catalog.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
 import { ProgressReporter } from "./progress-reporter.js";
@@ -100,10 +102,12 @@ export async function execute(args: ParsedArgs): Promise<number> {
   for (const warning of plan.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);
 
   const progress = new ProgressReporter(process.stdout, plan.jobs.length);
+  let stopRun = (_error: LlmError) => {};
+  const calls = new RunCalls({ journaling: plan.config.mode === "real", price: () => null, budget: {}, onRunStopped: (error) => stopRun(error) });
   const sources = Layer.mergeAll(
     Layer.succeed(TaskSource, registry),
     Layer.succeed(TrainerSource, { find: findTrainer }),
-    Layer.succeed(LlmSource, { forJob: llmFactory(plan.config) }),
+    Layer.succeed(LlmSource, { forJob: llmFactory(plan.config), calls }),
   );
   const handle = startRun(plan, sources, {
     onResume: (runId, done, total) => {
@@ -113,6 +117,10 @@ export async function execute(args: ParsedArgs): Promise<number> {
     report: (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr),
     subscribers: (state) => [progress.subscriber(state)],
   });
+  stopRun = (error) => {
+    progress.note(`trace-bench: the LLM refused the run (${error.kind}): ${error.message}; stopping (no retries, no further jobs)`, process.stderr);
+    handle.interrupt(`llm_${error.kind}`);
+  };
   progress.start();
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -128,6 +136,11 @@ export async function execute(args: ParsedArgs): Promise<number> {
     const report = await handle.done;
     progress.stop();
     process.stdout.write(`${summaryLines(report, args.flags.config as string).join("\n")}\n`);
+    const refused = calls.stoppedBy;
+    if (refused !== null) {
+      process.stderr.write(`trace-bench: run stopped: the LLM refused it (${refused.kind}): ${refused.message}; fix the key or model, then resume\n`);
+      return 2;
+    }
     return exitCodeOf(report);
   } finally {
     progress.stop();

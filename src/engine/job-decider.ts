@@ -13,7 +13,17 @@ import type { JobMachineEvent, TerminalJobState } from "../../machines/job.machi
 import type { EventBody, EventData, FinishedStatus, NewEvent } from "../events/event-schema.js";
 
 /** Facts recorded while a phase runs. */
-export type JobFact = Extract<NewEvent, { type: "EvaluationCompleted" | "IterationCompleted" | "LlmCallCompleted" }>;
+export const JOB_FACT_TYPES = [
+  "EvaluationCompleted",
+  "IterationCompleted",
+  "LlmCallStarted",
+  "LlmCallCompleted",
+  "LlmCallFailed",
+  "LlmCallAborted",
+  "JournalDiverged",
+  "ReplyUnusable",
+] as const;
+export type JobFact = Extract<NewEvent, { type: (typeof JOB_FACT_TYPES)[number] }>;
 
 /** What the attempt produced, for `JobFinished`; status and (unless the job is done) feedback come from the machine. */
 export type JobOutcome = Omit<EventData<"JobFinished">, "attempt" | "status">;
@@ -50,6 +60,7 @@ const STATUS_OF_FINAL_STATE: Readonly<Record<TerminalJobState, FinishedStatus>> 
   timeout: "timeout",
   skipped: "skipped",
   cancelled: "cancelled",
+  budget_exhausted: "budget_exhausted",
 };
 
 /** The status a job has when its machine ends in `state`. */

@@ -12,6 +12,7 @@ import * as Data from "effect/Data";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import { jobStateOf } from "../../machines/job-transitions.js";
+import type { Contents } from "../events/content-ref.js";
 import { jobStream, type EventBody } from "../events/event-schema.js";
 import { decideAndFold, foldJobStream, type JobCommand, type JobCommandRejected, type JobDecisionState } from "./job-decider.js";
 import { RunLog, type AppendError } from "./run-services.js";
@@ -39,8 +40,11 @@ export interface JobRecorder {
   /** Whether the latest attempt recorded its outcome. */
   readonly finished: () => boolean;
   readonly execute: (command: JobCommand) => Effect.Effect<void, RecordError>;
-  /** `execute` for synchronous callers (a trainer's `emit`, LLM metering); throws the typed error. */
-  readonly executeNow: (command: JobCommand) => void;
+  /**
+   * `execute` for synchronous callers (a trainer's `emit`, LLM calls); throws the typed error.
+   * `contents`: texts the events refer to (prompts, replies), committed with them.
+   */
+  readonly executeNow: (command: JobCommand, contents?: Contents) => void;
 }
 
 /**
@@ -66,9 +70,9 @@ function recorderOver(log: RunLog["Type"], jobId: string, history: readonly Even
     throw new JobNotRecorded({ jobId, cause: new Error(`the log holds ${logVersion.right} events of ${stream}, the run state ${state.version}`) });
   }
 
-  const executeNow = (command: JobCommand): void => {
+  const executeNow = (command: JobCommand, contents?: Contents): void => {
     const { events, state: after } = decideAndFold(jobId, state, command);
-    const appended = log.append(stream, state.version, events);
+    const appended = log.append(stream, state.version, events, contents);
     if (Either.isLeft(appended)) {
       // The log reported an error: whether the events got in decides what happened.
       const version = log.streamVersion(stream);

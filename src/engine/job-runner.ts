@@ -9,8 +9,11 @@ import * as Clock from "effect/Clock";
 import * as Data from "effect/Data";
 import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
 import type { JobMachineEvent, TerminalJobState } from "../../machines/job.machine.js";
 import { toPlain } from "../config/kwargs.js";
+import { journalFromHistory } from "../llm/call-journal.js";
+import { BudgetExhausted, JobCalls } from "../llm/job-calls.js";
 import type { JobSpec } from "../config/matrix.js";
 import type { EventBody } from "../events/event-schema.js";
 import { defaultOptimizerFor } from "../opt/default-optimizer.js";
@@ -21,7 +24,7 @@ import type { TaskBundle } from "../domain/task-bundle.js";
 import { finishedStatusOf, type JobFact, type JobOutcome } from "./job-decider.js";
 import { isRecordError, makeJobRecorder, type JobRecorder } from "./job-recorder.js";
 import { resolvedMetadata } from "./resolved-metadata.js";
-import { LlmSource, TaskSource, TrainerSource } from "./run-services.js";
+import { LlmSource, RunLog, TaskSource, TrainerSource } from "./run-services.js";
 import { createTrainerContext } from "./trainer-context.js";
 
 export interface JobAttempt {
@@ -88,6 +91,20 @@ function outcomeOf(job: JobSpec, progress: Progress, started: number): JobOutcom
   };
 }
 
+/** How training ended, as the machine event to record: budgets and LLM trouble before the trainer's own word. */
+function trainingEnd(calls: JobCalls, training: { ok: true } | { ok: false; error: unknown }): JobMachineEvent {
+  if (calls.budgetExhausted !== null) return { type: "BUDGET_EXHAUSTED", reason: `budget_exhausted: ${calls.budgetExhausted}` };
+  const c = calls.counts;
+  if (c.started > 0 && c.completed === 0 && c.failed > 0) {
+    return { type: "TRAINING_FAILED", reason: `llm_unavailable: ${c.failed} of ${c.started} LLM calls failed; last: ${calls.lastFailure ?? "unknown error"}` };
+  }
+  if (c.completed > 0 && c.usable === 0 && c.unusable > 0) {
+    return { type: "TRAINING_FAILED", reason: `no_usable_replies: none of ${c.unusable} optimizer replies could be applied; last: ${calls.lastUnusable ?? ""}` };
+  }
+  if (!training.ok) return { type: "TRAINING_FAILED", reason: `training_error: ${errorWithStack(training.error)}` };
+  return { type: "TRAINED" };
+}
+
 /** Promise-returning work of a phase; anything it throws stops the job as an internal error. */
 const phase = <A>(work: () => Promise<A>) => Effect.tryPromise({ try: work, catch: (error) => fail(`internal_error: ${errorWithStack(error)}`) });
 
@@ -95,7 +112,7 @@ const phase = <A>(work: () => Promise<A>) => Effect.tryPromise({ try: work, catc
 const loadedTrainers = new Map<string, Trainer>();
 
 /** The phases of one attempt, each recorded before the next starts; ends by recording the outcome. */
-function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started: number, signal: AbortSignal) {
+function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started: number, signal: AbortSignal, calls: JobCalls, trainingSignal: AbortSignal) {
   return Effect.gen(function* () {
     const attempt = recorder.attempt();
     const trainerInfo = (yield* TrainerSource).find(job.trainer_id);
@@ -125,6 +142,7 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
 
     const resolved = resolvedMetadata(job, bundle);
     const llm = (yield* LlmSource).forJob(job);
+    calls.setTraining(true);
     const training = yield* Effect.tryPromise({
       try: () =>
         trainer.train(
@@ -136,7 +154,8 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
             optimizer: { name: resolved.optimizer ?? defaultOptimizerFor(bundle.parameters), kwargs: resolved.optimizer_kwargs },
             recorder: { attempt, record: (facts) => recorder.executeNow({ type: "RecordFacts", facts }) },
             llm,
-            signal,
+            calls,
+            signal: trainingSignal,
             onValues: (values) => {
               progress.latest = values;
             },
@@ -144,15 +163,17 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
         ),
       catch: (error) => error,
     }).pipe(Effect.either);
+    calls.setTraining(false);
     if (training._tag === "Left") {
-      const error = training.left;
       // The log refused the trainer's facts: nothing more can be recorded for this job.
-      if (isRecordError(error)) return yield* Effect.fail(error);
-      yield* recorder.execute({ type: "Advance", event: { type: "TRAINING_FAILED", reason: `training_error: ${errorWithStack(error)}` } });
+      if (isRecordError(training.left)) return yield* Effect.fail(training.left);
     } else {
       progress.latest = training.right.values;
-      yield* recorder.execute({ type: "Advance", event: { type: "TRAINED" } });
     }
+    // A budget that stopped training aborted it: the calls it cut off are recorded with the transition.
+    const cutOff = calls.budgetExhausted !== null ? calls.abortInFlight("budget") : [];
+    const ended = trainingEnd(calls, training._tag === "Left" ? { ok: false, error: training.left } : { ok: true });
+    yield* recorder.execute({ type: "Advance", event: ended, facts: cutOff });
 
     const latest = progress.latest ?? initial;
     const final = yield* phase(() => scoreDataset(bundle, latest, split, { signal }));
@@ -164,6 +185,28 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
     if (testSet && testSet.inputs.length > 0) progress.test = yield* phase(() => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, { signal }));
     const facts = [evaluationFact("final", attempt, final), ...(progress.test ? [evaluationFact("test", attempt, progress.test)] : [])];
     yield* recorder.execute({ type: "Advance", event: { type: "EVALUATED" }, facts, outcome: outcomeOf(job, progress, started) });
+  });
+}
+
+/** The attempt's LLM calls, with the journal of the job's interrupted attempts (and their replies from the log). */
+function jobCalls(job: JobAttempt, recorder: JobRecorder, onBudgetExhausted: (reason: string) => void, onWarning: (text: string) => void) {
+  return Effect.gen(function* () {
+    const run = (yield* LlmSource).calls;
+    const journal = run.journaling ? journalFromHistory(job.history) : { entries: [], unanswered: [] };
+    let replies = new Map<string, string>();
+    if (journal.entries.length > 0) {
+      const read = (yield* RunLog).contents(journal.entries.map((e) => e.replyRef));
+      if (Either.isRight(read)) replies = read.right;
+      else onWarning(`job ${job.spec.job_id}: the journal's replies could not be read (${read.left.message}); its calls go live`);
+    }
+    return new JobCalls({
+      attempt: recorder.attempt(),
+      run,
+      journal,
+      replies,
+      onBudgetExhausted,
+      record: (facts, contents) => recorder.executeNow({ type: "RecordFacts", facts }, contents),
+    });
   });
 }
 
@@ -180,11 +223,20 @@ export function runJob(job: JobAttempt, options: JobRunOptions) {
     const now = yield* Clock.currentTimeMillis;
     const deadline = options.timeoutSeconds > 0 ? new Date(now + options.timeoutSeconds * 1000).toISOString() : null;
     yield* recorder.execute({ type: "StartAttempt", attempt: job.attempt, invocation: options.invocation, deadline });
-    const end = (event: JobMachineEvent) => recorder.execute({ type: "Advance", event, outcome: outcomeOf(job.spec, progress, started) });
 
     // One signal for the whole attempt: a timeout or cancel aborts it, stopping the task's and trainer's work.
     const abort = new AbortController();
-    const work = phases(job.spec, recorder, progress, started, abort.signal).pipe(Effect.onInterrupt(() => Effect.sync(() => abort.abort(new Error("job interrupted")))));
+    // Training has its own, also aborted when a budget is spent (the job then keeps its best state).
+    const trainingAbort = new AbortController();
+    abort.signal.addEventListener("abort", () => trainingAbort.abort(abort.signal.reason), { once: true });
+    const calls = yield* jobCalls(job, recorder, (reason) => trainingAbort.abort(new BudgetExhausted(reason)), options.onWarning);
+    // The attempt ends while calls wait for replies: they are recorded aborted with its end.
+    const end = (event: JobMachineEvent) =>
+      recorder.execute({ type: "Advance", event, facts: calls.abortInFlight(event.type === "TIME_OUT" ? "job_timeout" : "cancelled"), outcome: outcomeOf(job.spec, progress, started) });
+
+    const work = phases(job.spec, recorder, progress, started, abort.signal, calls, trainingAbort.signal).pipe(
+      Effect.onInterrupt(() => Effect.sync(() => abort.abort(new Error("job interrupted")))),
+    );
     const limited =
       options.timeoutSeconds > 0 ? work.pipe(Effect.timeoutFail({ duration: Duration.seconds(options.timeoutSeconds), onTimeout: () => new JobTimedOut() })) : work;
     yield* limited.pipe(

@@ -111,8 +111,9 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       const runLog = Layer.succeed(
         RunLog,
         RunLog.of({
-          append: (stream, expected, events) => Either.try({ try: () => session.append(stream, expected, events), catch: (error) => error as AppendError }),
+          append: (stream, expected, events, contents) => Either.try({ try: () => session.append(stream, expected, events, contents), catch: (error) => error as AppendError }),
           streamVersion: (stream) => Either.try({ try: () => session.streamVersion(stream), catch: (error) => error as EventLogWriteError | EventLogCorruptError }),
+          contents: (refs) => Either.try({ try: () => session.contents(refs), catch: (error) => error as EventLogWriteError | EventLogCorruptError }),
         }),
       );
       const supervisor = yield* Effect.fork(

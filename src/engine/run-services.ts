@@ -7,8 +7,10 @@ import * as Context from "effect/Context";
 import type * as Either from "effect/Either";
 import type { JobSpec } from "../config/matrix.js";
 import type { EventLogCorruptError, EventLogWriteError, InvalidAppendError, WrongExpectedVersionError } from "../events/event-log-errors.js";
+import type { Contents } from "../events/content-ref.js";
 import type { NewEvent, StoredEvent } from "../events/event-schema.js";
 import type { Llm } from "../llm/llm.js";
+import type { RunCalls } from "../llm/run-calls.js";
 import type { TrainerInfo } from "../opt/trainer-catalog.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 
@@ -22,8 +24,11 @@ export type AppendError = WrongExpectedVersionError | EventLogWriteError | Inval
 export class RunLog extends Context.Tag("trace-bench/RunLog")<
   RunLog,
   {
-    readonly append: (stream: string, expectedVersion: number, events: readonly NewEvent[]) => Either.Either<StoredEvent[], AppendError>;
+    /** `contents`: texts the events refer to by ref (prompts, replies), committed with them. */
+    readonly append: (stream: string, expectedVersion: number, events: readonly NewEvent[], contents?: Contents) => Either.Either<StoredEvent[], AppendError>;
     readonly streamVersion: (stream: string) => Either.Either<number, EventLogWriteError | EventLogCorruptError>;
+    /** The stored texts among `refs` (the journal's replies). */
+    readonly contents: (refs: Iterable<string>) => Either.Either<Map<string, string>, EventLogWriteError | EventLogCorruptError>;
   }
 >() {}
 
@@ -33,5 +38,8 @@ export class TaskSource extends Context.Tag("trace-bench/TaskSource")<TaskSource
 /** Which trainers exist and how to load them. */
 export class TrainerSource extends Context.Tag("trace-bench/TrainerSource")<TrainerSource, { readonly find: (id: string) => TrainerInfo | undefined }>() {}
 
-/** The LLM port: the (unmetered) LLM a job's optimizers use; metering wraps it per job. */
-export class LlmSource extends Context.Tag("trace-bench/LlmSource")<LlmSource, { readonly forJob: (job: JobSpec) => Llm }>() {}
+/**
+ * The LLM port: the LLM a job's optimizers use (each call is recorded per job around it), and
+ * what the run's jobs share about calls (prices, budgets, journaling, the run-stopping error).
+ */
+export class LlmSource extends Context.Tag("trace-bench/LlmSource")<LlmSource, { readonly forJob: (job: JobSpec) => Llm; readonly calls: RunCalls }>() {}

@@ -4,6 +4,7 @@
  * projections level with the log (repairing what a crash left behind); `append` commits and then
  * notifies; `finish` writes every projection and records the position it reflects.
  */
+import type { Contents } from "../events/content-ref.js";
 import type { Subscriber } from "../events/event-bus.js";
 import { EventBus } from "../events/event-bus.js";
 import { RUN_STREAM, type NewEvent, type StoredEvent } from "../events/event-schema.js";
@@ -52,9 +53,9 @@ export class RunSession {
     }
   }
 
-  /** Commits the events of `stream` at `expectedVersion`, then notifies the subscribers. */
-  append(stream: string, expectedVersion: number, events: readonly NewEvent[]): StoredEvent[] {
-    const stored = this.store.append(stream, expectedVersion, events);
+  /** Commits the events of `stream` at `expectedVersion` (with the texts they refer to), then notifies the subscribers. */
+  append(stream: string, expectedVersion: number, events: readonly NewEvent[], contents?: Contents): StoredEvent[] {
+    const stored = this.store.append(stream, expectedVersion, events, contents);
     this.bus.publish(stored);
     return stored;
   }
@@ -62,6 +63,10 @@ export class RunSession {
   /** Appends run-level events at the run stream's current version. */
   appendRunEvents(events: readonly NewEvent[]): StoredEvent[] {
     return this.append(RUN_STREAM, this.store.streamVersion(RUN_STREAM), events);
+  }
+
+  contents(refs: Iterable<string>): Map<string, string> {
+    return this.store.contents(refs);
   }
 
   streamVersion(stream: string): number {

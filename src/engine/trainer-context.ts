@@ -1,11 +1,14 @@
 /**
- * Builds what a trainer works with for one job: its optimizers on the metered LLM, rollouts that
- * count evaluations, and `emit`, which turns a step into an IterationCompleted event with the
- * job's LLM-call and evaluation counts so far.
+ * Builds what a trainer works with for one job: its optimizers on the job's recorded LLM (every
+ * call an event; every reply that cannot be applied counted), rollouts that count evaluations,
+ * and `emit`, which turns a step into an IterationCompleted event with the job's LLM-call and
+ * evaluation counts so far.
  */
 import { toPlain, type Kwargs } from "../config/kwargs.js";
+import { JobCalls } from "../llm/job-calls.js";
+import { RunCalls } from "../llm/run-calls.js";
 import type { Llm } from "../llm/llm.js";
-import { meteredLlm } from "../llm/metered-llm.js";
+import type { Optimizer, Proposal } from "../opt/optimizer.js";
 import { createOptimizer } from "../opt/optimizers/optimizer-registry.js";
 import type { ParameterValues } from "../domain/parameter.js";
 import { buildProblem } from "../opt/problem.js";
@@ -25,6 +28,8 @@ export interface TrainerContextInput {
   /** Records facts of the running attempt (throws when the log cannot take them). */
   readonly recorder: { readonly attempt: number; readonly record: (facts: JobFact[]) => void };
   readonly llm: Llm;
+  /** Records the attempt's LLM calls (default: recorded through `recorder`, no journal, no budget). */
+  readonly calls?: JobCalls;
   readonly signal: AbortSignal;
   /** Called with the values of every emitted step (the job keeps the latest for a timeout report). */
   readonly onValues: (values: ParameterValues) => void;
@@ -32,14 +37,12 @@ export interface TrainerContextInput {
 
 export function createTrainerContext(input: TrainerContextInput): TrainerContext {
   const { bundle, recorder, signal } = input;
-  const counters = { llmCalls: 0, evaluations: 0 };
+  const counters = { evaluations: 0 };
   let notes: string[] = [];
   const kwargs = toPlain(input.trainerKwargs);
   const concurrency = typeof kwargs.num_threads === "number" && kwargs.num_threads > 0 ? kwargs.num_threads : 1;
-  const llm = meteredLlm(input.llm, "optimizer", (call) => {
-    counters.llmCalls += 1;
-    recorder.record([{ type: "LlmCallCompleted", data: { attempt: recorder.attempt, ...call } }]);
-  });
+  const calls = input.calls ?? unlimitedCalls(recorder);
+  const llm = calls.llm(input.llm, "optimizer");
   const optimizerKwargs = toPlain(input.optimizer.kwargs) as Kwargs | Kwargs[];
   return {
     parameters: bundle.parameters,
@@ -57,14 +60,14 @@ export function createTrainerContext(input: TrainerContextInput): TrainerContext
         attempt: recorder.attempt,
         ...report,
         values: { ...report.values },
-        llm_calls: counters.llmCalls,
+        llm_calls: calls.counts.completed,
         evaluations: counters.evaluations,
         ...(notes.length > 0 ? { notes } : {}),
       };
       notes = [];
       recorder.record([{ type: "IterationCompleted", data }]);
     },
-    createOptimizer: () => createOptimizer(input.optimizer.name, optimizerKwargs, llm),
+    createOptimizer: () => countingReplies(createOptimizer(input.optimizer.name, optimizerKwargs, llm), calls),
     rollout: (values, examples, request = {}) =>
       rolloutMany(bundle.agent, bundle.guide, values, examples, {
         signal,
@@ -79,5 +82,41 @@ export function createTrainerContext(input: TrainerContextInput): TrainerContext
     note(text) {
       notes.push(text);
     },
+  };
+}
+
+/** Calls recorded through the recorder alone: no journal, no prices, no budgets (trainers run outside a run). */
+function unlimitedCalls(recorder: TrainerContextInput["recorder"]): JobCalls {
+  return new JobCalls({
+    attempt: recorder.attempt,
+    run: new RunCalls({ journaling: false, price: () => null, budget: {} }),
+    record: (facts) => recorder.record(facts),
+    journal: { entries: [], unanswered: [] },
+    replies: new Map(),
+    onBudgetExhausted: () => {},
+  });
+}
+
+/** Why a proposal's reply could not be applied, or null when it could (a change, or TERMINATE). */
+export function unusableReason(proposal: Proposal): string | null {
+  if (proposal.terminated || Object.keys(proposal.update).length > 0) return null;
+  const unreadable = proposal.notes.find((n) => n.startsWith("unreadable reply"));
+  if (unreadable !== undefined) return unreadable;
+  return proposal.notes.length > 0 ? `no proposed value could be used: ${proposal.notes.join("; ")}` : null;
+}
+
+/** The optimizer, counting each reply as usable or not (forks count too). */
+function countingReplies(optimizer: Optimizer, calls: JobCalls): Optimizer {
+  return {
+    get name() {
+      return optimizer.name;
+    },
+    async propose(problem, signal) {
+      const proposal = await optimizer.propose(problem, signal);
+      const reason = unusableReason(proposal);
+      calls.noteReply(reason === null, reason ?? "");
+      return proposal;
+    },
+    fork: () => countingReplies(optimizer.fork(), calls),
   };
 }

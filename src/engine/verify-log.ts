@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { NewEvent, StoredEvent } from "../events/event-schema.js";
-import { decide, evolve, initialJobDecisionState, machineEventOf, type JobCommand, type JobDecisionState, type JobFact, type JobOutcome } from "./job-decider.js";
+import { decide, evolve, JOB_FACT_TYPES, initialJobDecisionState, machineEventOf, type JobCommand, type JobDecisionState, type JobFact, type JobOutcome } from "./job-decider.js";
 
 export interface LogProblem {
   readonly seq: number;
@@ -14,7 +14,7 @@ export interface LogProblem {
   readonly problem: string;
 }
 
-const FACT_TYPES = new Set(["EvaluationCompleted", "IterationCompleted", "LlmCallCompleted"]);
+const FACT_TYPES: ReadonlySet<string> = new Set(JOB_FACT_TYPES);
 
 /** The command that should have produced the events starting at `events[i]`, and how many it covers. */
 function commandAt(events: readonly StoredEvent[], i: number): { command: JobCommand; covers: number } | string {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { StoredEvent } from "./event-schema.js";
 import { EventLogCorruptError, eventLogFailure } from "./event-log-errors.js";
-import { eventsDbPath, openReadableDatabase, ROW_COLUMNS, type EventRow } from "./log-database.js";
+import { eventsDbPath, openReadableDatabase, readContents, ROW_COLUMNS, type EventRow } from "./log-database.js";
 import { decodeRow } from "./event-store.js";
 
 export class EventReader {
@@ -32,6 +32,15 @@ export class EventReader {
   readAfter(afterSeq: number, limit = -1): StoredEvent[] {
     try {
       return this.rowsAfter(afterSeq, limit).map(decodeRow);
+    } catch (error) {
+      throw eventLogFailure(error, eventsDbPath(this.runDir));
+    }
+  }
+
+  /** The stored texts (prompt messages, replies) among `refs`. */
+  contents(refs: Iterable<string>): Map<string, string> {
+    try {
+      return readContents(this.db, refs);
     } catch (error) {
       throw eventLogFailure(error, eventsDbPath(this.runDir));
     }

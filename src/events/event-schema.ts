@@ -94,9 +94,28 @@ export const IterationCompleted = Schema.Struct({
   notes: Schema.optional(Schema.Array(Schema.String)),
 });
 
+/** A stored text (a prompt message, a reply), by the hash of its content: see content-store.ts. */
+const ContentRef = Schema.String;
+const LlmRoleName = Schema.String;
+
+/**
+ * Committed before the request leaves the process, so a crash leaves a call with no outcome
+ * (reported `lost` by `trace-bench tokens`) instead of no trace. `call` is the request's 1-based
+ * position in the attempt; `request_hash` identifies what was asked (model, messages, limits).
+ */
+export const LlmCallStarted = Schema.Struct({
+  attempt: Schema.Number,
+  call: Schema.Number,
+  role: LlmRoleName,
+  model: Schema.String,
+  request_hash: Schema.String,
+  /** The request's messages, each stored once in the content table. */
+  messages: Schema.Array(Schema.Struct({ role: Schema.String, ref: ContentRef })),
+});
+
 export const LlmCallCompleted = Schema.Struct({
   attempt: Schema.Number,
-  role: Schema.String,
+  role: LlmRoleName,
   model: Schema.String,
   prompt_tokens: Schema.Number,
   completion_tokens: Schema.Number,
@@ -104,11 +123,58 @@ export const LlmCallCompleted = Schema.Struct({
   latency_ms: Schema.Number,
   /** True when token counts are estimated (stub LLM), not reported by a provider. */
   estimated: Schema.Boolean,
-  /** The reply text, for the journal. */
+  /** Legacy logs (before calls were journaled) lack the fields below. */
+  call: Schema.optional(Schema.Number),
+  cached_tokens: Schema.optional(Schema.Number),
+  retries: Schema.optional(Schema.Number),
+  /** USD from the price table; null when the model has no price (never a guess). */
+  cost_usd: Schema.optional(Schema.NullOr(Schema.Number)),
+  reply_ref: Schema.optional(ContentRef),
+  /** Answered from the journal of an interrupted attempt: nothing was sent, nothing billed. */
+  replayed: Schema.optional(Schema.Boolean),
+  /** The reply text of legacy logs. */
   response: Schema.optional(Schema.String),
 });
 
-export const FINISHED_STATUSES = ["ok", "failed", "skipped", "timeout", "cancelled"] as const;
+export const LlmCallFailed = Schema.Struct({
+  attempt: Schema.Number,
+  call: Schema.Number,
+  role: LlmRoleName,
+  model: Schema.String,
+  /** An LlmErrorKind: auth, permission, model_not_found, bad_request, rate_limited, server, network, timeout, malformed, budget. */
+  error_class: Schema.String,
+  http_status: Schema.NullOr(Schema.Number),
+  retries: Schema.Number,
+  /** One line, without secrets. */
+  message: Schema.String,
+  latency_ms: Schema.Number,
+});
+
+/** The call was cut off (job timeout, Ctrl-C, budget): the provider may have billed tokens nobody knows. */
+export const LlmCallAborted = Schema.Struct({
+  attempt: Schema.Number,
+  call: Schema.Number,
+  role: LlmRoleName,
+  model: Schema.String,
+  reason: Schema.String,
+  latency_ms: Schema.Number,
+});
+
+/** A re-run asked something its journal did not hold at that point: from here on, calls go live. */
+export const JournalDiverged = Schema.Struct({
+  attempt: Schema.Number,
+  call: Schema.Number,
+  request_hash: Schema.String,
+  /** What the journal held at that position (null: the journal had ended). */
+  journaled_hash: Schema.NullOr(Schema.String),
+  /** Calls answered from the journal before it diverged. */
+  replayed: Schema.Number,
+});
+
+/** An optimizer reply that could not be applied (unreadable, or no value usable). */
+export const ReplyUnusable = Schema.Struct({ attempt: Schema.Number, reason: Schema.String });
+
+export const FINISHED_STATUSES = ["ok", "failed", "skipped", "timeout", "cancelled", "budget_exhausted"] as const;
 export type FinishedStatus = (typeof FINISHED_STATUSES)[number];
 
 export const ParameterInfo = Schema.Struct({ name: Schema.String, kind: Schema.String, trainable: Schema.Boolean });
@@ -157,7 +223,12 @@ export const EVENT_DATA = {
   JobTransitioned,
   EvaluationCompleted,
   IterationCompleted,
+  LlmCallStarted,
   LlmCallCompleted,
+  LlmCallFailed,
+  LlmCallAborted,
+  JournalDiverged,
+  ReplyUnusable,
   JobFinished,
   RunInterrupted,
   RunFinished,
@@ -172,7 +243,12 @@ export const JOB_EVENT_TYPES: ReadonlySet<EventType> = new Set([
   "JobTransitioned",
   "EvaluationCompleted",
   "IterationCompleted",
+  "LlmCallStarted",
   "LlmCallCompleted",
+  "LlmCallFailed",
+  "LlmCallAborted",
+  "JournalDiverged",
+  "ReplyUnusable",
   "JobFinished",
 ]);
 

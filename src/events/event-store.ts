@@ -10,7 +10,8 @@ import { mkdirSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { decodeEvent, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, streamOf, type NewEvent, type StoredEvent } from "./event-schema.js";
 import { InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
-import { eventsDbPath, openWritableDatabase, ROW_COLUMNS, storedPayload, type EventRow } from "./log-database.js";
+import type { Contents } from "./content-ref.js";
+import { eventsDbPath, openWritableDatabase, readContents, ROW_COLUMNS, storedPayload, type EventRow } from "./log-database.js";
 import { acquireWriterLock, currentWriter, releaseWriterLock, type WriterIdentity } from "./writer-lock.js";
 
 /** Test hook: SIGKILL this process right after the commit of this seq, before anyone is notified. */
@@ -39,7 +40,8 @@ export class EventStore {
    * append that lands on a taken position anyway.
    */
   private readonly versions: Map<string, number>;
-  private readonly appendTx: (stream: string, expected: number, events: readonly NewEvent[], ts: string) => EventRow[];
+  private readonly insertContent: Database.Statement;
+  private readonly appendTx: (stream: string, expected: number, events: readonly NewEvent[], ts: string, contents: Contents | undefined) => EventRow[];
   private readonly path: string;
 
   private constructor(
@@ -51,14 +53,16 @@ export class EventStore {
   ) {
     this.path = eventsDbPath(runDir);
     this.insert = db.prepare("INSERT INTO events (v, stream, position, type, run_id, job_id, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    this.insertContent = db.prepare("INSERT OR IGNORE INTO contents (ref, text) VALUES (?, ?)");
     this.versionOf = db.prepare("SELECT COALESCE(MAX(position), 0) AS version FROM events WHERE stream = ?").pluck();
     const heads = db.prepare("SELECT stream, MAX(position) AS version FROM events GROUP BY stream").all() as { stream: string; version: number }[];
     this.versions = new Map(heads.map((h) => [h.stream, h.version]));
 
-    this.appendTx = db.transaction((stream: string, expected: number, events: readonly NewEvent[], ts: string) => {
+    this.appendTx = db.transaction((stream: string, expected: number, events: readonly NewEvent[], ts: string, contents: Contents | undefined) => {
       if (!Number.isNaN(FULL_FROM_SEQ) && this.lastSeq() + events.length >= FULL_FROM_SEQ) throw simulatedDiskFull();
       const actual = this.streamVersion(stream);
       if (actual !== expected) throw new WrongExpectedVersionError({ stream, expected, actual });
+      if (contents !== undefined) for (const [ref, text] of contents) this.insertContent.run(ref, text);
       return events.map((event, i) => {
         const jobId = event.job_id ?? null;
         if (JOB_EVENT_TYPES.has(event.type) !== (jobId !== null)) {
@@ -97,15 +101,15 @@ export class EventStore {
   }
 
   /**
-   * Commits `events` (all of `stream`) if the stream is at `expectedVersion`; returns them as stored.
-   * Throws `WrongExpectedVersionError`, `EventLogWriteError` or `InvalidAppendError`; nothing is
-   * committed then.
+   * Commits `events` (all of `stream`) if the stream is at `expectedVersion`, with the texts they
+   * refer to (`contents`, by ref); returns them as stored. Throws `WrongExpectedVersionError`,
+   * `EventLogWriteError` or `InvalidAppendError`; nothing is committed then.
    */
-  append(stream: string, expectedVersion: number, events: readonly NewEvent[]): StoredEvent[] {
+  append(stream: string, expectedVersion: number, events: readonly NewEvent[], contents?: Contents): StoredEvent[] {
     if (events.length === 0) return [];
     let rows: EventRow[];
     try {
-      rows = this.appendTx(stream, expectedVersion, events, this.now().toISOString());
+      rows = this.appendTx(stream, expectedVersion, events, this.now().toISOString(), contents);
     } catch (error) {
       this.rereadVersion(stream);
       if (String((error as { code?: unknown }).code).startsWith("SQLITE_CONSTRAINT")) {
@@ -139,6 +143,15 @@ export class EventStore {
   /** Raw rows after `afterSeq`, in seq order (for mirrors, which copy the stored text). */
   rowsAfter(afterSeq: number): EventRow[] {
     return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ORDER BY seq`).all(afterSeq) as EventRow[];
+  }
+
+  /** The stored texts among `refs`. */
+  contents(refs: Iterable<string>): Map<string, string> {
+    try {
+      return readContents(this.db, refs);
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
+    }
   }
 
   /** Decoded events after `afterSeq`, in seq order. */

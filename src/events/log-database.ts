@@ -76,7 +76,9 @@ export function openWritableDatabase(runDir: string): Database.Database {
       db.exec(
         "CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, position);" +
           "CREATE TABLE IF NOT EXISTS writer (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, process_start TEXT, started_at TEXT NOT NULL, command TEXT NOT NULL);" +
-          "CREATE TABLE IF NOT EXISTS subscriber_positions (name TEXT PRIMARY KEY, position INTEGER NOT NULL);",
+          "CREATE TABLE IF NOT EXISTS subscriber_positions (name TEXT PRIMARY KEY, position INTEGER NOT NULL);" +
+          // Prompt messages and replies, stored once and referenced from events (content-ref.ts).
+          "CREATE TABLE IF NOT EXISTS contents (ref TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;",
       );
       db.pragma(`user_version = ${EVENT_SCHEMA_VERSION}`);
     })();
@@ -84,6 +86,19 @@ export function openWritableDatabase(runDir: string): Database.Database {
   } catch (error) {
     throw eventLogFailure(error, path);
   }
+}
+
+/** The stored texts among `refs` (logs written before the content table have none). */
+export function readContents(db: Database.Database, refs: Iterable<string>): Map<string, string> {
+  const found = new Map<string, string>();
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'contents'").get() === undefined) return found;
+  const select = db.prepare("SELECT text FROM contents WHERE ref = ?").pluck();
+  for (const ref of refs) {
+    if (found.has(ref)) continue;
+    const text = select.get(ref) as string | undefined;
+    if (text !== undefined) found.set(ref, text);
+  }
+  return found;
 }
 
 export interface ReadableDatabase {

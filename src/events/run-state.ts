@@ -25,13 +25,21 @@ export interface JobView {
   state: string;
   evaluations: Partial<Record<EvaluationData["phase"], EvaluationData>>;
   iterations: IterationData[];
+  /** LLM calls of the latest attempt: answered (replayed included), failed, aborted; unusable replies. */
   llmCalls: number;
+  llmErrors: number;
+  llmAborted: number;
+  replayedCalls: number;
+  unusableReplies: number;
+  /** Tokens and cost of the latest attempt's answered calls (replayed included: what its result used). */
   tokens: TokenTotals;
+  cost: CostTotal;
   estimatedTokens: boolean;
   /** The latest attempt that finished, with what that attempt did. */
   finished: FinishedAttempt | null;
-  /** Tokens of every attempt, finished or not: what the run actually spent. */
+  /** Tokens and cost billed in every attempt, finished or not (replayed replies excluded): what the run spent. */
   allAttemptTokens: TokenTotals;
+  allAttemptCost: CostTotal;
   /** Every event of the job, every attempt, for its human-readable log. */
   events: StoredEvent[];
 }
@@ -40,11 +48,41 @@ export interface FinishedAttempt extends JobFinishedData {
   readonly ts: string;
   readonly tokens: TokenTotals;
   readonly llm_calls: number;
+  readonly llm_errors: number;
+  readonly replayed_calls: number;
+  readonly unusable_replies: number;
+  /** USD, or null when a call's model has no price. */
+  readonly cost_usd: number | null;
   readonly estimated_tokens: boolean;
   readonly iterations: readonly IterationData[];
 }
 
 export const zeroTokens = (): TokenTotals => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+
+/** A sum of call costs; `unknown` when some call had no price (the sum is then not the cost). */
+export interface CostTotal {
+  usd: number;
+  unknown: boolean;
+}
+
+/** LLM use of one model or role: answered, failed and aborted calls; tokens and cost of the answered. */
+export interface LlmUse {
+  calls: number;
+  failed: number;
+  aborted: number;
+  tokens: TokenTotals;
+  cost: CostTotal;
+}
+
+export const zeroCost = (): CostTotal => ({ usd: 0, unknown: false });
+
+/** A cost total as reported: null when any part is unknown, never a partial sum. */
+export const reportedCost = (cost: CostTotal): number | null => (cost.unknown ? null : Math.round(cost.usd * 1e8) / 1e8);
+
+function addCost(into: CostTotal, cost: number | null | undefined): void {
+  if (typeof cost === "number") into.usd += cost;
+  else into.unknown = true;
+}
 
 export class RunState {
   lastSeq = 0;
@@ -59,6 +97,9 @@ export class RunState {
   interrupted = false;
   finished = false;
   readonly jobs = new Map<string, JobView>();
+  /** Billed LLM use over every attempt (replayed replies excluded), by model and by role. */
+  readonly llmByModel = new Map<string, LlmUse>();
+  readonly llmByRole = new Map<string, LlmUse>();
   /** Job ids in report order: the latest matrix, then jobs only earlier invocations knew. */
   order: string[] = [];
 
@@ -121,7 +162,12 @@ export class RunState {
         view.evaluations = {};
         view.iterations = [];
         view.llmCalls = 0;
+        view.llmErrors = 0;
+        view.llmAborted = 0;
+        view.replayedCalls = 0;
+        view.unusableReplies = 0;
         view.tokens = zeroTokens();
+        view.cost = zeroCost();
         view.estimatedTokens = false;
         return;
       case "JobTransitioned":
@@ -137,7 +183,32 @@ export class RunState {
         view.llmCalls += 1;
         view.estimatedTokens ||= event.data.estimated;
         addTokens(view.tokens, event.data);
-        addTokens(view.allAttemptTokens, event.data);
+        addCost(view.cost, event.data.cost_usd);
+        if (event.data.replayed === true) {
+          view.replayedCalls += 1;
+        } else {
+          addTokens(view.allAttemptTokens, event.data);
+          addCost(view.allAttemptCost, event.data.cost_usd);
+          for (const use of this.usesOf(event.data)) {
+            use.calls += 1;
+            addTokens(use.tokens, event.data);
+            addCost(use.cost, event.data.cost_usd);
+          }
+        }
+        return;
+      case "LlmCallFailed":
+        view.llmErrors += 1;
+        for (const use of this.usesOf(event.data)) use.failed += 1;
+        return;
+      case "LlmCallAborted":
+        view.llmAborted += 1;
+        for (const use of this.usesOf(event.data)) use.aborted += 1;
+        return;
+      case "ReplyUnusable":
+        view.unusableReplies += 1;
+        return;
+      case "LlmCallStarted":
+      case "JournalDiverged":
         return;
       case "JobFinished":
         view.finished = {
@@ -145,6 +216,10 @@ export class RunState {
           ts: event.ts,
           tokens: { ...view.tokens },
           llm_calls: view.llmCalls,
+          llm_errors: view.llmErrors,
+          replayed_calls: view.replayedCalls,
+          unusable_replies: view.unusableReplies,
+          cost_usd: view.llmCalls === 0 ? 0 : reportedCost(view.cost),
           estimated_tokens: view.estimatedTokens,
           iterations: view.iterations,
         };
@@ -152,6 +227,15 @@ export class RunState {
       default:
         throw new Error(`${event.type} is not a job event`);
     }
+  }
+
+  private usesOf(call: { model: string; role: string }): LlmUse[] {
+    const of = (map: Map<string, LlmUse>, key: string) => {
+      let use = map.get(key);
+      if (use === undefined) map.set(key, (use = { calls: 0, failed: 0, aborted: 0, tokens: zeroTokens(), cost: zeroCost() }));
+      return use;
+    };
+    return [of(this.llmByModel, call.model), of(this.llmByRole, call.role)];
   }
 
   /** Status of a job for resume: its latest finished status, or null if no attempt finished. */
@@ -174,10 +258,16 @@ function newJobView(spec: JobSpecRecord): JobView {
     evaluations: {},
     iterations: [],
     llmCalls: 0,
+    llmErrors: 0,
+    llmAborted: 0,
+    replayedCalls: 0,
+    unusableReplies: 0,
     tokens: zeroTokens(),
+    cost: zeroCost(),
     estimatedTokens: false,
     finished: null,
     allAttemptTokens: zeroTokens(),
+    allAttemptCost: zeroCost(),
     events: [],
   };
 }

@@ -7,6 +7,7 @@ import * as Either from "effect/Either";
 import * as Layer from "effect/Layer";
 import type { JobSpec } from "../../src/config/matrix.js";
 import type { TaskBundle } from "../../src/domain/task-bundle.js";
+import { RunCalls } from "../../src/llm/run-calls.js";
 import { LlmSource, RunLog, TaskSource, TrainerSource, type AppendError } from "../../src/engine/run-services.js";
 import { EventLogWriteError, WrongExpectedVersionError } from "../../src/events/event-log-errors.js";
 import { EVENT_SCHEMA_VERSION, type NewEvent, type StoredEvent } from "../../src/events/event-schema.js";
@@ -18,6 +19,8 @@ export type AppendFault = "after-commit" | "before-commit";
 
 export class MemoryRunLog {
   readonly events: StoredEvent[] = [];
+  /** Texts committed with events (prompts, replies), by ref. */
+  readonly stored = new Map<string, string>();
   private readonly versions = new Map<string, number>();
   /** Decides, per append, whether it fails and how. */
   fault: (events: readonly NewEvent[]) => AppendFault | null = () => null;
@@ -27,7 +30,7 @@ export class MemoryRunLog {
   }
 
   readonly service = RunLog.of({
-    append: (stream, expected, events): Either.Either<StoredEvent[], AppendError> => {
+    append: (stream, expected, events, contents): Either.Either<StoredEvent[], AppendError> => {
         const fault = this.fault(events);
         const diskFull = () => new EventLogWriteError({ path: "memory", code: "SQLITE_FULL", problem: "the disk is full" });
         if (fault === "before-commit") return Either.left(diskFull());
@@ -45,10 +48,12 @@ export class MemoryRunLog {
           data: e.data,
         })) as StoredEvent[];
         this.events.push(...stored);
+        for (const [ref, text] of contents ?? []) this.stored.set(ref, text);
         this.versions.set(stream, expected + stored.length);
         return fault === "after-commit" ? Either.left(diskFull()) : Either.right(stored);
     },
     streamVersion: (stream) => Either.right(this.version(stream)),
+    contents: (refs) => Either.right(new Map([...refs].flatMap((ref) => (this.stored.has(ref) ? [[ref, this.stored.get(ref)!] as const] : [])))),
   });
 
   of(jobId: string, type?: string): StoredEvent[] {
@@ -111,7 +116,10 @@ export function gatedLayers(log: MemoryRunLog, block: BlockPoint, gate: Gate, tr
     Layer.succeed(RunLog, log.service),
     Layer.succeed(TaskSource, { load: async () => (block === "load" ? gate.wait() : gatedBundle(block, gate)) }),
     Layer.succeed(TrainerSource, { find: (id) => ({ id, available: true, load: async () => trainer }) }),
-    Layer.succeed(LlmSource, { forJob: () => ({ model: "none", complete: () => Promise.reject(new Error("no LLM in this test")) }) }),
+    Layer.succeed(LlmSource, {
+      forJob: () => ({ model: "none", complete: () => Promise.reject(new Error("no LLM in this test")) }),
+      calls: new RunCalls({ journaling: false, price: () => null, budget: {} }),
+    }),
   );
 }
 

@@ -23,10 +23,26 @@ function describe(event: StoredEvent): string | null {
       const d = event.data;
       return `[Step ${d.step}] score=${score(d.score)} best=${score(d.best_score)} llm_calls=${d.llm_calls} evaluations=${d.evaluations}`;
     }
+    case "LlmCallStarted":
+      return null; // its outcome says it all
     case "LlmCallCompleted": {
       const d = event.data;
-      return `llm ${d.role} ${d.model}: ${d.prompt_tokens}+${d.completion_tokens} tokens${d.estimated ? " (estimated)" : ""} in ${d.latency_ms} ms`;
+      const call = d.call === undefined ? "" : ` #${d.call}`;
+      const how = d.replayed ? " (replayed from the journal, not billed)" : ` in ${d.latency_ms} ms${d.retries ? ` after ${d.retries} retries` : ""}`;
+      return `llm${call} ${d.role} ${d.model}: ${d.prompt_tokens}+${d.completion_tokens} tokens${d.estimated ? " (estimated)" : ""}${how}`;
     }
+    case "LlmCallFailed": {
+      const d = event.data;
+      return `llm #${d.call} ${d.role} ${d.model} failed (${d.error_class}${d.http_status === null ? "" : ` ${d.http_status}`}, ${d.retries} retries): ${d.message}`;
+    }
+    case "LlmCallAborted": {
+      const d = event.data;
+      return `llm #${d.call} ${d.role} ${d.model} aborted after ${d.latency_ms} ms (${d.reason}); tokens unknown`;
+    }
+    case "JournalDiverged":
+      return `journal: request #${event.data.call} differs from the interrupted attempt's after ${event.data.replayed} replayed calls; calls go live`;
+    case "ReplyUnusable":
+      return `unusable optimizer reply: ${event.data.reason}`;
     case "JobFinished": {
       const d = event.data;
       return `finished ${d.status}: score_val=${score(d.score_val)} score_test=${score(d.score_test)} in ${d.time_seconds.toFixed(3)}s${d.feedback ? `\n    ${indent(d.feedback)}` : ""}`;

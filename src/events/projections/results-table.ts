@@ -43,6 +43,10 @@ export const RESULT_COLUMNS = [
   "iterations",
   "llm_calls",
   "tokens_estimated",
+  "llm_errors",
+  "unusable_replies",
+  "replayed_calls",
+  "cost_usd",
 ] as const;
 
 export type ResultColumn = (typeof RESULT_COLUMNS)[number];
@@ -99,6 +103,10 @@ export function resultRow(state: RunState, job: JobView): ResultRow | null {
     iterations: done.iterations.length,
     llm_calls: done.llm_calls,
     tokens_estimated: done.estimated_tokens,
+    llm_errors: done.llm_errors,
+    unusable_replies: done.unusable_replies,
+    replayed_calls: done.replayed_calls,
+    cost_usd: done.cost_usd,
   };
 }
 

@@ -6,7 +6,7 @@ import { posix } from "node:path";
 import { pythonUtcIso } from "../../codec/python-datetime.js";
 import { jobIdentityFields } from "../../config/matrix.js";
 import type { RunState } from "../run-state.js";
-import { zeroTokens } from "../run-state.js";
+import { reportedCost, zeroCost, zeroTokens, type CostTotal, type LlmUse } from "../run-state.js";
 import { csvCell, csvLine, jsonArtifact } from "./artifact-format.js";
 import { artifactsDir, stateFiles, statePath, tbDir } from "./job-paths.js";
 import { FLOAT_COLUMNS, RESULT_COLUMNS, resolvedColumns, resultRows, TOKEN_SCOPE, type ResultRow } from "./results-table.js";
@@ -32,6 +32,9 @@ export function summaryJson(state: RunState, rows: readonly ResultRow[]): string
   const counts: Record<string, number> = { ok: 0, failed: 0, skipped: 0 };
   const tokens = zeroTokens();
   const spent = zeroTokens();
+  const cost = zeroCost();
+  const spentCost = zeroCost();
+  for (const job of state.jobs.values()) if (job.finished !== null) addCostTotal(cost, job.finished.cost_usd);
   for (const row of rows) {
     const status = String(row.status);
     counts[status] = (counts[status] ?? 0) + 1;
@@ -43,7 +46,13 @@ export function summaryJson(state: RunState, rows: readonly ResultRow[]): string
     spent.prompt_tokens += job.allAttemptTokens.prompt_tokens;
     spent.completion_tokens += job.allAttemptTokens.completion_tokens;
     spent.total_tokens += job.allAttemptTokens.total_tokens;
+    spentCost.usd += job.allAttemptCost.usd;
+    spentCost.unknown ||= job.allAttemptCost.unknown;
   }
+  const uses = (map: ReadonlyMap<string, LlmUse>) =>
+    Object.fromEntries(
+      [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, use]) => [key, { calls: use.calls, failed: use.failed, aborted: use.aborted, ...use.tokens, cost_usd: reportedCost(use.cost) }]),
+    );
   const started = state.started;
   return jsonArtifact({
     counts,
@@ -58,7 +67,17 @@ export function summaryJson(state: RunState, rows: readonly ResultRow[]): string
     config_hash: started?.config_hash ?? "",
     tags: started?.tags ?? [],
     token_scope: TOKEN_SCOPE,
+    // USD; null when some call's model has no price in the table (never a partial sum).
+    cost_usd: reportedCost(cost),
+    cost_usd_all_attempts: reportedCost(spentCost),
+    llm_by_model: uses(state.llmByModel),
+    llm_by_role: uses(state.llmByRole),
   });
+}
+
+function addCostTotal(into: CostTotal, cost: number | null): void {
+  if (cost === null) into.unknown = true;
+  else into.usd += cost;
 }
 
 const LEADERBOARD_COLUMNS = ["rank", "task_id", "suite", "job_id", "trainer_id", "resolved_optimizer", "score_val", "score_test", "time_seconds"] as const;

@@ -15,7 +15,7 @@ describe("job machine: legal transitions", () => {
     }
     expect(states).toEqual(["queued", "building", "training", "evaluating", "done"]);
     expect(isTerminal(s)).toBe(true);
-    expect(s.context).toEqual({ reason: null, trainingError: null });
+    expect(s.context).toEqual({ reason: null, trainingError: null, budgetExhausted: null });
   });
 
   it("a training failure still evaluates, then fails with the training error", () => {
@@ -25,6 +25,16 @@ describe("job machine: legal transitions", () => {
     const end = stepJob(evaluating, { type: "EVALUATED" });
     expect(jobStateOf(end)).toBe("failed");
     expect(end.context.reason).toBe("boom");
+  });
+
+  it("a spent budget stops training; the final evaluation runs, then the job ends budget_exhausted", () => {
+    const evaluating = run({ type: "START" }, { type: "BUILT" }, { type: "BUDGET_EXHAUSTED", reason: "job token budget spent" });
+    expect(jobStateOf(evaluating)).toBe("evaluating");
+    const end = stepJob(evaluating, { type: "EVALUATED" });
+    expect(jobStateOf(end)).toBe("budget_exhausted");
+    expect(isTerminal(end)).toBe(true);
+    expect(end.context.reason).toBe("job token budget spent");
+    expect(() => run({ type: "START" }, { type: "BUDGET_EXHAUSTED", reason })).toThrow(IllegalJobTransition);
   });
 
   it("building can end skipped", () => {
@@ -98,8 +108,8 @@ describe("job machine definition", () => {
   it("exports as JSON with every state", () => {
     const json = JSON.parse(JSON.stringify(jobMachine.toJSON())) as { id: string; states: Record<string, { type: string }> };
     expect(json.id).toBe("job");
-    expect(Object.keys(json.states)).toEqual(["queued", "building", "training", "evaluating", "done", "failed", "timeout", "skipped", "cancelled"]);
-    for (const s of ["done", "failed", "timeout", "skipped", "cancelled"]) expect(json.states[s]!.type).toBe("final");
+    expect(Object.keys(json.states)).toEqual(["queued", "building", "training", "evaluating", "done", "failed", "timeout", "skipped", "cancelled", "budget_exhausted"]);
+    for (const s of ["done", "failed", "timeout", "skipped", "cancelled", "budget_exhausted"]) expect(json.states[s]!.type).toBe("final");
   });
 
   it("stepping is pure: the same snapshot and event always give the same state", () => {

@@ -1,0 +1,233 @@
+/**
+ * Every LLM call of one job attempt, recorded around the request: `LlmCallStarted` is committed
+ * before the request leaves the process, then exactly one outcome (`LlmCallCompleted`,
+ * `LlmCallFailed` or `LlmCallAborted`). Prompts and replies go to the content table, referenced
+ * by hash. A re-run of an interrupted job is answered from its journal while the requests match.
+ *
+ * The attempt's calls share one position counter (the `call` of each event), the job budget and
+ * the counts that decide an honest outcome (every call failed → `llm_unavailable`).
+ */
+import type { Contents } from "../events/content-ref.js";
+import { contentRef } from "../events/content-ref.js";
+import type { NewEvent } from "../events/event-schema.js";
+import { CallJournal, type JournalContents } from "./call-journal.js";
+import { LlmError, isLlmError } from "./llm-error.js";
+import type { ChatRequest, ChatResponse, Llm, LlmRole } from "./llm.js";
+import { requestHash } from "./request-hash.js";
+import type { RunCalls } from "./run-calls.js";
+
+type CallFact = Extract<NewEvent, { type: "LlmCallStarted" | "LlmCallCompleted" | "LlmCallFailed" | "LlmCallAborted" | "JournalDiverged" | "ReplyUnusable" }>;
+/** Commits facts of the attempt (throws when the log refuses them: then no request is sent). */
+export type RecordCallFacts = (facts: CallFact[], contents?: Contents) => void;
+
+/** A budget stopped the job: the call was not sent. */
+export class BudgetExhausted extends Error {
+  override readonly name = "BudgetExhausted";
+}
+
+interface InFlight {
+  readonly call: number;
+  readonly role: LlmRole;
+  readonly model: string;
+  readonly started: number;
+}
+
+const oneLine = (text: string) => text.split("\n")[0]!.slice(0, 500);
+const errorText = (error: unknown) => oneLine(error instanceof Error ? error.message : String(error));
+
+export interface JobCallsOptions {
+  readonly attempt: number;
+  readonly run: RunCalls;
+  readonly record: RecordCallFacts;
+  /** What earlier attempts received (used only when the run journals). */
+  readonly journal: JournalContents;
+  /** The journal's reply texts, by ref. */
+  readonly replies: ReadonlyMap<string, string>;
+  /** Aborted when a budget is spent: training stops, the job keeps its best state. */
+  readonly onBudgetExhausted: (reason: string) => void;
+}
+
+export class JobCalls {
+  private position = 0;
+  private readonly inFlight = new Map<number, InFlight>();
+  private readonly journal: CallJournal;
+  private tokens = 0;
+  private cost = 0;
+  private budgetReason: string | null = null;
+  /** Whether budgets are enforced: during training only (evaluations always finish). */
+  private training = false;
+  readonly counts = { started: 0, completed: 0, replayed: 0, failed: 0, aborted: 0, usable: 0, unusable: 0 };
+  lastFailure: string | null = null;
+  lastUnusable: string | null = null;
+
+  constructor(private readonly options: JobCallsOptions) {
+    this.journal = new CallJournal(options.run.journaling ? options.journal : { entries: [], unanswered: [] });
+  }
+
+  /** Why a budget stopped the job, or null. */
+  get budgetExhausted(): string | null {
+    return this.budgetReason;
+  }
+
+  setTraining(on: boolean): void {
+    this.training = on;
+  }
+
+  /** `inner` with every call recorded under `role`. */
+  llm(inner: Llm, role: LlmRole): Llm {
+    return { model: inner.model, complete: (request, signal) => this.complete(inner, role, request, signal) };
+  }
+
+  /** An optimizer reply that could or could not be applied (unusable replies are recorded). */
+  noteReply(usable: boolean, reason: string): void {
+    if (usable) {
+      this.counts.usable += 1;
+      return;
+    }
+    this.counts.unusable += 1;
+    this.lastUnusable = reason;
+    this.options.record([{ type: "ReplyUnusable", data: { attempt: this.options.attempt, reason } }]);
+  }
+
+  /**
+   * The calls still waiting for a reply, as `LlmCallAborted` facts (marked settled, so their late
+   * outcome records nothing): the attempt is ending (timeout, cancel) and records them with its end.
+   */
+  abortInFlight(reason: string): CallFact[] {
+    const now = performance.now();
+    const facts = [...this.inFlight.values()].map(
+      (f): CallFact => ({ type: "LlmCallAborted", data: { attempt: this.options.attempt, call: f.call, role: f.role, model: f.model, reason, latency_ms: Math.round(now - f.started) } }),
+    );
+    this.counts.aborted += facts.length;
+    this.inFlight.clear();
+    return facts;
+  }
+
+  private checkBudgets(): void {
+    const run = this.options.run;
+    const stop = run.runBudgetSpent() ?? this.jobBudgetSpent();
+    if (stop !== null && this.budgetReason === null) {
+      this.budgetReason = stop;
+      this.options.onBudgetExhausted(stop);
+    }
+  }
+
+  private jobBudgetSpent(): string | null {
+    const run = this.options.run;
+    if (run.jobTokenLimit !== null && this.tokens >= run.jobTokenLimit) return `job token budget spent: ${this.tokens} of max_tokens_per_job ${run.jobTokenLimit}`;
+    if (run.jobCostLimit !== null && this.cost >= run.jobCostLimit) return `job cost budget spent: $${this.cost.toFixed(4)} of max_cost_per_job $${run.jobCostLimit}`;
+    return null;
+  }
+
+  private async complete(inner: Llm, role: LlmRole, request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
+    const { attempt, run, record } = this.options;
+    const stoppedBy = run.stoppedBy;
+    if (stoppedBy !== null) throw new LlmError(stoppedBy.kind, `not sent: the run stopped after ${stoppedBy.message}`, stoppedBy.httpStatus);
+    if (this.training) {
+      this.checkBudgets();
+      if (this.budgetReason !== null) throw new BudgetExhausted(`not sent: ${this.budgetReason}`);
+    }
+    if (signal?.aborted) throw new LlmError("aborted", "not sent: the job was stopped");
+
+    const call = ++this.position;
+    const model = inner.model;
+    const hash = requestHash(model, request);
+    const contents = new Map<string, string>();
+    const messages = request.messages.map((m) => {
+      const ref = contentRef(m.content);
+      contents.set(ref, m.content);
+      return { role: m.role, ref };
+    });
+    const started: CallFact = { type: "LlmCallStarted", data: { attempt, call, role, model, request_hash: hash, messages } };
+    this.counts.started += 1;
+
+    const answer = this.journal.answer(call, hash);
+    if (answer.kind === "replay") {
+      const e = answer.entry;
+      const reply = this.options.replies.get(e.replyRef);
+      // A reply missing from the content table cannot be replayed: the call goes live.
+      if (reply !== undefined) {
+        record(
+          [
+            started,
+            {
+              type: "LlmCallCompleted",
+              data: { attempt, call, role, model, prompt_tokens: e.prompt_tokens, completion_tokens: e.completion_tokens, total_tokens: e.total_tokens, cached_tokens: e.cached_tokens, latency_ms: 0, estimated: e.estimated, retries: 0, cost_usd: e.cost_usd, reply_ref: e.replyRef, replayed: true },
+            },
+          ],
+          contents,
+        );
+        this.counts.completed += 1;
+        this.counts.replayed += 1;
+        this.tokens += e.total_tokens;
+        this.cost += e.cost_usd ?? 0;
+        return { content: reply, model: e.model, estimated: e.estimated, retries: 0, usage: { prompt_tokens: e.prompt_tokens, completion_tokens: e.completion_tokens, total_tokens: e.total_tokens, cached_tokens: e.cached_tokens } };
+      }
+    }
+    const diverged: CallFact[] =
+      answer.kind === "diverged" ? [{ type: "JournalDiverged", data: { attempt, call, request_hash: hash, journaled_hash: answer.journaledHash, replayed: this.journal.replayed } }] : [];
+    record([...diverged, started], contents);
+
+    const begun = performance.now();
+    this.inFlight.set(call, { call, role, model, started: begun });
+    const latency = () => Math.round(performance.now() - begun);
+    let response: ChatResponse;
+    try {
+      response = await inner.complete(request, signal);
+    } catch (error) {
+      if (!this.inFlight.delete(call)) throw error; // the attempt already recorded it aborted
+      if (signal?.aborted || (isLlmError(error) && error.kind === "aborted")) {
+        const reason = signal?.aborted ? errorText(signal.reason ?? "aborted") : errorText(error);
+        this.counts.aborted += 1;
+        record([{ type: "LlmCallAborted", data: { attempt, call, role, model, reason, latency_ms: latency() } }]);
+        throw error;
+      }
+      const llmError = isLlmError(error) ? error : null;
+      const message = errorText(error);
+      this.counts.failed += 1;
+      this.lastFailure = message;
+      record([
+        {
+          type: "LlmCallFailed",
+          data: { attempt, call, role, model, error_class: llmError?.kind ?? "error", http_status: llmError?.httpStatus ?? null, retries: llmError?.retries ?? 0, message, latency_ms: latency() },
+        },
+      ]);
+      if (llmError?.stopsRun) run.stopRun(llmError);
+      throw error;
+    }
+    if (!this.inFlight.delete(call)) return response; // recorded aborted: the attempt has ended
+    const usage = response.usage;
+    const cost = run.price(model, usage);
+    const replyRef = contentRef(response.content);
+    record(
+      [
+        {
+          type: "LlmCallCompleted",
+          data: {
+            attempt,
+            call,
+            role,
+            model,
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            total_tokens: usage.total_tokens,
+            cached_tokens: usage.cached_tokens ?? 0,
+            latency_ms: latency(),
+            estimated: response.estimated,
+            retries: response.retries ?? 0,
+            cost_usd: cost,
+            reply_ref: replyRef,
+            replayed: false,
+          },
+        },
+      ],
+      new Map([[replyRef, response.content]]),
+    );
+    this.counts.completed += 1;
+    this.tokens += usage.total_tokens;
+    this.cost += cost ?? 0;
+    run.addSpending(usage.total_tokens, cost);
+    if (this.training) this.checkBudgets();
+    return response;
+  }
+}

@@ -1,0 +1,8 @@
+/** What identifies an LLM request for the journal: the model and everything sent with it. */
+import { createHash } from "node:crypto";
+import type { ChatRequest } from "./llm.js";
+
+export function requestHash(model: string, request: ChatRequest): string {
+  const canonical = JSON.stringify([model, request.messages.map((m) => [m.role, m.content]), request.maxTokens ?? null, request.temperature ?? null, request.responseFormat ?? null]);
+  return createHash("sha256").update(canonical).digest("hex").slice(0, 32);
+}
