@@ -3,6 +3,7 @@ import { ConfigError } from "../../src/config/config-error.js";
 import type { JobSpec } from "../../src/config/matrix.js";
 import type { RunConfig } from "../../src/config/run-config.js";
 import type { Llm } from "../../src/llm/llm.js";
+import { createRequestLimiters, type RequestLimiterOptions } from "../../src/llm/request-limiter.js";
 import { BUILTIN_STUB_ALTERNATIVES } from "../tasks/stub-alternatives.js";
 import { createOpenAiLlm } from "./openai-llm.js";
 import { createStubLlm } from "./stub-llm.js";
@@ -19,8 +20,14 @@ export function realLlmSettings(config: RunConfig, env: NodeJS.ProcessEnv) {
   return { apiKey, model, ...(baseURL ? { baseURL } : {}) };
 }
 
-export function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env): (job: JobSpec) => Llm {
+/**
+ * Called once per run. In mode real every job shares one client and one request limiter per model,
+ * so parallel jobs together keep to `limits` (none until the config names some).
+ */
+export function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env, limits: RequestLimiterOptions = {}): (job: JobSpec) => Llm {
   if (config.mode === "stub") return (job) => createStubLlm(job.seed, BUILTIN_STUB_ALTERNATIVES);
-  const llm = createOpenAiLlm(realLlmSettings(config, env));
+  const settings = realLlmSettings(config, env);
+  const limiters = createRequestLimiters(() => limits);
+  const llm = createOpenAiLlm({ ...settings, limiter: limiters.forModel(settings.model) });
   return () => llm;
 }

@@ -26,7 +26,7 @@ describe("OpenAI-compatible LLM over real HTTP", () => {
     const s = await server(["the reply"]);
     const llm = createOpenAiLlm({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL: s.baseURL, maxRetries: 0 });
     const response = await llm.complete({ messages, maxTokens: 256, temperature: 0 });
-    expect(response).toEqual({ content: "the reply", model: "gpt-4o-mini", estimated: false, usage: { prompt_tokens: 101, completion_tokens: 20, total_tokens: 121 } });
+    expect(response).toEqual({ content: "the reply", model: "gpt-4o-mini", estimated: false, retries: 0, usage: { prompt_tokens: 101, completion_tokens: 20, total_tokens: 121 } });
     expect(s.received[0]!.path).toBe("/v1/chat/completions");
     expect(s.received[0]!.authorization).toBe("Bearer sk-test");
     expect(s.received[0]!.body).toMatchObject({ model: "gpt-4o-mini", messages, max_tokens: 256, temperature: 0 });
@@ -43,7 +43,7 @@ describe("OpenAI-compatible LLM over real HTTP", () => {
 
   it("retries a server error and succeeds", async () => {
     const s = await server([{ status: 500, message: "overloaded" }, "second time lucky"]);
-    const llm = createOpenAiLlm({ model: "m", apiKey: "k", baseURL: s.baseURL, maxRetries: 2 });
+    const llm = createOpenAiLlm({ model: "m", apiKey: "k", baseURL: s.baseURL, maxRetries: 2, backoffBaseMs: 1 });
     expect((await llm.complete({ messages })).content).toBe("second time lucky");
     expect(s.received).toHaveLength(2);
   });
