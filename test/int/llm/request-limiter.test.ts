@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { LlmError } from "../../../src/llm/llm-error.js";
 import { createRequestLimiter, createRequestLimiters } from "../../../src/llm/request-limiter.js";
@@ -96,7 +97,6 @@ describe("request limiter", () => {
   });
 
   it("removes its abort listener from a signal once the slot is granted", async () => {
-    const { getEventListeners } = await import("node:events");
     const limiter = createRequestLimiter({ maxConcurrency: 1 });
     const controller = new AbortController();
     const held = await limiter.acquire(controller.signal);
