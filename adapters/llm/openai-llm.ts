@@ -80,7 +80,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): Llm {
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     maxRetries: 0,
     // Our own timer (below) also covers reading the body; the client's only covers the headers.
-    timeout: timeoutMs,
+    timeout: Math.ceil(timeoutMs),
   });
   const model = options.model.replace(/^openrouter\//, "");
   /** Set once a server refused response_format and took the request without it: later calls skip it. */

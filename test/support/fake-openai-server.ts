@@ -23,9 +23,13 @@ export interface FakeUsage {
   readonly prompt_tokens_details?: { readonly cached_tokens?: number };
 }
 
-/** Common to the object steps: wait before answering; extra response headers (Retry-After...). */
+/**
+ * Common to the object steps: wait before answering; send the headers and the first byte, then wait
+ * before the rest of the body (a reply that stalls mid-way); extra response headers (Retry-After...).
+ */
 interface StepTiming {
   readonly delayMs?: number;
+  readonly bodyDelayMs?: number;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -95,6 +99,12 @@ export async function startFakeOpenAiServer(script: readonly ServerStep[], optio
       received.push(record);
       const n = received.length;
       const step = script[n - 1] ?? options.fallback;
+      const finish = (text: string) => {
+        const stall = typeof step === "object" ? (step.bodyDelayMs ?? 0) : 0;
+        if (stall === 0) return void res.end(text);
+        res.write(text.slice(0, 1));
+        timer = setTimeout(() => res.end(text.slice(1)), stall);
+      };
       const answer = () => {
         if (res.destroyed) return;
         res.setHeader("content-type", "application/json");
@@ -105,7 +115,7 @@ export async function startFakeOpenAiServer(script: readonly ServerStep[], optio
         }
         if (typeof step === "string" || typeof step === "function") {
           const content = typeof step === "function" ? step(body) : step;
-          res.end(JSON.stringify(completionBody(n, body.model, content, { prompt_tokens: 100 + n, completion_tokens: 20, total_tokens: 120 + n })));
+          finish(JSON.stringify(completionBody(n, body.model, content, { prompt_tokens: 100 + n, completion_tokens: 20, total_tokens: 120 + n })));
           return;
         }
         for (const [name, value] of Object.entries(step.headers ?? {})) res.setHeader(name, value);
@@ -114,12 +124,12 @@ export async function startFakeOpenAiServer(script: readonly ServerStep[], optio
         } else if ("raw" in step) {
           res.statusCode = step.status ?? 200;
           if (step.contentType) res.setHeader("content-type", step.contentType);
-          res.end(step.raw);
+          finish(step.raw);
         } else if ("reply" in step) {
-          res.end(JSON.stringify(completionBody(n, body.model, step.reply, step.usage === undefined ? { prompt_tokens: 100 + n, completion_tokens: 20, total_tokens: 120 + n } : step.usage)));
+          finish(JSON.stringify(completionBody(n, body.model, step.reply, step.usage === undefined ? { prompt_tokens: 100 + n, completion_tokens: 20, total_tokens: 120 + n } : step.usage)));
         } else {
           res.statusCode = step.status;
-          res.end(JSON.stringify({ error: { message: step.message, type: "invalid_request_error" } }));
+          finish(JSON.stringify({ error: { message: step.message, type: "invalid_request_error" } }));
         }
       };
       const delay = typeof step === "object" ? (step.delayMs ?? 0) : 0;

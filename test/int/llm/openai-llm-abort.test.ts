@@ -48,6 +48,12 @@ describe("timeouts", () => {
     await vi.waitFor(() => expect(s.received.map((r) => r.aborted)).toEqual([true, true]), { timeout: 5000 });
   });
 
+  it("covers the reply's body too: a reply that stalls after its headers times out", async () => {
+    const s = await server([{ reply: "half", bodyDelayMs: 20_000 }, "whole"]);
+    expect(await fast(s.baseURL, { timeoutMs: 300 }).complete({ messages })).toMatchObject({ content: "whole", retries: 1 });
+    await vi.waitFor(() => expect(s.received[0]!.aborted).toBe(true), { timeout: 5000 });
+  });
+
   it("retries a timeout and takes the next, prompt reply", async () => {
     const s = await server([SLOW, "in time"]);
     expect(await fast(s.baseURL, { timeoutMs: 200 }).complete({ messages })).toMatchObject({ content: "in time", retries: 1 });
