@@ -3,8 +3,9 @@ import { ConfigError } from "../../src/config/config-error.js";
 import type { JobSpec } from "../../src/config/matrix.js";
 import type { RunConfig } from "../../src/config/run-config.js";
 import type { Llm } from "../../src/llm/llm.js";
+import { createRequestLimiters, type RequestLimiterOptions } from "../../src/llm/request-limiter.js";
 import { BUILTIN_STUB_ALTERNATIVES } from "../tasks/stub-alternatives.js";
-import { createOpenAiLlm } from "./openai-llm.js";
+import { createOpenAiLlm, type OpenAiLlmOptions } from "./openai-llm.js";
 import { createStubLlm } from "./stub-llm.js";
 
 /** The real LLM's settings from the config's llm block and the environment (spec §8.1). */
@@ -19,8 +20,21 @@ export function realLlmSettings(config: RunConfig, env: NodeJS.ProcessEnv) {
   return { apiKey, model, ...(baseURL ? { baseURL } : {}) };
 }
 
-export function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env): (job: JobSpec) => Llm {
+/** How mode real talks to the server: per-attempt timeout, retries, and the run's request limits per model. */
+export interface LlmFactoryOptions extends Pick<OpenAiLlmOptions, "timeoutMs" | "maxRetries" | "backoffBaseMs" | "backoffMaxMs"> {
+  /** None until the config names some. */
+  readonly limits?: RequestLimiterOptions;
+}
+
+/**
+ * Called once per run. In mode real every job shares one client and one request limiter per model,
+ * so parallel jobs together keep to `options.limits`.
+ */
+export function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env, options: LlmFactoryOptions = {}): (job: JobSpec) => Llm {
   if (config.mode === "stub") return (job) => createStubLlm(job.seed, BUILTIN_STUB_ALTERNATIVES);
-  const llm = createOpenAiLlm(realLlmSettings(config, env));
+  const { limits = {}, ...http } = options;
+  const settings = realLlmSettings(config, env);
+  const limiters = createRequestLimiters(() => limits);
+  const llm = createOpenAiLlm({ ...http, ...settings, limiter: limiters.forModel(settings.model) });
   return () => llm;
 }

@@ -1,24 +1,65 @@
 /**
  * A scripted OpenAI-compatible server on 127.0.0.1 (the edge of the world we cannot reach):
- * answers POST /v1/chat/completions from a script and records every request it received.
+ * answers POST /v1/chat/completions from a script and records every request it received, when it
+ * came, and whether the client hung up before the answer.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 
 export interface ReceivedRequest {
   readonly path: string;
   readonly authorization: string | undefined;
   readonly body: Record<string, unknown>;
+  /** performance.now() when the request's body had arrived: compare two of them for spacing. */
+  readonly at: number;
+  /** True once the client closed the connection before the answer was sent (abort, timeout). */
+  readonly aborted: boolean;
 }
 
-/** A reply: 200 with this content, or an HTTP error status with a message. */
-export type ServerStep = string | { readonly status: number; readonly message: string } | ((body: Record<string, unknown>) => string);
+export interface FakeUsage {
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  readonly total_tokens: number;
+  readonly prompt_tokens_details?: { readonly cached_tokens?: number };
+}
+
+/**
+ * Common to the object steps: wait before answering; send the headers and the first byte, then wait
+ * before the rest of the body (a reply that stalls mid-way); extra response headers (Retry-After...).
+ */
+interface StepTiming {
+  readonly delayMs?: number;
+  readonly bodyDelayMs?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * One reply of the script:
+ * - a string: 200 with this content (and usage 100+n / 20);
+ * - `{status, message}`: that HTTP status with an OpenAI-style error body;
+ * - a function of the request body: 200 with the content it returns;
+ * - `{reply, usage}`: 200 with this content and usage (`null`: no usage at all);
+ * - `{raw}`: this exact body (malformed replies), status 200 unless given;
+ * - `{drop: true}`: the connection is destroyed without an answer.
+ */
+export type ServerStep =
+  | string
+  | ({ readonly status: number; readonly message: string } & StepTiming)
+  | ((body: Record<string, unknown>) => string)
+  | ({ readonly reply: string; readonly usage?: FakeUsage | null } & StepTiming)
+  | ({ readonly raw: string; readonly status?: number; readonly contentType?: string } & StepTiming)
+  | ({ readonly drop: true } & StepTiming);
 
 export interface FakeOpenAiServer {
   readonly baseURL: string;
-  readonly received: ReceivedRequest[];
+  readonly received: readonly ReceivedRequest[];
+  /** Most requests the server was answering at the same time. */
+  readonly peakInFlight: number;
+  /** Stops listening and destroys open connections, so no test waits on a hung client. */
   close(): Promise<void>;
 }
+
+type Received = { -readonly [K in keyof ReceivedRequest]: ReceivedRequest[K] };
 
 async function readBody(req: IncomingMessage): Promise<string> {
   let text = "";
@@ -26,42 +67,92 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return text;
 }
 
-export async function startFakeOpenAiServer(script: readonly ServerStep[], options: { fallback?: (body: Record<string, unknown>) => string } = {}): Promise<FakeOpenAiServer> {
-  const received: ReceivedRequest[] = [];
+function completionBody(n: number, model: unknown, content: string, usage: FakeUsage | null) {
+  return {
+    id: `chatcmpl-${n}`,
+    object: "chat.completion",
+    created: 0,
+    model: String(model),
+    choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }],
+    ...(usage === null ? {} : { usage }),
+  };
+}
+
+export async function startFakeOpenAiServer(script: readonly ServerStep[], options: { fallback?: ServerStep } = {}): Promise<FakeOpenAiServer> {
+  const received: Received[] = [];
+  const sockets = new Set<Socket>();
+  let inFlight = 0;
+  let peakInFlight = 0;
   const server: Server = createServer((req, res) => {
+    inFlight += 1;
+    peakInFlight = Math.max(peakInFlight, inFlight);
+    let timer: NodeJS.Timeout | undefined;
+    let record: Received | undefined;
+    res.on("close", () => {
+      inFlight -= 1;
+      clearTimeout(timer);
+      if (!res.writableFinished && record !== undefined) record.aborted = true;
+    });
     void readBody(req).then((text) => {
       const body = JSON.parse(text || "{}") as Record<string, unknown>;
-      received.push({ path: req.url ?? "", authorization: req.headers.authorization, body });
-      const step = script[received.length - 1] ?? options.fallback;
-      res.setHeader("content-type", "application/json");
-      if (step === undefined) {
-        res.statusCode = 500;
-        res.end(JSON.stringify({ error: { message: `fake server: unexpected request #${received.length}` } }));
-        return;
-      }
-      if (typeof step === "object") {
-        res.statusCode = step.status;
-        res.end(JSON.stringify({ error: { message: step.message, type: "invalid_request_error" } }));
-        return;
-      }
-      const content = typeof step === "function" ? step(body) : step;
-      res.end(
-        JSON.stringify({
-          id: `chatcmpl-${received.length}`,
-          object: "chat.completion",
-          created: 0,
-          model: String(body.model),
-          choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }],
-          usage: { prompt_tokens: 100 + received.length, completion_tokens: 20, total_tokens: 120 + received.length },
-        }),
-      );
+      record = { path: req.url ?? "", authorization: req.headers.authorization, body, at: performance.now(), aborted: res.destroyed };
+      received.push(record);
+      const n = received.length;
+      const step = script[n - 1] ?? options.fallback;
+      const finish = (text: string) => {
+        const stall = typeof step === "object" ? (step.bodyDelayMs ?? 0) : 0;
+        if (stall === 0) return void res.end(text);
+        res.write(text.slice(0, 1));
+        timer = setTimeout(() => res.end(text.slice(1)), stall);
+      };
+      const answer = () => {
+        if (res.destroyed) return;
+        res.setHeader("content-type", "application/json");
+        if (step === undefined) {
+          res.statusCode = 500;
+          res.end(JSON.stringify({ error: { message: `fake server: unexpected request #${n}` } }));
+          return;
+        }
+        if (typeof step === "string" || typeof step === "function") {
+          const content = typeof step === "function" ? step(body) : step;
+          finish(JSON.stringify(completionBody(n, body.model, content, { prompt_tokens: 100 + n, completion_tokens: 20, total_tokens: 120 + n })));
+          return;
+        }
+        for (const [name, value] of Object.entries(step.headers ?? {})) res.setHeader(name, value);
+        if ("drop" in step) {
+          res.socket?.destroy();
+        } else if ("raw" in step) {
+          res.statusCode = step.status ?? 200;
+          if (step.contentType) res.setHeader("content-type", step.contentType);
+          finish(step.raw);
+        } else if ("reply" in step) {
+          finish(JSON.stringify(completionBody(n, body.model, step.reply, step.usage === undefined ? { prompt_tokens: 100 + n, completion_tokens: 20, total_tokens: 120 + n } : step.usage)));
+        } else {
+          res.statusCode = step.status;
+          finish(JSON.stringify({ error: { message: step.message, type: "invalid_request_error" } }));
+        }
+      };
+      const delay = typeof step === "object" ? (step.delayMs ?? 0) : 0;
+      if (delay > 0) timer = setTimeout(answer, delay);
+      else answer();
     });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     received,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    get peakInFlight() {
+      return peakInFlight;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
   };
 }

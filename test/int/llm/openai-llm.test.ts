@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAiLlm, usesMaxCompletionTokens } from "../../../adapters/llm/openai-llm.js";
 import { realLlmSettings } from "../../../adapters/llm/index.js";
 import { ConfigError } from "../../../src/config/config-error.js";
+import { estimateTokens } from "../../../src/llm/llm.js";
 import { parseConfigText } from "../../../src/config/config-file.js";
 import { resolveRunConfig } from "../../../src/config/run-config.js";
 import { startFakeOpenAiServer, type FakeOpenAiServer } from "../../support/fake-openai-server.js";
@@ -26,7 +27,7 @@ describe("OpenAI-compatible LLM over real HTTP", () => {
     const s = await server(["the reply"]);
     const llm = createOpenAiLlm({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL: s.baseURL, maxRetries: 0 });
     const response = await llm.complete({ messages, maxTokens: 256, temperature: 0 });
-    expect(response).toEqual({ content: "the reply", model: "gpt-4o-mini", estimated: false, usage: { prompt_tokens: 101, completion_tokens: 20, total_tokens: 121 } });
+    expect(response).toEqual({ content: "the reply", model: "gpt-4o-mini", estimated: false, retries: 0, usage: { prompt_tokens: 101, completion_tokens: 20, total_tokens: 121 } });
     expect(s.received[0]!.path).toBe("/v1/chat/completions");
     expect(s.received[0]!.authorization).toBe("Bearer sk-test");
     expect(s.received[0]!.body).toMatchObject({ model: "gpt-4o-mini", messages, max_tokens: 256, temperature: 0 });
@@ -43,7 +44,7 @@ describe("OpenAI-compatible LLM over real HTTP", () => {
 
   it("retries a server error and succeeds", async () => {
     const s = await server([{ status: 500, message: "overloaded" }, "second time lucky"]);
-    const llm = createOpenAiLlm({ model: "m", apiKey: "k", baseURL: s.baseURL, maxRetries: 2 });
+    const llm = createOpenAiLlm({ model: "m", apiKey: "k", baseURL: s.baseURL, maxRetries: 2, backoffBaseMs: 1 });
     expect((await llm.complete({ messages })).content).toBe("second time lucky");
     expect(s.received).toHaveLength(2);
   });
@@ -56,10 +57,38 @@ describe("OpenAI-compatible LLM over real HTTP", () => {
     expect(s.received[1]!.body).not.toHaveProperty("response_format");
   });
 
+  it("reads cached prompt tokens from usage.prompt_tokens_details", async () => {
+    const s = await server([{ reply: "cached", usage: { prompt_tokens: 1000, completion_tokens: 5, total_tokens: 1005, prompt_tokens_details: { cached_tokens: 768 } } }]);
+    const response = await createOpenAiLlm({ model: "m", apiKey: "k", baseURL: s.baseURL }).complete({ messages });
+    expect(response).toMatchObject({ estimated: false, retries: 0, usage: { prompt_tokens: 1000, completion_tokens: 5, total_tokens: 1005, cached_tokens: 768 } });
+  });
+
+  it("estimates usage, and says so, when the server reports none", async () => {
+    const s = await server([{ reply: "12345678", usage: null }]);
+    const response = await createOpenAiLlm({ model: "m", apiKey: "k", baseURL: s.baseURL }).complete({ messages });
+    expect(response.estimated).toBe(true);
+    expect(response.usage).toEqual({ prompt_tokens: estimateTokens("sys\nhello"), completion_tokens: 2, total_tokens: estimateTokens("sys\nhello") + 2 });
+  });
+
+  it("remembers that the server refused response_format, so later calls do not ask with it again", async () => {
+    const s = await server([{ status: 400, message: "response_format not supported" }, "{}", "{}"]);
+    const llm = createOpenAiLlm({ model: "m", apiKey: "k", baseURL: s.baseURL, maxRetries: 0 });
+    expect((await llm.complete({ messages, responseFormat: "json_object" })).retries).toBe(0);
+    await llm.complete({ messages, responseFormat: "json_object" });
+    expect(s.received.map((r) => "response_format" in r.body)).toEqual([true, false, false]);
+  });
+
+  it("does not resend without response_format when the 400 is about something else", async () => {
+    const s = await server([{ status: 400, message: "The model `x` does not exist" }]);
+    const llm = createOpenAiLlm({ model: "x", apiKey: "k", baseURL: s.baseURL });
+    await expect(llm.complete({ messages, responseFormat: "json_object" })).rejects.toMatchObject({ kind: "model_not_found" });
+    expect(s.received).toHaveLength(1);
+  });
+
   it("fails on an authentication error without retrying", async () => {
     const s = await server([{ status: 401, message: "bad key" }]);
     const llm = createOpenAiLlm({ model: "m", apiKey: "k", baseURL: s.baseURL, maxRetries: 3 });
-    await expect(llm.complete({ messages })).rejects.toThrow(/401/);
+    await expect(llm.complete({ messages })).rejects.toMatchObject({ kind: "auth", httpStatus: 401, message: "401 bad key" });
     expect(s.received).toHaveLength(1);
   });
 });
