@@ -135,11 +135,12 @@ const Price = describe(Schema.Finite.pipe(Schema.greaterThanOrEqualTo(0)), "a pr
 
 export const ModelPriceSchema = describe(
   Schema.Struct({
-    input: Schema.propertySignature(Price).annotations({ description: "USD per 1M prompt tokens." }),
-    output: Schema.propertySignature(Price).annotations({ description: "USD per 1M completion tokens." }),
-    cached_input: Schema.optional(Price).annotations({ description: "USD per 1M prompt tokens served from the provider's cache (default: the input price)." }),
+    // No description of their own: a missing one is then reported as "expected a price ...".
+    input: Price,
+    output: Price,
+    cached_input: Schema.optional(Price),
   }),
-  "a mapping with input, output and optionally cached_input (US dollars per 1 million tokens)",
+  "a mapping with input (prompt tokens), output (completion tokens) and optionally cached_input (prompt tokens served from the provider's cache), in US dollars per 1 million tokens",
 );
 
 export const PricingSchema = describe(

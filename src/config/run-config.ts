@@ -281,12 +281,13 @@ const looksSecret = (key: string) => /key|token|secret|password/i.test(key) && k
 function secretProblems(source: ConfigSource, raw: Raw): string[] {
   const llm = raw.llm;
   if (!isKwargs(llm)) return [];
-  const found: Array<{ readonly path: readonly string[]; readonly fixKey: string }> = Object.keys(llm)
-    .filter(looksSecret)
-    .map((k) => ({ path: ["llm", k], fixKey: "llm.api_key_env" }));
-  for (const role of LLM_ROLES) {
-    const overrides = llm[role];
-    if (isKwargs(overrides)) for (const k of Object.keys(overrides).filter(looksSecret)) found.push({ path: ["llm", role, k], fixKey: `llm.${role}.api_key_env` });
+  // In file order, role overrides where they stand.
+  const found: Array<{ readonly path: readonly string[]; readonly fixKey: string }> = [];
+  for (const [key, value] of Object.entries(llm)) {
+    if (looksSecret(key)) found.push({ path: ["llm", key], fixKey: "llm.api_key_env" });
+    else if ((LLM_ROLES as readonly string[]).includes(key) && isKwargs(value)) {
+      for (const k of Object.keys(value).filter(looksSecret)) found.push({ path: ["llm", key, k], fixKey: `llm.${key}.api_key_env` });
+    }
   }
   const fix = (fixKey: string) =>
     `secrets do not belong in config files (they are copied into every run directory); set ${fixKey} to the name of an environment variable that holds it`;
