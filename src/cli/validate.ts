@@ -1,7 +1,8 @@
 /**
  * `trace-bench validate`: every check that needs no run (spec §1.3). Prints one verdict line per
  * trainer problem and task, and with --strict also kwargs, trainables, the job matrix and a
- * manifest under the runs dir. Exit 1 when any check failed.
+ * manifest under the runs dir. In mode real a missing API key is a warning, with --strict a failed
+ * check. Exit 1 when any check failed.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import { pythonPrettyJson } from "../codec/python-json.js";
 import { loadRunConfig, type RunConfig, type TaskEntry } from "../config/run-config.js";
 import { computeConfigHash, configSnapshot, newRunId } from "../config/snapshot.js";
 import { gitHeadSha } from "../engine/run-environment.js";
+import { missingApiKeys, resolveLlmRoles } from "../llm/llm-roles.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { GUIDE_NAMES, LOGGER_NAMES, isNoLogger } from "../opt/component-names.js";
 import { OPTIMIZER_NAMES } from "../opt/optimizers/optimizer-registry.js";
@@ -31,7 +33,7 @@ export const spec: VerbSpec = {
     config: CONFIG_FLAG,
     root: ROOT_FLAG,
     bench: { ...BENCH_FLAG, description: "Only validate tasks of these suites (same values as list-tasks --bench)." },
-    strict: { type: "boolean", description: "Deep checks, and write <runs-dir>/<run_id>/meta/manifest.json." },
+    strict: { type: "boolean", description: "Deep checks (in mode real a missing API key fails too), and write <runs-dir>/<run_id>/meta/manifest.json." },
     "runs-dir": { ...RUNS_DIR_FLAG, description: "Where --strict writes its manifest (default: the config's runs_dir)." },
   },
 };
@@ -68,6 +70,14 @@ export async function execute(args: ParsedArgs): Promise<number> {
     lines.push(`[FAIL] ${line}`);
     errors++;
   };
+
+  // A missing key would stop a real run at its first call; --strict treats that as a failed check.
+  if (loaded.config.mode === "real") {
+    for (const problem of missingApiKeys(resolveLlmRoles(loaded.config.llm, process.env), process.env)) {
+      if (strict) fail(problem);
+      else process.stderr.write(`trace-bench: warning: ${problem}\n`);
+    }
+  }
 
   for (const trainer of loaded.config.trainers) {
     const info = findTrainer(trainer.id);

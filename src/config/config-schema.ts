@@ -83,18 +83,69 @@ export const TrainerEntrySchema = describe(
   "a trainer id (e.g. PrioritySearch) or a mapping with id, params_variants, optimizer, guide and logger",
 );
 
+const PositiveSeconds = describe(Schema.Finite.pipe(Schema.greaterThan(0)), "a number of seconds > 0");
+const RequestsPerMinute = describe(Schema.NullOr(Schema.Finite.pipe(Schema.greaterThan(0))), "a number > 0, or null (no limit)");
+
+/** Where one role's LLM is and how it is called; every key falls back to the llm block's own. */
+const llmEndpointFields = {
+  provider: Schema.optional(OptionalText).annotations({ description: "openai or openrouter (picks the default key variable and, for openrouter, the base URL)." }),
+  model: Schema.optional(OptionalText).annotations({ description: "Model name. Default: $TRACE_LITELLM_MODEL, else $DEFAULT_LITELLM_MODEL, else gpt-4o." }),
+  base_url: Schema.optional(OptionalText).annotations({ description: "OpenAI-compatible server URL. Default: $OPENAI_BASE_URL, else $OPENAI_API_BASE, else the provider's." }),
+  api_base: Schema.optional(OptionalText).annotations({ description: "Alias of base_url." }),
+  api_key_env: Schema.optional(OptionalText).annotations({ description: "The NAME of the environment variable holding the API key (default OPENAI_API_KEY, or OPENROUTER_API_KEY for openrouter). Never the key itself." }),
+  timeout_seconds: Schema.optional(PositiveSeconds).annotations({ description: "Time limit of one LLM call, in seconds (default 120)." }),
+  max_retries: Schema.optional(Count).annotations({ description: "Retries of a call after a rate limit, timeout, network or server error (default 5)." }),
+  max_concurrency: Schema.optional(Positive).annotations({ description: "Requests in flight at once to one model, shared by all jobs of the run (default 8)." }),
+  requests_per_minute: Schema.optional(RequestsPerMinute).annotations({ description: "Requests started per minute to one model, shared by all jobs; null = no limit (the default)." }),
+};
+
+const LlmRoleSchema = describe(
+  Schema.NullOr(Schema.Struct(llmEndpointFields)),
+  "a mapping with provider, model, base_url, api_key_env, timeout_seconds, max_retries, max_concurrency and requests_per_minute, or null",
+);
+
 export const LlmSchema = describe(
   Schema.NullOr(
     Schema.Struct({
-      provider: Schema.optional(OptionalText),
-      model: Schema.optional(OptionalText),
-      base_url: Schema.optional(OptionalText),
-      api_base: Schema.optional(OptionalText),
-      api_key_env: Schema.optional(OptionalText),
+      ...llmEndpointFields,
       dspy_model: Schema.optional(OptionalText),
+      optimizer: Schema.optional(LlmRoleSchema).annotations({ description: "Overrides for the optimizer's LLM; keys not given come from the llm block." }),
+      agent: Schema.optional(LlmRoleSchema).annotations({ description: "Overrides for the agent's LLM (tasks that call an LLM themselves); keys not given come from the llm block." }),
     }),
   ),
-  "a mapping with provider, model, base_url and api_key_env, or null",
+  "a mapping with provider, model, base_url, api_key_env, timeouts and limits, optimizer and agent, or null",
+);
+
+const TokenLimit = describe(Schema.NullOr(Positive), "a whole number of tokens ≥ 1, or null (no limit)");
+const CostLimit = describe(Schema.NullOr(Schema.Finite.pipe(Schema.greaterThan(0))), "a number of US dollars > 0, or null (no limit)");
+
+export const BudgetSchema = describe(
+  Schema.NullOr(
+    Schema.Struct({
+      max_tokens_per_job: Schema.optional(TokenLimit).annotations({ description: "A job stops once its LLM calls used this many tokens (prompt + completion)." }),
+      max_cost_per_job: Schema.optional(CostLimit).annotations({ description: "A job stops once its LLM calls cost this many US dollars (see pricing)." }),
+      max_tokens_per_run: Schema.optional(TokenLimit).annotations({ description: "No job starts, and running ones stop, once the run used this many tokens." }),
+      max_cost_per_run: Schema.optional(CostLimit).annotations({ description: "No job starts, and running ones stop, once the run cost this many US dollars." }),
+    }),
+  ),
+  "a mapping with max_tokens_per_job, max_cost_per_job, max_tokens_per_run and max_cost_per_run, or null",
+);
+
+const Price = describe(Schema.Finite.pipe(Schema.greaterThanOrEqualTo(0)), "a price in US dollars per 1 million tokens ≥ 0");
+
+export const ModelPriceSchema = describe(
+  Schema.Struct({
+    // No description of their own: a missing one is then reported as "expected a price ...".
+    input: Price,
+    output: Price,
+    cached_input: Schema.optional(Price),
+  }),
+  "a mapping with input (prompt tokens), output (completion tokens) and optionally cached_input (prompt tokens served from the provider's cache), in US dollars per 1 million tokens",
+);
+
+export const PricingSchema = describe(
+  Schema.NullOr(Schema.Record({ key: Schema.String, value: ModelPriceSchema })),
+  "a mapping of model name to {input, output, cached_input}, or null",
 );
 
 export const RawConfigSchema = Schema.Struct({
@@ -114,7 +165,14 @@ export const RawConfigSchema = Schema.Struct({
   eval_kwargs: Schema.optional(OptionalKwargs).annotations({ description: "Default task build arguments, merged under each task’s own eval_kwargs." }),
   trainer_kwargs: Schema.optional(describe(Schema.NullOr(ParamsVariantSchema), "a mapping of trainer keyword arguments, or null")).annotations({ description: "Default trainer keyword arguments, merged under every params variant." }),
   optimizer_kwargs: Schema.optional(OptimizerKwargs).annotations({ description: "Default optimizer keyword arguments, merged under every trainer’s optimizer_kwargs." }),
-  llm: Schema.optional(LlmSchema).annotations({ description: "The LLM for mode real: provider, model, base_url (alias api_base), api_key_env (the NAME of the variable holding the key)." }),
+  llm: Schema.optional(LlmSchema).annotations({
+    description:
+      "The LLM for mode real: provider, model, base_url (alias api_base), api_key_env (the NAME of the variable holding the key), timeout_seconds, max_retries, max_concurrency, requests_per_minute; optimizer and agent override any of them for that role.",
+  }),
+  budget: Schema.optional(BudgetSchema).annotations({ description: "Token and cost limits per job and per run; each null or absent = no limit." }),
+  pricing: Schema.optional(PricingSchema).annotations({
+    description: "Model prices in US dollars per 1 million tokens, {input, output, cached_input}; they replace or add to the shipped table (configs/pricing.yaml).",
+  }),
   tags: Schema.optional(
     describe(Schema.NullOr(Schema.Array(describe(Schema.Union(Schema.String, Schema.Number, Schema.Boolean), "a tag"))), "a list of tags, or null"),
   ).annotations({ description: "Free labels copied into the manifest and summary." }),
@@ -128,7 +186,7 @@ export const RawConfigSchema = Schema.Struct({
 
 export type RawConfig = Schema.Schema.Type<typeof RawConfigSchema>;
 
-/** Keys a task / trainer / llm mapping may have; anything else is warned about. */
+/** Keys each mapping may have; anything else is warned about. */
 export const KNOWN_KEYS = {
   top: Object.keys(RawConfigSchema.fields),
   task: ["id", "key", "task", "eval_kwargs"],
@@ -149,5 +207,8 @@ export const KNOWN_KEYS = {
     "eval_kwargs",
     ...LEGACY_KNOB_SPELLINGS,
   ],
-  llm: ["provider", "model", "base_url", "api_base", "api_key_env", "dspy_model"],
+  llm: ["provider", "model", "base_url", "api_base", "api_key_env", "dspy_model", "timeout_seconds", "max_retries", "max_concurrency", "requests_per_minute", "optimizer", "agent"],
+  llmRole: Object.keys(llmEndpointFields),
+  budget: ["max_tokens_per_job", "max_cost_per_job", "max_tokens_per_run", "max_cost_per_run"],
+  price: ["input", "output", "cached_input"],
 } as const;

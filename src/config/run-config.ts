@@ -32,13 +32,45 @@ export interface TrainerEntry {
   readonly logger_kwargs: Kwargs;
 }
 
-export interface LlmConfig {
+/**
+ * One role's LLM as the config gives it; absent keys mean "the llm block's, else the default"
+ * (defaults are applied by `src/llm/llm-roles.ts`, so the snapshot holds only what was written).
+ */
+export interface LlmEndpointConfig {
   readonly provider?: string | null;
   readonly model?: string | null;
   readonly base_url?: string | null;
   readonly api_base?: string | null;
   readonly api_key_env?: string | null;
+  /** Seconds per call (default 120). */
+  readonly timeout_seconds?: number;
+  /** Default 5. */
+  readonly max_retries?: number;
+  /** Requests in flight per model, shared by all jobs (default 8). */
+  readonly max_concurrency?: number;
+  /** Per model, shared by all jobs; null = no limit (the default). */
+  readonly requests_per_minute?: number | null;
+}
+
+export interface LlmConfig extends LlmEndpointConfig {
   readonly dspy_model?: string | null;
+  readonly optimizer?: LlmEndpointConfig | null;
+  readonly agent?: LlmEndpointConfig | null;
+}
+
+/** Token and cost limits (US dollars); null = no limit. */
+export interface BudgetConfig {
+  readonly max_tokens_per_job: number | null;
+  readonly max_cost_per_job: number | null;
+  readonly max_tokens_per_run: number | null;
+  readonly max_cost_per_run: number | null;
+}
+
+/** US dollars per 1 million tokens. */
+export interface ModelPriceConfig {
+  readonly input: number;
+  readonly output: number;
+  readonly cached_input?: number;
 }
 
 export interface RunConfig {
@@ -53,6 +85,9 @@ export interface RunConfig {
   readonly job_timeout: number | null;
   readonly tasks: readonly TaskEntry[];
   readonly llm: LlmConfig;
+  readonly budget: BudgetConfig;
+  /** The config's `pricing:` entries, which replace or add to the shipped price table. */
+  readonly pricing: Readonly<Record<string, ModelPriceConfig>>;
   readonly tags: readonly string[];
   readonly trainers: readonly TrainerEntry[];
   readonly eval_kwargs: Kwargs;
@@ -69,6 +104,7 @@ export interface LoadedConfig {
 
 export const DEFAULT_SEED = 123;
 export const DEFAULT_TRAINER = "PrioritySearch";
+export const NO_BUDGET: BudgetConfig = { max_tokens_per_job: null, max_cost_per_job: null, max_tokens_per_run: null, max_cost_per_run: null };
 
 type Raw = Record<string, unknown>;
 
@@ -78,7 +114,13 @@ const KNOWN = {
   task: new Set<string>(KNOWN_KEYS.task),
   trainer: new Set<string>(KNOWN_KEYS.trainer),
   llm: new Set<string>(KNOWN_KEYS.llm),
+  llmRole: new Set<string>(KNOWN_KEYS.llmRole),
+  budget: new Set<string>(KNOWN_KEYS.budget),
+  price: new Set<string>(KNOWN_KEYS.price),
 };
+
+/** The llm block's mappings that describe one role: the block itself and its overrides. */
+const LLM_ROLES = ["optimizer", "agent"] as const;
 
 /** First key of `keys` that is present (not undefined) in `raw`. */
 function firstPresent(raw: Raw, keys: readonly string[]): unknown {
@@ -106,7 +148,7 @@ function locate(source: ConfigSource, path: readonly PropertyKey[]): string {
 
 /** What a config holds that is ignored: unknown keys of one mapping, or a trainer's eval_kwargs. */
 type IgnoredPart =
-  | { readonly kind: "unknown keys"; readonly path: readonly PropertyKey[]; readonly keys: readonly string[] }
+  | { readonly kind: "unknown keys"; readonly path: readonly PropertyKey[]; readonly keys: readonly string[]; readonly shape?: string }
   | { readonly kind: "trainer eval_kwargs"; readonly index: number };
 
 /** The shape of a key path with list indices left out, so that every list entry's findings are one kind. */
@@ -114,10 +156,10 @@ const pathShape = (path: readonly PropertyKey[]): string => path.map((s) => (typ
 
 function unknownKeyWarnings(source: ConfigSource, raw: Raw): string[] {
   const found: IgnoredPart[] = [];
-  const check = (value: unknown, known: ReadonlySet<string>, path: readonly PropertyKey[]) => {
+  const check = (value: unknown, known: ReadonlySet<string>, path: readonly PropertyKey[], shape?: string) => {
     if (!isKwargs(value)) return;
     const keys = Object.keys(value).filter((k) => !known.has(k));
-    if (keys.length > 0) found.push({ kind: "unknown keys", path, keys });
+    if (keys.length > 0) found.push({ kind: "unknown keys", path, keys, ...(shape === undefined ? {} : { shape }) });
   };
   check(raw, KNOWN.top, []);
   (Array.isArray(raw.tasks) ? raw.tasks : []).forEach((t, i) => check(t, KNOWN.task, ["tasks", i]));
@@ -126,6 +168,10 @@ function unknownKeyWarnings(source: ConfigSource, raw: Raw): string[] {
     if (isKwargs(t) && t.eval_kwargs !== undefined) found.push({ kind: "trainer eval_kwargs", index: i });
   });
   check(raw.llm, KNOWN.llm, ["llm"]);
+  if (isKwargs(raw.llm)) for (const role of LLM_ROLES) check(raw.llm[role], KNOWN.llmRole, ["llm", role]);
+  check(raw.budget, KNOWN.budget, ["budget"]);
+  // Model names are keys, so all price entries are one kind: 50,000 bad entries make one summary line.
+  if (isKwargs(raw.pricing)) for (const [model, price] of Object.entries(raw.pricing)) check(price, KNOWN.price, ["pricing", model], "pricing.*");
 
   const where = (path: readonly PropertyKey[]) => (path.length === 0 ? "at the top level" : `in ${formatKeyPath(path)}`);
   const pathOf = (part: IgnoredPart) => (part.kind === "unknown keys" ? part.path : ["trainers", part.index, "eval_kwargs"]);
@@ -133,7 +179,7 @@ function unknownKeyWarnings(source: ConfigSource, raw: Raw): string[] {
   const evalFix = "eval_kwargs belong to a task entry or the top level";
   return compactByKind(
     found,
-    (part) => `${part.kind} ${pathShape(pathOf(part))}`,
+    (part) => `${part.kind} ${part.kind === "unknown keys" && part.shape !== undefined ? part.shape : pathShape(pathOf(part))}`,
     (part) =>
       part.kind === "unknown keys"
         ? `${locateFirst(part)}: unknown key${part.keys.length > 1 ? "s" : ""} ${listNames(part.keys.map((k) => `'${k}'`))} ${where(part.path)} (ignored)`
@@ -229,16 +275,64 @@ function normalizeSeeds(source: ConfigSource, raw: Raw): number[] {
   return seeds;
 }
 
+const looksSecret = (key: string) => /key|token|secret|password/i.test(key) && key !== "api_key_env";
+
+/** Keys in the llm block or its role overrides that look like they hold a secret. */
 function secretProblems(source: ConfigSource, raw: Raw): string[] {
   const llm = raw.llm;
   if (!isKwargs(llm)) return [];
-  const fix =
-    "secrets do not belong in config files (they are copied into every run directory); set llm.api_key_env to the name of an environment variable that holds it";
+  // In file order, role overrides where they stand.
+  const found: Array<{ readonly path: readonly string[]; readonly fixKey: string }> = [];
+  for (const [key, value] of Object.entries(llm)) {
+    if (looksSecret(key)) found.push({ path: ["llm", key], fixKey: "llm.api_key_env" });
+    else if ((LLM_ROLES as readonly string[]).includes(key) && isKwargs(value)) {
+      for (const k of Object.keys(value).filter(looksSecret)) found.push({ path: ["llm", key, k], fixKey: `llm.${key}.api_key_env` });
+    }
+  }
+  const fix = (fixKey: string) =>
+    `secrets do not belong in config files (they are copied into every run directory); set ${fixKey} to the name of an environment variable that holds it`;
   return compactByKind(
-    Object.keys(llm).filter((k) => /key|token|secret|password/i.test(k) && k !== "api_key_env"),
+    found,
     () => "secret",
-    (k) => `${locate(source, ["llm", k])}: llm.${k}: ${fix}`,
-    (rest) => `${locate(source, ["llm", rest[0]!])}: ${listNames(rest.map((k) => `llm.${k}`))}: ${fix}`,
+    (f) => `${locate(source, f.path)}: ${f.path.join(".")}: ${fix(f.fixKey)}`,
+    (rest) => `${locate(source, rest[0]!.path)}: ${listNames(rest.map((f) => f.path.join(".")))}: ${fix(rest[0]!.fixKey)}`,
+  );
+}
+
+const LLM_NUMBER_KEYS = ["timeout_seconds", "max_retries", "max_concurrency", "requests_per_minute"] as const;
+
+/** The llm block as written, with its number keys as plain numbers (integral floats arrive as `PyFloat`). */
+function normalizeLlm(raw: unknown): LlmConfig {
+  if (!isKwargs(raw)) return {};
+  const plainNumbers = (block: Kwargs): Kwargs => {
+    const copy = cloneValue(block);
+    for (const key of LLM_NUMBER_KEYS) if (copy[key] !== undefined) copy[key] = toPlain(copy[key]);
+    return copy;
+  };
+  const llm = plainNumbers(raw);
+  for (const role of LLM_ROLES) if (isKwargs(llm[role])) llm[role] = plainNumbers(llm[role]);
+  return llm as LlmConfig;
+}
+
+function normalizeBudget(raw: unknown): BudgetConfig {
+  if (!isKwargs(raw)) return NO_BUDGET;
+  const limit = (key: keyof BudgetConfig) => (raw[key] === undefined || raw[key] === null ? null : Number(toPlain(raw[key])));
+  return {
+    max_tokens_per_job: limit("max_tokens_per_job"),
+    max_cost_per_job: limit("max_cost_per_job"),
+    max_tokens_per_run: limit("max_tokens_per_run"),
+    max_cost_per_run: limit("max_cost_per_run"),
+  };
+}
+
+function normalizePricing(raw: unknown): Record<string, ModelPriceConfig> {
+  if (!isKwargs(raw)) return {};
+  return Object.fromEntries(
+    Object.entries(raw).map(([model, entry]) => {
+      const price = entry as Kwargs;
+      const cached = price.cached_input;
+      return [model, { input: Number(toPlain(price.input)), output: Number(toPlain(price.output)), ...(cached === undefined ? {} : { cached_input: Number(toPlain(cached)) }) }];
+    }),
   );
 }
 
@@ -261,7 +355,6 @@ export function resolveRunConfig(source: ConfigSource): LoadedConfig {
       ? trainersRaw.map((t, i) => normalizeTrainer(source, t, i, trainerKwargs, raw.optimizer_kwargs))
       : [normalizeTrainer(source, DEFAULT_TRAINER, 0, trainerKwargs, raw.optimizer_kwargs)];
   const jobTimeout = firstPresent(raw, ["job_timeout", "job-timeout"]);
-  const llm = isKwargs(raw.llm) ? (cloneValue(raw.llm) as LlmConfig) : {};
 
   const config: RunConfig = {
     run_id: (raw.run_id as string | null | undefined) ?? null,
@@ -273,7 +366,9 @@ export function resolveRunConfig(source: ConfigSource): LoadedConfig {
     resume: (raw.resume as ResumeMode | undefined) ?? "auto",
     job_timeout: jobTimeout === undefined || jobTimeout === null ? null : Number(toPlain(jobTimeout)),
     tasks: tasksRaw.map((t, i) => normalizeTask(source, t, i, evalKwargs)),
-    llm,
+    llm: normalizeLlm(raw.llm),
+    budget: normalizeBudget(raw.budget),
+    pricing: normalizePricing(raw.pricing),
     tags: Array.isArray(raw.tags) ? raw.tags.map(pythonStr) : [],
     trainers,
     eval_kwargs: evalKwargs,

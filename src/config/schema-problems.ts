@@ -59,8 +59,12 @@ export function schemaProblems(issue: ParseResult.ParseIssue, path: readonly Pro
       if (inner.length > 0) return inner.flatMap((child) => schemaProblems(child, path));
       return [{ path, expected: expectedOf(issue.ast), found: issue.actual }];
     }
-    case "Missing":
-      return [{ path, expected: expectedOf(issue.ast as unknown as SchemaAST.AST), found: undefined }];
+    case "Missing": {
+      // A missing key's issue carries the key's property signature, not its type.
+      const ast = issue.ast as unknown as SchemaAST.AST | SchemaAST.PropertySignature;
+      const type = ast instanceof SchemaAST.PropertySignature && Option.isNone(SchemaAST.getDescriptionAnnotation(ast)) ? ast.type : ast;
+      return [{ path, expected: expectedOf(type as SchemaAST.AST), found: undefined }];
+    }
     case "Unexpected":
       return [{ path, expected: "no such key", found: issue.actual }];
     case "Type":

@@ -35,6 +35,9 @@ export function configSnapshot(config: RunConfig): ConfigSnapshot {
     })),
     eval_kwargs: cloneValue(config.eval_kwargs),
     trainer_kwargs: cloneValue(config.trainer_kwargs),
+    // Only when set, so a config without them snapshots (and hashes) as the original's does.
+    ...(Object.values(config.budget).some((limit) => limit !== null) ? { budget: { ...config.budget } } : {}),
+    ...(Object.keys(config.pricing).length > 0 ? { pricing: cloneValue(config.pricing) } : {}),
   };
 }
 
@@ -46,11 +49,33 @@ function without(snapshot: ConfigSnapshot, keys: readonly string[]): ConfigSnaps
  * Snapshot keys that say how a run executes, not what it computes. Leaving them out of
  * `config_hash` lets a run interrupted at `--max-workers 2` be resumed at `--max-workers 8`.
  */
-const EXECUTION_ONLY_KEYS = ["run_id", "runs_dir", "max_workers", "resume", "fail_fast"] as const;
+const EXECUTION_ONLY_KEYS = ["run_id", "runs_dir", "max_workers", "resume", "fail_fast", "budget", "pricing"] as const;
+
+/**
+ * The same for the llm block and its role overrides: a run stopped by a rate limit or a budget
+ * can be resumed with other limits. Budgets and prices (above) likewise.
+ */
+const EXECUTION_ONLY_LLM_KEYS = ["timeout_seconds", "max_retries", "max_concurrency", "requests_per_minute"] as const;
+
+function withoutExecutionOnlyLlmKeys(llm: unknown): unknown {
+  if (typeof llm !== "object" || llm === null || Array.isArray(llm)) return llm;
+  const kept = without(llm as ConfigSnapshot, EXECUTION_ONLY_LLM_KEYS);
+  for (const role of ["optimizer", "agent"]) {
+    const overrides = kept[role];
+    if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides)) continue;
+    const rest = without(overrides as ConfigSnapshot, EXECUTION_ONLY_LLM_KEYS);
+    // An override that only set limits is no override of what is computed.
+    if (Object.keys(rest).length === 0) delete kept[role];
+    else kept[role] = rest;
+  }
+  return kept;
+}
 
 /** Identifies "the same experiment": 16 hex characters over the snapshot's experiment-defining keys. */
 export function computeConfigHash(snapshot: ConfigSnapshot): string {
-  return sha256Hex(canonicalJson(without(snapshot, EXECUTION_ONLY_KEYS))).slice(0, 16);
+  const experiment = without(snapshot, EXECUTION_ONLY_KEYS);
+  if ("llm" in experiment) experiment.llm = withoutExecutionOnlyLlmKeys(experiment.llm);
+  return sha256Hex(canonicalJson(experiment)).slice(0, 16);
 }
 
 /** A fresh run id for this snapshot (the snapshot's own run_id is not hashed). */

@@ -133,4 +133,42 @@ describe("validate", () => {
     expect(r.stderr).toContain(`trace-bench: warning: ${config}:3: unknown key 'workers' at the top level (ignored)`);
     expect(r.stdout).toContain("[OK] internal:numeric_param");
   });
+
+  it("in mode real a missing API key is a warning, and with --strict a failed check naming the variable", () => {
+    const dir = tempDir();
+    const variable = "TRACE_BENCH_E2E_UNSET_KEY";
+    const config = writeConfig(dir, `mode: real\nllm:\n  api_key_env: ${variable}\ntasks: [internal:numeric_param]\ntrainers: [PrioritySearch]\n`);
+    const problem = `llm.api_key_env: mode real needs an API key in the environment variable ${variable}; set it (a .env file works too), or name another variable with llm.api_key_env`;
+    const env = { [variable]: undefined };
+
+    const plain = runCli(["validate", "--config", config], { env });
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).toContain(`trace-bench: warning: ${problem}\n`);
+    expect(plain.stdout).not.toContain("[FAIL]");
+
+    const strict = runCli(["validate", "--config", config, "--strict", "--runs-dir", dir], { env });
+    expect(strict.code).toBe(1);
+    expect(strict.stdout.split("\n")).toContain(`[FAIL] ${problem}`);
+    expect(strict.stderr).not.toContain(problem);
+
+    const withKey = runCli(["validate", "--config", config, "--strict", "--runs-dir", dir], { env: { [variable]: "sk-test" } });
+    expect(withKey.code).toBe(0);
+    expect(withKey.stdout + withKey.stderr).not.toContain(variable);
+  });
+
+  it("a role's own key variable is reported for that role; mode stub needs no key", () => {
+    const dir = tempDir();
+    const llm = "llm:\n  api_key_env: TRACE_BENCH_E2E_SET_KEY\n  optimizer:\n    api_key_env: TRACE_BENCH_E2E_OPT_KEY\n";
+    const env = { TRACE_BENCH_E2E_SET_KEY: "sk-test", TRACE_BENCH_E2E_OPT_KEY: undefined };
+    const real = writeConfig(dir, `mode: real\n${llm}tasks: [internal:numeric_param]\n`);
+    const r = runCli(["validate", "--config", real, "--strict", "--runs-dir", dir], { env });
+    expect(r.code).toBe(1);
+    expect(r.stdout.split("\n").filter((l) => l.includes("API key"))).toEqual([
+      "[FAIL] llm.optimizer.api_key_env: mode real needs an API key for the optimizer in the environment variable TRACE_BENCH_E2E_OPT_KEY; set it (a .env file works too), or name another variable with llm.optimizer.api_key_env",
+    ]);
+    const stub = writeConfig(dir, `mode: stub\n${llm}tasks: [internal:numeric_param]\n`);
+    const s = runCli(["validate", "--config", stub, "--strict", "--runs-dir", dir], { env });
+    expect(s.code).toBe(0);
+    expect(s.stdout + s.stderr).not.toContain("API key");
+  });
 });

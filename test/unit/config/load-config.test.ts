@@ -29,6 +29,8 @@ describe("defaults (§2.1)", () => {
       job_timeout: null,
       tasks: [{ id: "internal:numeric_param", eval_kwargs: {} }],
       llm: {},
+      budget: { max_tokens_per_job: null, max_cost_per_job: null, max_tokens_per_run: null, max_cost_per_run: null },
+      pricing: {},
       tags: [],
       trainers: [
         {
