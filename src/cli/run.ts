@@ -2,6 +2,7 @@
  * `trace-bench run`: runs the job matrix of a config (spec §1.1, §1.3). Exit codes: 0 every job
  * ok or skipped, 1 some job failed or timed out, 2 usage/config error, 130 interrupted.
  */
+import { rmdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { UsageError } from "./args.js";
@@ -10,12 +11,16 @@ import { loadTaskRegistry } from "../../adapters/tasks/index.js";
 import type { ResumeMode } from "../config/run-config.js";
 import * as Layer from "effect/Layer";
 import { startRun, type RunReport } from "../engine/run-invocation.js";
-import { planRun } from "../engine/run-plan.js";
+import { planRun, type RunPlan } from "../engine/run-plan.js";
+import { ConfigError } from "../config/config-error.js";
 import { LlmSource, TaskSource, TrainerSource } from "../engine/run-services.js";
 import type { LlmError } from "../llm/llm-error.js";
+import { preflight } from "../llm/preflight.js";
+import { costOf, loadPriceTable, priceOf } from "../llm/pricing.js";
 import { RunCalls } from "../llm/run-calls.js";
 import { findTrainer } from "../opt/trainer-catalog.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
+import { reportedCost, zeroTokens, type RunState } from "../events/run-state.js";
 import { ProgressReporter } from "./progress-reporter.js";
 import { llmFactory } from "../../adapters/llm/index.js";
 
@@ -43,6 +48,26 @@ function numberFlag(args: ParsedArgs, name: string, check: (n: number) => boolea
   return value;
 }
 
+/** What the run's LLM calls cost, every attempt (replayed replies are free): tokens, and USD when every model has a price. */
+function spendingLine(state: RunState): string {
+  let calls = 0;
+  let failed = 0;
+  let aborted = 0;
+  const tokens = zeroTokens();
+  for (const use of state.llmByModel.values()) {
+    calls += use.calls;
+    failed += use.failed;
+    aborted += use.aborted;
+    tokens.prompt_tokens += use.tokens.prompt_tokens;
+    tokens.completion_tokens += use.tokens.completion_tokens;
+    tokens.total_tokens += use.tokens.total_tokens;
+  }
+  const cost = reportedCost({ usd: [...state.llmByModel.values()].reduce((sum, u) => sum + u.cost.usd, 0), unknown: [...state.llmByModel.values()].some((u) => u.cost.unknown) });
+  const trouble = [failed > 0 ? `${failed} failed` : "", aborted > 0 ? `${aborted} aborted` : ""].filter(Boolean).join(", ");
+  const usd = cost === null ? "cost unknown (a model has no price; see configs/pricing.yaml)" : `$${cost.toFixed(4)}`;
+  return `LLM: ${calls} calls${trouble ? ` (${trouble})` : ""}, ${tokens.total_tokens} tokens (${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion), ${usd}`;
+}
+
 export function summaryLines(report: RunReport, configPath: string): string[] {
   const dir = report.plan.runDir;
   const counts = new Map<string, number>();
@@ -53,12 +78,14 @@ export function summaryLines(report: RunReport, configPath: string): string[] {
   const tally = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
   // The log holds everything; say so when some files could not be brought level with it.
   const behind = report.behind.length === 0 ? [] : [`Reports behind the log (${report.behind.join(", ")}): rebuild them with trace-bench replay ${dir}`];
+  const spending = [spendingLine(report.state)];
   if (report.interrupted) {
     const done = report.state.orderedJobs().filter((j) => j.finished && j.finished.status !== "cancelled").length;
     return [
       `Run interrupted: ${report.plan.runId} (${done}/${report.plan.jobs.length} jobs done; ${tally})`,
       `Run dir: ${dir}`,
       `Resume with: trace-bench run --config ${configPath} --run-id ${report.plan.runId}`,
+      ...spending,
       ...behind,
     ];
   }
@@ -71,6 +98,7 @@ export function summaryLines(report: RunReport, configPath: string): string[] {
     `Summary: ${join(dir, RUN_FILES.summary_json)}`,
     `Leaderboard: ${join(dir, RUN_FILES.leaderboard_csv)}`,
     `Files index: ${join(dir, RUN_FILES.files_index)}`,
+    ...spending,
     ...behind,
   ];
 }
@@ -79,6 +107,16 @@ export function exitCodeOf(report: RunReport): number {
   if (report.interrupted) return 130;
   const bad = report.state.orderedJobs().some((j) => j.finished !== null && ["failed", "timeout", "cancelled"].includes(j.finished.status));
   return bad ? 1 : 0;
+}
+
+/** A new run that stops before its first event leaves no directory behind (a resumed one is kept). */
+function abandonFreshRunDir(plan: RunPlan): void {
+  if (plan.resuming) return;
+  try {
+    rmdirSync(plan.runDir);
+  } catch {
+    // Not empty or already gone: leave it.
+  }
 }
 
 export async function execute(args: ParsedArgs): Promise<number> {
@@ -103,11 +141,33 @@ export async function execute(args: ParsedArgs): Promise<number> {
 
   const progress = new ProgressReporter(process.stdout, plan.jobs.length);
   let stopRun = (_error: LlmError) => {};
-  const calls = new RunCalls({ journaling: plan.config.mode === "real", price: () => null, budget: {}, onRunStopped: (error) => stopRun(error) });
+  const prices = loadPriceTable(plan.config.pricing);
+  const calls = new RunCalls({
+    journaling: plan.config.mode === "real",
+    // The stub is free; a real model without a price costs null, never a guess.
+    price: plan.config.mode === "stub" ? () => 0 : (model, usage) => costOf(prices, model, usage),
+    budget: plan.config.budget,
+    onRunStopped: (error) => stopRun(error),
+  });
+  const forJob = llmFactory(plan.config);
+  if (plan.config.mode === "real") {
+    const llm = forJob(plan.jobs[0]!);
+    if ((plan.config.budget.max_cost_per_job ?? plan.config.budget.max_cost_per_run) != null && priceOf(prices, llm.model) === undefined) {
+      abandonFreshRunDir(plan);
+      throw new ConfigError({ problems: [`budget: a cost budget needs a price for model '${llm.model}'; add it under pricing: in the config (USD per 1M tokens: {input, output})`] });
+    }
+    const checked = await preflight(llm);
+    if (!checked.ok && checked.blocking) {
+      abandonFreshRunDir(plan);
+      process.stderr.write(`trace-bench: the LLM preflight request failed (${checked.error.kind}): ${checked.error.message}; no job was started\n`);
+      return 2;
+    }
+    if (!checked.ok) process.stderr.write(`trace-bench: warning: the LLM preflight request was refused (${checked.error.message}); starting the jobs anyway\n`);
+  }
   const sources = Layer.mergeAll(
     Layer.succeed(TaskSource, registry),
     Layer.succeed(TrainerSource, { find: findTrainer }),
-    Layer.succeed(LlmSource, { forJob: llmFactory(plan.config), calls }),
+    Layer.succeed(LlmSource, { forJob, calls }),
   );
   const handle = startRun(plan, sources, {
     onResume: (runId, done, total) => {

@@ -235,7 +235,13 @@ export function runJob(job: JobAttempt, options: JobRunOptions) {
       recorder.execute({ type: "Advance", event, facts: calls.abortInFlight(event.type === "TIME_OUT" ? "job_timeout" : "cancelled"), outcome: outcomeOf(job.spec, progress, started) });
 
     const work = phases(job.spec, recorder, progress, started, abort.signal, calls, trainingAbort.signal).pipe(
-      Effect.onInterrupt(() => Effect.sync(() => abort.abort(new Error("job interrupted")))),
+      Effect.onInterrupt(() =>
+        Effect.sync(() => {
+          // Interrupted at the deadline: the job timed out; otherwise the run was cancelled.
+          const timedOut = options.timeoutSeconds > 0 && performance.now() - started >= options.timeoutSeconds * 1000 - 1;
+          abort.abort(new Error(timedOut ? "job_timeout" : "cancelled"));
+        }),
+      ),
     );
     const limited =
       options.timeoutSeconds > 0 ? work.pipe(Effect.timeoutFail({ duration: Duration.seconds(options.timeoutSeconds), onTimeout: () => new JobTimedOut() })) : work;

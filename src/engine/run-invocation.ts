@@ -22,7 +22,7 @@ import { planInvocation } from "./invocation-plan.js";
 import { JobNotRecorded } from "./job-recorder.js";
 import { captureEnvironment, captureGit, llmInfo } from "./run-environment.js";
 import type { RunPlan } from "./run-plan.js";
-import { RunLog, type AppendError, type LlmSource, type TaskSource, type TrainerSource } from "./run-services.js";
+import { LlmSource, RunLog, type AppendError, type TaskSource, type TrainerSource } from "./run-services.js";
 import { RunSession } from "./run-session.js";
 import { superviseJobs } from "./supervisor.js";
 
@@ -106,6 +106,16 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       if (plan.resuming) hooks.onResume?.(plan.runId, invocation.alreadyDone, plan.jobs.length);
       yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, invocation.invocation, now())]), catch: (error) => error as AppendError });
 
+      // The run's budget counts what earlier invocations of this run already spent.
+      const calls = (yield* LlmSource).calls;
+      let priorTokens = 0;
+      let priorCost = 0;
+      for (const job of state.jobs.values()) {
+        priorTokens += job.allAttemptTokens.total_tokens;
+        priorCost += job.allAttemptCost.usd;
+      }
+      calls.addSpending(priorTokens, priorCost);
+
       const statuses = new Map<string, FinishedStatus | null>(plan.jobs.map((j) => [j.job_id, state.statusOf(j.job_id)]));
       const ranNow = new Map<string, FinishedStatus>();
       const runLog = Layer.succeed(
@@ -124,6 +134,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
           invocation: invocation.invocation,
           timeoutSeconds: plan.timeoutSeconds,
           onWarning: hooks.report,
+          mayStart: () => calls.runBudgetSpent() === null && calls.stoppedBy === null,
           onOutcome: (jobId, status) => {
             ranNow.set(jobId, status);
             statuses.set(jobId, status);
@@ -148,7 +159,14 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       if (Exit.isFailure(exit) && logError === null && !Exit.isInterrupted(exit)) return yield* Effect.die(Cause.squash(exit.cause));
 
       const notRun: Record<string, string> = { ...invocation.notRun };
-      const stopReason = logError !== null ? "log_error" : interruptedBy !== null ? "interrupted_before_start" : "fail_fast_stopped";
+      const stopReason =
+        logError !== null
+          ? "log_error"
+          : interruptedBy !== null
+            ? "interrupted_before_start"
+            : calls.runBudgetSpent() !== null
+              ? `run_budget_spent: ${calls.runBudgetSpent()}`
+              : "fail_fast_stopped";
       for (const job of invocation.jobs) if (!ranNow.has(job.spec.job_id)) notRun[job.spec.job_id] = stopReason;
       const closing: NewEvent =
         interruptedBy !== null || logError !== null

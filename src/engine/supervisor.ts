@@ -1,6 +1,7 @@
 /**
  * Runs the jobs of an invocation as fibers in a `FiberMap` keyed by job id, at most `maxWorkers`
- * at a time. Fail-fast stops starting new jobs after the first failure (running ones finish).
+ * at a time. Fail-fast stops starting new jobs after the first failure (running ones finish), and
+ * so does a spent run budget.
  * Interrupting the supervisor interrupts every running job (each records `cancelled`) and starts
  * no more. A job whose events the log refuses (`JobNotRecorded`) stops the whole invocation:
  * the other jobs are interrupted and the supervisor fails with that error.
@@ -17,6 +18,8 @@ export interface SupervisorOptions extends JobRunOptions {
   readonly failFast: boolean;
   /** A job's attempt ended (any status). */
   readonly onOutcome: (jobId: string, status: FinishedStatus) => void;
+  /** False once no new job may start (the run's budget is spent). */
+  readonly mayStart?: () => boolean;
 }
 
 export function superviseJobs(options: SupervisorOptions) {
@@ -41,7 +44,7 @@ export function superviseJobs(options: SupervisorOptions) {
         (job) =>
           Effect.gen(function* () {
             yield* slots.take(1);
-            if (stopped) return yield* slots.release(1);
+            if (stopped || options.mayStart?.() === false) return yield* slots.release(1);
             yield* FiberMap.run(fibers, job.spec.job_id, one(job));
           }),
         { discard: true },

@@ -38,16 +38,18 @@ describe("mode real: the openai client against an OpenAI-compatible server", () 
     const secret = "sk-secret-never-on-disk";
     const r = await runAsync(["run", "--config", config, "--runs-dir", dir, "--run-id", "real"], { FAKE_KEY: secret, OPENAI_API_KEY: "" });
     expect(r.code, r.stderr).toBe(0);
-    expect(server.received.length).toBe(4);
+    // The preflight request, then the job's four.
+    expect(server.received.length).toBe(5);
+    expect(JSON.stringify(server.received[0]!.body.messages)).toContain("Reply with the word OK.");
     expect(server.received.every((q) => q.authorization === `Bearer ${secret}` && q.body.model === "test-model")).toBe(true);
-    const prompt = String((server.received[0]!.body.messages as { content: string }[])[1]!.content);
+    const prompt = String((server.received[1]!.body.messages as { content: string }[])[1]!.content);
     expect(prompt).toContain("# Problem Context");
     expect(prompt).toContain('<solution name="value" type="float">');
 
     const runDir = join(dir, "real");
     const [row] = csvRows(join(runDir, "results.csv"));
     expect(row).toMatchObject({ status: "ok", score_val_initial: "-3.0", score_val: "0.0", llm_provider: "openai", llm_model: "test-model", tokens_estimated: "False" });
-    expect(Number(row!.total_tokens)).toBe((121 + 122 + 123 + 124));
+    expect(Number(row!.total_tokens)).toBe(122 + 123 + 124 + 125);
     for (const [path, content] of filesUnder(runDir)) expect(content.includes(secret), path).toBe(false);
     for (const name of readdirSync(runDir).filter((n) => n.startsWith("events.db"))) expect(readFileSync(join(runDir, name)).includes(secret), name).toBe(false);
     const calls = eventsOf(runDir).filter((e) => e.type === "LlmCallCompleted");

@@ -1,0 +1,204 @@
+/**
+ * Mode real end to end: the built CLI, the real `openai` client, a scripted OpenAI-compatible
+ * server on 127.0.0.1. Every request is in the log, totals agree everywhere, failures are honest,
+ * budgets stop jobs, Ctrl-C aborts a request in flight, and a killed run resumed from its journal
+ * sends no request twice.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLI, REPO_ROOT, tempDir } from "../support/cli.js";
+import { runCliAsync, describeRun } from "../support/crash-harness.js";
+import { startFakeOpenAiServer, type FakeOpenAiServer, type ReceivedRequest, type ServerStep } from "../support/fake-openai-server.js";
+import { csvRows, eventsOf, filesUnder } from "../support/run-dir.js";
+import { xmlReply } from "../support/scripted-llm.js";
+
+const KEY = "sk-test-never-written-anywhere-42";
+const servers: FakeOpenAiServer[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function server(script: readonly ServerStep[], fallback?: ServerStep): Promise<FakeOpenAiServer> {
+  const s = await startFakeOpenAiServer(script, fallback === undefined ? {} : { fallback });
+  servers.push(s);
+  return s;
+}
+
+/** A reply that depends only on the request: the same request always gets the same answer. */
+function deterministicReply(body: Record<string, unknown>): string {
+  const h = createHash("sha256").update(JSON.stringify(body.messages)).digest().readUInt32LE(0);
+  return xmlReply({ value: Math.round(((h % 1000) / 100 - 5) * 100) / 100 });
+}
+
+const isPreflight = (r: ReceivedRequest) => JSON.stringify(r.body.messages).includes("Reply with the word OK.");
+const work = (s: FakeOpenAiServer) => s.received.filter((r) => !isPreflight(r));
+
+function config(dir: string, s: FakeOpenAiServer, body: string, llmExtra = ""): string {
+  const path = join(dir, "real.yaml");
+  writeFileSync(path, `mode: real\nllm: {model: test-model, base_url: "${s.baseURL}", api_key_env: FAKE_KEY${llmExtra}}\npricing: {test-model: {input: 2, output: 10, cached_input: 1}}\n${body}`);
+  return path;
+}
+
+const run = (args: readonly string[], env: NodeJS.ProcessEnv = {}) => runCliAsync(args, { cwd: REPO_ROOT, env: { ...process.env, FAKE_KEY: KEY, OPENAI_API_KEY: "", ...env }, timeoutMs: 60_000 });
+
+const TWO_TRAINERS = "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 2}]\n  - id: GEPA-Base\n    params_variants: [{gepa_iters: 2}]\n";
+
+describe("mode real: every call in the log", () => {
+  it("records each request before it is sent and its outcome after; tokens and cost agree in events, results.csv and summary.json", async () => {
+    const live = await server([], ((body: Record<string, unknown>) => deterministicReply(body)) as ServerStep);
+    const dir = tempDir();
+    const r = await run(["run", "--config", config(dir, live, TWO_TRAINERS), "--runs-dir", dir, "--run-id", "a"]);
+    expect(r.code, describeRun("run", r)).toBe(0);
+    const runDir = join(dir, "a");
+    const events = eventsOf(runDir);
+    const started = events.filter((e) => e.type === "LlmCallStarted");
+    const completed = events.filter((e) => e.type === "LlmCallCompleted");
+    // Every request the server saw (but the preflight) is one Started with one outcome, in order.
+    expect(started.length).toBe(work(live).length);
+    expect(completed.length).toBe(started.length);
+    for (const c of completed) {
+      const s0 = started.find((e) => e.job_id === c.job_id && e.data.call === c.data.call)!;
+      expect(s0.seq).toBeLessThan(c.seq);
+      expect(typeof c.data.reply_ref).toBe("string");
+    }
+    const sum = (key: string) => completed.reduce((t, e) => t + Number(e.data[key]), 0);
+    const rows = csvRows(join(runDir, "results.csv"));
+    expect(rows.map((row) => row.status)).toEqual(["ok", "ok"]);
+    expect(rows.reduce((t, row) => t + Number(row.total_tokens), 0)).toBe(sum("total_tokens"));
+    expect(rows.reduce((t, row) => t + Number(row.prompt_tokens), 0)).toBe(sum("prompt_tokens"));
+    const summary = JSON.parse(readFileSync(join(runDir, "summary.json"), "utf8"));
+    expect(summary.token_totals.total_tokens).toBe(sum("total_tokens"));
+    expect(summary.token_totals_all_attempts.total_tokens).toBe(sum("total_tokens"));
+    // The fake server reports usage 100+k prompt / 20 completion: $2 and $10 per 1M tokens.
+    const expectedCost = completed.reduce((t, e) => t + (Number(e.data.prompt_tokens) * 2 + Number(e.data.completion_tokens) * 10) / 1e6, 0);
+    expect(summary.cost_usd).toBeCloseTo(expectedCost, 12);
+    expect(rows.reduce((t, row) => t + Number(row.cost_usd), 0)).toBeCloseTo(expectedCost, 12);
+    expect(summary.llm_by_model["test-model"].calls).toBe(completed.length);
+    expect(r.stdout).toMatch(new RegExp(`LLM: ${completed.length} calls, ${sum("total_tokens")} tokens`));
+    // The prompts are stored once each: the shared system prompt is one row of the content table.
+    const messages = started.flatMap((e) => e.data.messages as { role: string; ref: string }[]);
+    const systemRefs = new Set(messages.filter((m) => m.role === "system").map((m) => m.ref));
+    expect(messages.filter((m) => m.role === "system").length).toBeGreaterThan(systemRefs.size);
+    // The key is nowhere: not in any file, not in the database, not on the console.
+    for (const [path, content] of filesUnder(runDir)) expect(content.includes(KEY), path).toBe(false);
+    for (const name of readdirSync(runDir).filter((f) => f.startsWith("events.db"))) expect(readFileSync(join(runDir, name)).includes(KEY), name).toBe(false);
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+  });
+
+  it("a wrong key (401) stops the run before any job, with one line and exit 2, after one request; no run dir is left", async () => {
+    const s = await server([], { status: 401, message: `Incorrect API key provided: ${KEY.slice(0, 6)}***42` });
+    const dir = tempDir();
+    const r = await run(["run", "--config", config(dir, s, TWO_TRAINERS), "--runs-dir", dir, "--run-id", "a"]);
+    expect(r.code, describeRun("run", r)).toBe(2);
+    expect(s.received.length).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("(auth)");
+    expect(r.stderr).not.toContain(KEY.slice(0, 10));
+    expect(existsSync(join(dir, "a"))).toBe(false);
+  });
+
+  it("GEPA, PrioritySearch and BasicSearch jobs whose calls all fail end failed with llm_unavailable, never ok", async () => {
+    const s = await server(["OK"], { status: 500, message: "the server is down" });
+    const dir = tempDir();
+    const body = `${TWO_TRAINERS}  - id: BasicSearchAlgorithm\n    params_variants: [{num_epochs: 1}]\n`;
+    const r = await run(["run", "--config", config(dir, s, body, ", max_retries: 1"), "--runs-dir", dir, "--run-id", "a"]);
+    expect(r.code, describeRun("run", r)).toBe(1);
+    const rows = csvRows(join(dir, "a", "results.csv"));
+    expect(rows.map((row) => [row.trainer_id, row.status])).toEqual([
+      ["PrioritySearch", "failed"],
+      ["GEPA-Base", "failed"],
+      ["BasicSearchAlgorithm", "failed"],
+    ]);
+    for (const row of rows) {
+      expect(row.feedback).toMatch(/^llm_unavailable: \d+ of \d+ LLM calls failed; last: 500 the server is down \(1 retry\)$/);
+      expect(Number(row.llm_errors)).toBeGreaterThan(0);
+    }
+    expect(existsSync(join(dir, "a", "leaderboard.csv"))).toBe(false);
+    const failed = eventsOf(join(dir, "a")).filter((e) => e.type === "LlmCallFailed");
+    expect(failed.every((e) => e.data.error_class === "server" && e.data.http_status === 500 && e.data.retries === 1)).toBe(true);
+  });
+
+  it("a job token budget stops training: the job ends budget_exhausted with its best state scored", async () => {
+    const s = await server([], ((body: Record<string, unknown>) => deterministicReply(body)) as ServerStep);
+    const dir = tempDir();
+    const body = "budget: {max_tokens_per_job: 250}\ntasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 6}]\n";
+    const r = await run(["run", "--config", config(dir, s, body), "--runs-dir", dir, "--run-id", "a"]);
+    expect(r.code, describeRun("run", r)).toBe(0);
+    const [row] = csvRows(join(dir, "a", "results.csv"));
+    expect(row!.status).toBe("budget_exhausted");
+    expect(row!.feedback).toMatch(/^budget_exhausted: job token budget spent: \d+ of max_tokens_per_job 250$/);
+    expect(row!.score_val_final).not.toBe("");
+    // Each call costs ~120 tokens: the third reaches 250, and no fourth request is sent.
+    expect(work(s).length).toBe(3);
+    expect(Number(row!.total_tokens)).toBeGreaterThanOrEqual(250);
+  });
+});
+
+describe("mode real: interruption", () => {
+  it("Ctrl-C aborts the request in flight: the server sees the connection closed and the log records the call aborted", async () => {
+    const s = await server(["OK"], { reply: xmlReply({ value: 1 }), delayMs: 30_000 });
+    const dir = tempDir();
+    const body = "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 2}]\n";
+    const child = spawn(process.execPath, [CLI, "run", "--config", config(dir, s, body), "--runs-dir", dir, "--run-id", "a"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, FAKE_KEY: KEY, OPENAI_API_KEY: "" },
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const deadline = Date.now() + 20_000;
+    while (work(s).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(work(s).length).toBe(1);
+    const sentAt = Date.now();
+    child.kill("SIGINT");
+    const code = await exited;
+    expect(code, output).toBe(130);
+    expect(Date.now() - sentAt).toBeLessThan(15_000); // far less than the 30 s the reply would take
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(work(s)[0]!.aborted).toBe(true);
+    const aborted = eventsOf(join(dir, "a")).filter((e) => e.type === "LlmCallAborted");
+    expect(aborted).toHaveLength(1);
+    expect(aborted[0]!.data.reason).toBe("cancelled");
+  });
+});
+
+describe("mode real: the journal", () => {
+  const body = "max_workers: 1\ntasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 3}]\n  - id: GEPA-Base\n    params_variants: [{gepa_iters: 2}]\n";
+  const outcome = (runDir: string) => ({
+    // Tokens are left out: the fake server's usage counts its requests, preflights included.
+    rows: csvRows(join(runDir, "results.csv")).map((row) => [row.job_id, row.status, row.score_val_initial, row.score_val_final, row.score_val, row.score_test, row.llm_calls]),
+    finals: readdirSync(join(runDir, "jobs")).map((id) => readFileSync(join(runDir, "jobs", id, "artifacts", "final_state.json"), "utf8")),
+  });
+
+  it("a run killed at any of 10 instants and resumed ends as the uninterrupted run, and journaled calls are never sent again", async () => {
+    const baseline = await server([], ((b: Record<string, unknown>) => deterministicReply(b)) as ServerStep);
+    const dir = tempDir();
+    const first = await run(["run", "--config", config(dir, baseline, body), "--runs-dir", dir, "--run-id", "whole"]);
+    expect(first.code, describeRun("uninterrupted run", first)).toBe(0);
+    const expected = outcome(join(dir, "whole"));
+    const expectedRequests = work(baseline).map((r) => JSON.stringify(r.body)).sort();
+    const lastSeq = eventsOf(join(dir, "whole")).at(-1)!.seq;
+    const instants = Array.from({ length: 10 }, (_, i) => 3 + Math.floor(((lastSeq - 6) * i) / 9));
+
+    let replayedSomewhere = 0;
+    for (const killAt of instants) {
+      const s = await server([], ((b: Record<string, unknown>) => deterministicReply(b)) as ServerStep);
+      const path = config(dir, s, body);
+      const id = `kill-${killAt}`;
+      const killed = await run(["run", "--config", path, "--runs-dir", dir, "--run-id", id], { TRACE_BENCH_TEST_KILL_AFTER_SEQ: String(killAt) });
+      expect(killed.signal, describeRun(`run killed after seq ${killAt}`, killed)).toBe("SIGKILL");
+      const resumed = await run(["run", "--config", path, "--runs-dir", dir, "--run-id", id]);
+      expect(resumed.code, describeRun(`resume after a kill at seq ${killAt}`, resumed)).toBe(0);
+      expect(outcome(join(dir, id)), `kill at seq ${killAt}`).toEqual(expected);
+      // Over both invocations the server got exactly the uninterrupted run's requests: none twice.
+      expect(work(s).map((r) => JSON.stringify(r.body)).sort(), `kill at seq ${killAt}`).toEqual(expectedRequests);
+      replayedSomewhere += eventsOf(join(dir, id)).filter((e) => e.type === "LlmCallCompleted" && e.data.replayed === true).length;
+    }
+    // The instants fall inside jobs too, where the journal answers the re-run's first calls.
+    expect(replayedSomewhere).toBeGreaterThan(0);
+  }, 180_000);
+});
