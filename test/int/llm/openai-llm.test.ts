@@ -98,7 +98,7 @@ describe("real LLM settings", () => {
 
   it("reads the key from the variable the config names, and the model and base URL from the llm block", () => {
     const settings = realLlmSettings(config("llm: {model: m1, base_url: 'http://x/v1', api_key_env: MY_KEY}\n"), { MY_KEY: "secret" });
-    expect(settings).toEqual({ apiKey: "secret", model: "m1", baseURL: "http://x/v1" });
+    expect(settings).toMatchObject({ apiKey: "secret", model: "m1", baseURL: "http://x/v1" });
   });
 
   it("names the missing variable in a config error", () => {

@@ -46,23 +46,25 @@ describe("the plain llm block (no role overrides)", () => {
     }
   });
 
-  // Today's single-LLM settings (adapters/llm/index.ts) for the same inputs: the roles must not change them.
-  const cases: ReadonlyArray<readonly [string, LlmConfig, Record<string, string>]> = [
-    ["nothing but a key", {}, { OPENAI_API_KEY: "k" }],
-    ["environment model and URL", {}, { OPENAI_API_KEY: "k", TRACE_LITELLM_MODEL: "m1", DEFAULT_LITELLM_MODEL: "m2", OPENAI_API_BASE: "http://b" }],
-    ["DEFAULT_LITELLM_MODEL only", {}, { OPENAI_API_KEY: "k", DEFAULT_LITELLM_MODEL: "m2" }],
-    ["an empty OPENAI_BASE_URL", {}, { OPENAI_API_KEY: "k", OPENAI_BASE_URL: "" }],
-    ["openrouter with its own key", { provider: "openrouter" }, { OPENROUTER_API_KEY: "r" }],
-    ["openrouter falling back to OPENAI_API_KEY", { provider: "openrouter", model: "x/y" }, { OPENAI_API_KEY: "k" }],
-    ["openrouter with an explicit URL", { provider: "openrouter", base_url: "http://proxy" }, { OPENROUTER_API_KEY: "r", OPENAI_BASE_URL: "http://env" }],
-    ["a named key variable", { api_key_env: "MY_KEY", model: "gpt-5", api_base: "http://c" }, { MY_KEY: "secret" }],
-    ["base_url before api_base", { base_url: "http://a", api_base: "http://b" }, { OPENAI_API_KEY: "k" }],
+  // Spec §8.1's resolution, written out per case: what mode real sends where, with which key.
+  type Settings = { apiKey: string; model: string; baseURL?: string };
+  const cases: ReadonlyArray<readonly [string, LlmConfig, Record<string, string>, Settings]> = [
+    ["nothing but a key", {}, { OPENAI_API_KEY: "k" }, { apiKey: "k", model: "gpt-4o" }],
+    ["environment model and URL", {}, { OPENAI_API_KEY: "k", TRACE_LITELLM_MODEL: "m1", DEFAULT_LITELLM_MODEL: "m2", OPENAI_API_BASE: "http://b" }, { apiKey: "k", model: "m1", baseURL: "http://b" }],
+    ["DEFAULT_LITELLM_MODEL only", {}, { OPENAI_API_KEY: "k", DEFAULT_LITELLM_MODEL: "m2" }, { apiKey: "k", model: "m2" }],
+    ["an empty OPENAI_BASE_URL", {}, { OPENAI_API_KEY: "k", OPENAI_BASE_URL: "" }, { apiKey: "k", model: "gpt-4o" }],
+    ["openrouter with its own key", { provider: "openrouter" }, { OPENROUTER_API_KEY: "r" }, { apiKey: "r", model: "gpt-4o", baseURL: "https://openrouter.ai/api/v1" }],
+    ["openrouter falling back to OPENAI_API_KEY", { provider: "openrouter", model: "x/y" }, { OPENAI_API_KEY: "k" }, { apiKey: "k", model: "x/y", baseURL: "https://openrouter.ai/api/v1" }],
+    ["openrouter with an explicit URL", { provider: "openrouter", base_url: "http://proxy" }, { OPENROUTER_API_KEY: "r", OPENAI_BASE_URL: "http://env" }, { apiKey: "r", model: "gpt-4o", baseURL: "http://proxy" }],
+    ["a named key variable", { api_key_env: "MY_KEY", model: "gpt-5", api_base: "http://c" }, { MY_KEY: "secret" }, { apiKey: "secret", model: "gpt-5", baseURL: "http://c" }],
+    ["base_url before api_base", { base_url: "http://a", api_base: "http://b" }, { OPENAI_API_KEY: "k" }, { apiKey: "k", model: "gpt-4o", baseURL: "http://a" }],
   ];
 
-  it.each(cases)("%s: model, URL and key as realLlmSettings gives them", (_name, llm, env) => {
-    const today = realLlmSettings({ llm } as RunConfig, env);
+  it.each(cases)("%s: both roles and realLlmSettings resolve the same model, URL and key", (_name, llm, env, expected) => {
+    const { apiKey, model, baseURL } = realLlmSettings({ llm } as RunConfig, env);
+    expect({ apiKey, model, ...(baseURL ? { baseURL } : {}) }).toEqual(expected);
     for (const endpoint of Object.values(resolveLlmRoles(llm, env))) {
-      expect({ apiKey: apiKeyFor(endpoint, env), model: endpoint.model, ...(endpoint.baseURL ? { baseURL: endpoint.baseURL } : {}) }).toEqual(today);
+      expect({ apiKey: apiKeyFor(endpoint, env), model: endpoint.model, ...(endpoint.baseURL ? { baseURL: endpoint.baseURL } : {}) }).toEqual(expected);
     }
   });
 
