@@ -33,7 +33,14 @@ export type JobCommand =
   | { readonly type: "StartAttempt"; readonly attempt: number; readonly invocation: number; readonly deadline: string | null }
   | { readonly type: "RecordFacts"; readonly facts: readonly JobFact[] }
   /** A phase ended: its facts, then the machine event; `outcome` is required when that ends the job. */
-  | { readonly type: "Advance"; readonly event: JobMachineEvent; readonly facts?: readonly JobFact[]; readonly outcome?: JobOutcome };
+  | {
+      readonly type: "Advance";
+      readonly event: JobMachineEvent;
+      readonly facts?: readonly JobFact[];
+      readonly outcome?: JobOutcome;
+      /** What the one-line reason leaves out (a stack trace), for the job's stdout.log. */
+      readonly detail?: string;
+    };
 
 export class JobCommandRejected extends Data.TaggedError("JobCommandRejected")<{ readonly jobId: string; readonly command: string; readonly reason: string }> {
   override get message(): string {
@@ -141,7 +148,11 @@ export function decideAndFold(jobId: string, state: JobDecisionState, command: J
       const reason = "reason" in command.event ? command.event.reason : null;
       const events: NewEvent[] = [
         ...stamp(command.facts ?? []),
-        { type: "JobTransitioned", job_id: jobId, data: { attempt, from: jobStateOf(state.snapshot), to: jobStateOf(next), event: command.event.type, reason } },
+        {
+          type: "JobTransitioned",
+          job_id: jobId,
+          data: { attempt, from: jobStateOf(state.snapshot), to: jobStateOf(next), event: command.event.type, reason, ...(command.detail !== undefined ? { detail: command.detail } : {}) },
+        },
       ];
       if (isTerminal(next)) {
         const outcome = command.outcome ?? reject(`${command.event.type} ends the job, but no outcome was given`);

@@ -57,12 +57,15 @@ interface Progress {
 }
 
 /** The attempt stops early: the machine event that says how. */
-class JobStop extends Data.TaggedError("JobStop")<{ readonly event: Extract<JobMachineEvent, { type: "FAIL" | "SKIP" }> }> {}
+class JobStop extends Data.TaggedError("JobStop")<{ readonly event: Extract<JobMachineEvent, { type: "FAIL" | "SKIP" }>; readonly detail?: string }> {}
 class JobTimedOut extends Data.TaggedError("JobTimedOut")<object> {}
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const errorWithStack = (error: unknown) => (error instanceof Error && error.stack ? error.stack : String(error));
-const fail = (reason: string) => new JobStop({ event: { type: "FAIL", reason } });
+/** The stack of an unexpected error: for the job's stdout.log, never for a one-line reason. */
+const stackOf = (error: unknown) => (error instanceof Error && error.stack ? error.stack : String(error));
+/** A reason is one line: results.csv and the console show it; the stack goes with it as detail. */
+const firstLine = (error: unknown) => errorText(error).split("\n")[0]!;
+const fail = (reason: string, detail?: string) => new JobStop({ event: { type: "FAIL", reason }, ...(detail !== undefined ? { detail } : {}) });
 
 function evaluationFact(phase: "initial" | "final" | "test", attempt: number, result: DatasetScore): JobFact {
   return {
@@ -101,15 +104,16 @@ function trainingEnd(calls: JobCalls, training: { ok: true } | { ok: false; erro
   if (c.completed > 0 && c.usable === 0 && c.unusable > 0) {
     return { type: "TRAINING_FAILED", reason: `no_usable_replies: none of ${c.unusable} optimizer replies could be applied; last: ${calls.lastUnusable ?? ""}` };
   }
-  if (!training.ok) return { type: "TRAINING_FAILED", reason: `training_error: ${errorWithStack(training.error)}` };
+  if (!training.ok) return { type: "TRAINING_FAILED", reason: `training_error: ${firstLine(training.error)}` };
   return { type: "TRAINED" };
 }
 
 /** Promise-returning work of a phase; anything it throws stops the job as an internal error. */
-const phase = <A>(work: () => Promise<A>) => Effect.tryPromise({ try: work, catch: (error) => fail(`internal_error: ${errorWithStack(error)}`) });
+const phase = <A>(work: () => Promise<A>) => Effect.tryPromise({ try: work, catch: (error) => fail(`internal_error: ${firstLine(error)}`, stackOf(error)) });
 
 /** Trainer implementations are stateless: each is imported once per process. */
-const loadedTrainers = new Map<string, Trainer>();
+/** Keyed by the catalog's entry, so another TrainerSource (a test's) never gets a trainer cached from the first. */
+const loadedTrainers = new WeakMap<object, Trainer>();
 
 /** The phases of one attempt, each recorded before the next starts; ends by recording the outcome. */
 function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started: number, signal: AbortSignal, calls: JobCalls, trainingSignal: AbortSignal) {
@@ -120,8 +124,8 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
     if (!trainerInfo.available || trainerInfo.load === undefined) {
       return yield* fail(`trainer '${job.trainer_id}' is not available: ${trainerInfo.reason ?? "unknown reason"}`);
     }
-    const trainer: Trainer = loadedTrainers.get(job.trainer_id) ?? (yield* phase(() => trainerInfo.load!()));
-    loadedTrainers.set(job.trainer_id, trainer);
+    const trainer: Trainer = loadedTrainers.get(trainerInfo) ?? (yield* phase(() => trainerInfo.load!()));
+    loadedTrainers.set(trainerInfo, trainer);
     const tasks = yield* TaskSource;
     const bundle = yield* Effect.tryPromise({
       try: async () => tasks.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs)),
@@ -173,7 +177,8 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
     // A budget that stopped training aborted it: the calls it cut off are recorded with the transition.
     const cutOff = calls.budgetExhausted !== null ? calls.abortInFlight("budget") : [];
     const ended = trainingEnd(calls, training._tag === "Left" ? { ok: false, error: training.left } : { ok: true });
-    yield* recorder.execute({ type: "Advance", event: ended, facts: cutOff });
+    const detail = training._tag === "Left" ? { detail: stackOf(training.left) } : {};
+    yield* recorder.execute({ type: "Advance", event: ended, facts: cutOff, ...detail });
 
     const latest = progress.latest ?? initial;
     const final = yield* phase(() => scoreDataset(bundle, latest, split, { signal }));
@@ -231,8 +236,14 @@ export function runJob(job: JobAttempt, options: JobRunOptions) {
     abort.signal.addEventListener("abort", () => trainingAbort.abort(abort.signal.reason), { once: true });
     const calls = yield* jobCalls(job, recorder, (reason) => trainingAbort.abort(new BudgetExhausted(reason)), options.onWarning);
     // The attempt ends while calls wait for replies: they are recorded aborted with its end.
-    const end = (event: JobMachineEvent) =>
-      recorder.execute({ type: "Advance", event, facts: calls.abortInFlight(event.type === "TIME_OUT" ? "job_timeout" : "cancelled"), outcome: outcomeOf(job.spec, progress, started) });
+    const end = (event: JobMachineEvent, detail?: string) =>
+      recorder.execute({
+        type: "Advance",
+        event,
+        facts: calls.abortInFlight(event.type === "TIME_OUT" ? "job_timeout" : "cancelled"),
+        outcome: outcomeOf(job.spec, progress, started),
+        ...(detail !== undefined ? { detail } : {}),
+      });
 
     const work = phases(job.spec, recorder, progress, started, abort.signal, calls, trainingAbort.signal).pipe(
       Effect.onInterrupt(() =>
@@ -247,10 +258,10 @@ export function runJob(job: JobAttempt, options: JobRunOptions) {
       options.timeoutSeconds > 0 ? work.pipe(Effect.timeoutFail({ duration: Duration.seconds(options.timeoutSeconds), onTimeout: () => new JobTimedOut() })) : work;
     yield* limited.pipe(
       Effect.catchTags({
-        JobStop: (stop) => end(stop.event),
+        JobStop: (stop) => end(stop.event, stop.detail),
         JobTimedOut: () => end({ type: "TIME_OUT", reason: `job_timeout: exceeded ${options.timeoutSeconds}s (work interrupted, child processes killed)` }),
       }),
-      Effect.catchAllDefect((defect) => end({ type: "FAIL", reason: `internal_error: ${errorWithStack(defect)}` })),
+      Effect.catchAllDefect((defect) => end({ type: "FAIL", reason: `internal_error: ${firstLine(defect)}` }, stackOf(defect))),
       Effect.onInterrupt(() =>
         recorder.finished()
           ? Effect.void

@@ -28,7 +28,8 @@ function commandAt(events: readonly StoredEvent[], i: number): { command: JobCom
   if (event.type === "JobTransitioned") {
     const finished = next?.type === "JobFinished" ? next : undefined;
     const outcome: JobOutcome | undefined = finished === undefined ? undefined : (({ attempt: _a, status: _s, ...rest }) => rest)(finished.data);
-    return { command: { type: "Advance", event: machineEventOf(event.data), ...(outcome ? { outcome } : {}) }, covers: finished ? 2 : 1 };
+    const detail = event.data.detail;
+    return { command: { type: "Advance", event: machineEventOf(event.data), ...(outcome ? { outcome } : {}), ...(detail !== undefined ? { detail } : {}) }, covers: finished ? 2 : 1 };
   }
   return `${event.type} where no command produces it`;
 }

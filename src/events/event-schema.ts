@@ -66,6 +66,8 @@ export const JobTransitioned = Schema.Struct({
   reason: Schema.NullOr(Schema.String),
   /** When entering `building` under a job timeout: the deadline (ISO time) the engine enforces. */
   deadline: Schema.optional(Schema.NullOr(Schema.String)),
+  /** What the one-line reason leaves out (a stack trace): shown in the job's stdout.log only. */
+  detail: Schema.optional(Schema.String),
 });
 
 export const EvaluationPhase = Schema.Literal("initial", "final", "test");

@@ -15,7 +15,7 @@ function describe(event: StoredEvent): string | null {
     case "JobTransitioned": {
       const d = event.data;
       const deadline = d.deadline ? ` (deadline ${d.deadline})` : "";
-      return `${d.from} -> ${d.to} on ${d.event}${deadline}${d.reason ? `: ${indent(d.reason)}` : ""}`;
+      return `${d.from} -> ${d.to} on ${d.event}${deadline}${d.reason ? `: ${indent(d.reason)}` : ""}${d.detail ? `\n    ${indent(d.detail)}` : ""}`;
     }
     case "EvaluationCompleted":
       return `${event.data.phase} evaluation on ${event.data.split}: score=${score(event.data.score)} | ${indent(event.data.feedback)}`;

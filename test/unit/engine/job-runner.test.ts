@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { runJob } from "../../../src/engine/job-runner.js";
 import { superviseJobs } from "../../../src/engine/supervisor.js";
 import type { FinishedStatus } from "../../../src/events/event-schema.js";
+import type { Trainer } from "../../../src/opt/trainer.js";
 import { Gate, gatedLayers, jobSpec, MemoryRunLog, type BlockPoint } from "../../support/engine-fixtures.js";
 
 const JOB = "job000000001";
@@ -81,6 +82,49 @@ describe("runJob", () => {
       expect(finished(log)).toEqual(["cancelled"]);
     });
   }
+});
+
+describe("honest outcomes", () => {
+  const run = (trainer: Trainer) => {
+    const log = new MemoryRunLog();
+    return Effect.runPromise(attempt().pipe(Effect.provide(gatedLayers(log, null, new Gate(), trainer)))).then((status) => ({ status, log }));
+  };
+
+  it("a trainer's error ends the job failed with a one-line reason; the stack goes to the transition's detail (stdout.log)", async () => {
+    const throwing: Trainer = {
+      id: "Throwing",
+      train: async () => {
+        throw new Error("boom on line one\nand more on line two");
+      },
+    };
+    const { status, log } = await run(throwing);
+    expect(status).toBe("failed");
+    expect(log.of(JOB, "JobFinished")[0]!.data).toMatchObject({ feedback: "training_error: boom on line one" });
+    const failedTransition = log.of(JOB, "JobTransitioned").find((e) => e.type === "JobTransitioned" && e.data.event === "TRAINING_FAILED")!;
+    expect(failedTransition.data).toMatchObject({ reason: "training_error: boom on line one", detail: expect.stringMatching(/and more on line two\n\s+at /) });
+  });
+
+  it("a trainer that swallows every failed LLM call still ends failed: llm_unavailable, never ok", async () => {
+    const swallowing: Trainer = {
+      id: "Swallowing",
+      async train(context) {
+        const rollouts = await context.rollout(context.initialValues, [{ input: null, info: 3 }]);
+        for (let i = 0; i < 2; i++) {
+          try {
+            await context.createOptimizer().propose(context.problem(context.initialValues, rollouts), context.signal);
+          } catch {
+            // what GEPA does with a failed proposal: skip it and go on
+          }
+        }
+        return { values: context.initialValues };
+      },
+    };
+    const { status, log } = await run(swallowing);
+    expect(status).toBe("failed");
+    expect(log.of(JOB, "JobFinished")[0]!.data.feedback).toBe("llm_unavailable: 2 of 2 LLM calls failed; last: no LLM in this test");
+    expect(log.of(JOB, "LlmCallStarted")).toHaveLength(2);
+    expect(log.of(JOB, "LlmCallFailed").map((e) => e.data)).toMatchObject([{ call: 1, error_class: "error" }, { call: 2, error_class: "error" }]);
+  });
 });
 
 describe("the log fails around a commit (the double-terminal probe)", () => {
