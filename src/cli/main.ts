@@ -15,6 +15,8 @@ const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: 
   "list-trainers": { summary: "List the trainers and whether they can run here", load: () => import("./list-trainers.js") },
   run: { summary: "Run the job matrix of a config (crash-safe, resumable)", load: () => import("./run.js") },
   replay: { summary: "Rebuild every report of a run directory from its event log", load: () => import("./replay.js") },
+  tokens: { summary: "Audit a run's LLM calls, tokens and cost from its log, and check results.csv and summary.json", load: () => import("./tokens.js") },
+  calls: { summary: "Print a run's LLM calls: prompts, replies, outcomes, tokens", load: () => import("./calls.js") },
   machines: { summary: "Print the job state machine (--json: the XState definition)", load: () => import("./machines.js") },
   validate: { summary: "Check a config (tasks, trainers, kwargs, matrix) without running it", load: () => import("./validate.js") },
   schema: { summary: "Print the config file's JSON Schema (for editor validation and completion)", load: () => import("./schema.js") },
@@ -42,6 +44,7 @@ const USER_ERROR_TAGS = new Set([
   "RunLockedError",
   "EventLogWriteError",
   "EventLogCorruptError",
+  "RunQueryError",
 ]);
 
 function userErrorLines(error: unknown): string[] | undefined {
