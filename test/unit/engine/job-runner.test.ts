@@ -121,7 +121,7 @@ describe("honest outcomes", () => {
     };
     const { status, log } = await run(swallowing);
     expect(status).toBe("failed");
-    expect(log.of(JOB, "JobFinished")[0]!.data.feedback).toBe("llm_unavailable: 2 of 2 LLM calls failed; last: no LLM in this test");
+    expect(log.of(JOB, "JobFinished")[0]!.data).toMatchObject({ feedback: "llm_unavailable: 2 of 2 LLM calls failed; last: no LLM in this test" });
     expect(log.of(JOB, "LlmCallStarted")).toHaveLength(2);
     expect(log.of(JOB, "LlmCallFailed").map((e) => e.data)).toMatchObject([{ call: 1, error_class: "error" }, { call: 2, error_class: "error" }]);
   });
