@@ -4,7 +4,7 @@
  */
 import { pythonFloatRepr } from "../codec/python-json.js";
 import type { Subscriber } from "../events/event-bus.js";
-import type { JobFinishedData, JobView, RunState } from "../events/run-state.js";
+import type { FinishedAttempt, JobFinishedData, JobView, RunState } from "../events/run-state.js";
 
 export class ProgressReporter {
   private done = 0;
@@ -49,20 +49,26 @@ export class ProgressReporter {
         for (const event of events) {
           if (event.type !== "JobFinished" || event.job_id === null) continue;
           const job = state.jobs.get(event.job_id);
-          if (job !== undefined) this.jobFinished(job.spec, event.data);
+          if (job !== undefined) this.jobFinished(job.spec, event.data, job.finished);
         }
       },
       catchUp: () => {}, // a missed line is not printed later: the reports hold every job
     };
   }
 
-  jobFinished(spec: JobView["spec"], f: JobFinishedData): void {
+  jobFinished(spec: JobView["spec"], f: JobFinishedData, attempt: FinishedAttempt | null = null): void {
     this.done += 1;
     if (f.status === "failed" || f.status === "timeout") this.failed += 1;
     if (this.live) return this.render();
     const score = f.score_val === null ? "none" : pythonFloatRepr(f.score_val);
+    // Partial LLM trouble of a job that still ended, and why a job did not end ok.
+    const trouble = [
+      attempt !== null && attempt.llm_errors > 0 ? `${attempt.llm_errors} LLM error${attempt.llm_errors === 1 ? "" : "s"}` : "",
+      attempt !== null && attempt.unusable_replies > 0 ? `${attempt.unusable_replies} unusable repl${attempt.unusable_replies === 1 ? "y" : "ies"}` : "",
+    ].filter(Boolean);
+    const why = f.status === "ok" ? "" : ` — ${f.feedback.split("\n")[0]}`;
     this.out.write(
-      `[${this.done}/${this.total}] ${f.status} ${spec.job_id} ${spec.task_id} x ${spec.trainer_id} (seed=${spec.seed}) score_val=${score} ${f.time_seconds.toFixed(2)}s\n`,
+      `[${this.done}/${this.total}] ${f.status} ${spec.job_id} ${spec.task_id} x ${spec.trainer_id} (seed=${spec.seed}) score_val=${score} ${f.time_seconds.toFixed(2)}s${trouble.length > 0 ? ` (${trouble.join(", ")})` : ""}${why}\n`,
     );
   }
 

@@ -59,10 +59,13 @@ export function captureGit(cwd = PACKAGE_ROOT): Record<string, unknown> {
 
 /** The llm columns of spec §8.5, from the config's llm block and the environment. */
 export function llmInfo(config: RunConfig, env: NodeJS.ProcessEnv): LlmInfo {
-  if (config.mode === "stub") return { llm_provider: "stub", llm_model: "stub", llm_base_url: "" };
-  const baseUrl = config.llm.base_url ?? config.llm.api_base ?? env.OPENAI_BASE_URL ?? env.OPENAI_API_BASE ?? "";
-  const provider = config.llm.provider ?? (baseUrl.includes("openrouter.ai") ? "openrouter" : baseUrl !== "" ? "openai" : "");
-  return { llm_provider: provider, llm_model: config.llm.model ?? env.TRACE_LITELLM_MODEL ?? "", llm_base_url: baseUrl };
+  if (config.mode === "stub") return { llm_provider: "stub", llm_model: "stub", llm_base_url: "", llm_agent_model: "stub" };
+  // The optimizer's endpoint (llm.optimizer overrides the block), reported as the original reports the block.
+  const role = config.llm.optimizer ?? {};
+  const baseUrl = role.base_url ?? role.api_base ?? config.llm.base_url ?? config.llm.api_base ?? env.OPENAI_BASE_URL ?? env.OPENAI_API_BASE ?? "";
+  const provider = role.provider ?? config.llm.provider ?? (baseUrl.includes("openrouter.ai") ? "openrouter" : baseUrl !== "" ? "openai" : "");
+  const model = (endpoint: { model?: string | null } | null | undefined) => endpoint?.model ?? config.llm.model ?? env.TRACE_LITELLM_MODEL ?? "";
+  return { llm_provider: provider, llm_model: model(config.llm.optimizer), llm_base_url: baseUrl, llm_agent_model: model(config.llm.agent) };
 }
 
 /** `git rev-parse HEAD` in the working directory, or "unknown": part of the run_id hash (spec §3.3). */

@@ -33,7 +33,14 @@ export const JobSpecRecord = Schema.Struct({
 });
 export type JobSpecRecord = Schema.Schema.Type<typeof JobSpecRecord>;
 
-export const LlmInfo = Schema.Struct({ llm_provider: Schema.String, llm_model: Schema.String, llm_base_url: Schema.String });
+export const LlmInfo = Schema.Struct({
+  llm_provider: Schema.String,
+  /** The optimizer's model. */
+  llm_model: Schema.String,
+  llm_base_url: Schema.String,
+  /** The agent's model (llm.agent); absent in logs written before roles. */
+  llm_agent_model: Schema.optional(Schema.String),
+});
 export type LlmInfo = Schema.Schema.Type<typeof LlmInfo>;
 
 export const RunStarted = Schema.Struct({

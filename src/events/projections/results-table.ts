@@ -2,6 +2,7 @@
  * The results table (spec §4.8): one row per job (its latest finished attempt), the original's
  * 33 columns in order, then trace-bench's own columns.
  */
+import type { LlmInfo } from "../event-schema.js";
 import type { FinishedAttempt, JobView, RunState } from "../run-state.js";
 import { stateFiles, tbDir } from "./job-paths.js";
 
@@ -47,6 +48,7 @@ export const RESULT_COLUMNS = [
   "unusable_replies",
   "replayed_calls",
   "cost_usd",
+  "llm_agent_model",
 ] as const;
 
 export type ResultColumn = (typeof RESULT_COLUMNS)[number];
@@ -74,7 +76,7 @@ export function resolvedColumns(resolved: FinishedAttempt["resolved"]) {
 export function resultRow(state: RunState, job: JobView): ResultRow | null {
   const done = job.finished;
   if (done === null) return null;
-  const llm = state.started?.llm ?? { llm_provider: "", llm_model: "", llm_base_url: "" };
+  const llm: LlmInfo = state.started?.llm ?? { llm_provider: "", llm_model: "", llm_base_url: "" };
   return {
     run_id: state.runId,
     job_id: job.job_id,
@@ -107,6 +109,7 @@ export function resultRow(state: RunState, job: JobView): ResultRow | null {
     unusable_replies: done.unusable_replies,
     replayed_calls: done.replayed_calls,
     cost_usd: done.cost_usd,
+    llm_agent_model: llm.llm_agent_model ?? llm.llm_model,
   };
 }
 
