@@ -61,7 +61,13 @@ export class JobCalls {
   lastUnusable: string | null = null;
 
   constructor(private readonly options: JobCallsOptions) {
-    this.journal = new CallJournal(options.run.journaling ? options.journal : { entries: [], unanswered: [] });
+    // An entry whose reply text is missing cannot be replayed: its request is treated like one an
+    // earlier attempt sent unanswered (it goes live and the replay goes on), so the journal never
+    // counts it as replayed (JournalDiverged.replayed was one too high for each such entry).
+    const { entries, unanswered } = options.journal;
+    const replayable = entries.filter((e) => options.replies.has(e.replyRef));
+    const missing = entries.filter((e) => !options.replies.has(e.replyRef)).map((e) => e.requestHash);
+    this.journal = new CallJournal(options.run.journaling ? { entries: replayable, unanswered: [...unanswered, ...missing] } : { entries: [], unanswered: [] });
   }
 
   /** Why a budget stopped the job, or null. */
@@ -161,6 +167,8 @@ export class JobCalls {
         this.counts.replayed += 1;
         this.tokens += e.total_tokens;
         this.cost += e.cost_usd ?? 0;
+        // Like a live completion: a replay that spends the job budget stops training now, not at the next call.
+        if (this.training) this.checkBudgets();
         return { content: reply, model: e.model, estimated: e.estimated, retries: 0, usage: { prompt_tokens: e.prompt_tokens, completion_tokens: e.completion_tokens, total_tokens: e.total_tokens, cached_tokens: e.cached_tokens } };
       }
     }
