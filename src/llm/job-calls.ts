@@ -145,7 +145,6 @@ export class JobCalls {
       return { role: m.role, ref };
     });
     const started: CallFact = { type: "LlmCallStarted", data: { attempt, call, role, model, request_hash: hash, messages } };
-    this.counts.started += 1;
 
     const answer = this.journal.answer(call, hash);
     if (answer.kind === "replay") {
@@ -163,6 +162,7 @@ export class JobCalls {
           ],
           contents,
         );
+        this.counts.started += 1;
         this.counts.completed += 1;
         this.counts.replayed += 1;
         this.tokens += e.total_tokens;
@@ -175,6 +175,7 @@ export class JobCalls {
     const diverged: CallFact[] =
       answer.kind === "diverged" ? [{ type: "JournalDiverged", data: { attempt, call, request_hash: hash, journaled_hash: answer.journaledHash, replayed: this.journal.replayed } }] : [];
     record([...diverged, started], contents);
+    this.counts.started += 1;
 
     const begun = performance.now();
     this.inFlight.set(call, { call, role, model, started: begun });
@@ -194,13 +195,14 @@ export class JobCalls {
       const message = errorText(error);
       this.counts.failed += 1;
       this.lastFailure = message;
+      // Stop the run first: even if the log refuses the outcome, no other job may send the same doomed request.
+      if (llmError?.stopsRun) run.stopRun(llmError);
       record([
         {
           type: "LlmCallFailed",
           data: { attempt, call, role, model, error_class: llmError?.kind ?? "error", http_status: llmError?.httpStatus ?? null, retries: llmError?.retries ?? 0, message, latency_ms: latency() },
         },
       ]);
-      if (llmError?.stopsRun) run.stopRun(llmError);
       throw error;
     }
     if (!this.inFlight.delete(call)) return response; // recorded aborted: the attempt has ended
