@@ -137,6 +137,38 @@ describe("mode real: every call in the log", () => {
   });
 });
 
+describe("mode real: the run stops", () => {
+  it("a key revoked after the preflight: the first 401 stops the run (no retries, no further jobs), exit 2, and the jobs stay resumable", async () => {
+    const s = await server(["OK"], { status: 401, message: "the key was revoked" });
+    const dir = tempDir();
+    const r = await run(["run", "--config", config(dir, s, TWO_TRAINERS), "--runs-dir", dir, "--run-id", "a"]);
+    expect(r.code, describeRun("run", r)).toBe(2);
+    expect(s.received.length).toBe(2); // the preflight and one job request: nothing retried, nothing more sent
+    expect(r.stderr).toMatch(/run stopped: the LLM refused it \(auth\): 401 the key was revoked/);
+    const events = eventsOf(join(dir, "a"));
+    expect(events.filter((e) => e.type === "LlmCallFailed").map((e) => e.data.error_class)).toEqual(["auth"]);
+    const interrupted = events.find((e) => e.type === "RunInterrupted")!;
+    expect(interrupted.data.signal).toBe("llm_auth");
+    // No job ended ok or failed on a refused key: the one running was cancelled, the other never started.
+    expect(events.filter((e) => e.type === "JobFinished").map((e) => e.data.status)).toEqual(["cancelled"]);
+  });
+
+  it("a run token budget: once spent, running jobs stop budget_exhausted and no new job starts", async () => {
+    const s = await server([], ((b: Record<string, unknown>) => deterministicReply(b)) as ServerStep);
+    const dir = tempDir();
+    const body = `budget: {max_tokens_per_run: 300}\nmax_workers: 1\n${TWO_TRAINERS}`;
+    const r = await run(["run", "--config", config(dir, s, body), "--runs-dir", dir, "--run-id", "a"]);
+    expect(r.code, describeRun("run", r)).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(dir, "a", "meta", "manifest.json"), "utf8")) as { jobs: { trainer_id: string; status: string; skip_reason?: string }[] };
+    expect(manifest.jobs.map((j) => [j.trainer_id, j.status])).toEqual([
+      ["PrioritySearch", "budget_exhausted"],
+      ["GEPA-Base", "not_executed"],
+    ]);
+    expect(manifest.jobs[1]!.skip_reason).toMatch(/^run_budget_spent: run token budget spent: \d+ of max_tokens_per_run 300$/);
+    expect(work(s).length).toBe(3); // ~120 tokens a call: the third reaches 300
+  });
+});
+
 describe("mode real: interruption", () => {
   it("Ctrl-C aborts the request in flight: the server sees the connection closed and the log records the call aborted", async () => {
     const s = await server(["OK"], { reply: xmlReply({ value: 1 }), delayMs: 30_000 });
