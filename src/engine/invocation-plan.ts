@@ -18,10 +18,13 @@ export interface InvocationPlan {
   readonly alreadyDone: number;
 }
 
-/** Statuses a resume mode keeps; every other matrix job runs again. */
+/**
+ * Statuses a resume mode keeps; every other matrix job runs again. A job that spent its budget
+ * is a result, like ok: re-running it would spend the budget again.
+ */
 function needsRun(status: FinishedStatus | null, mode: ResumeMode, resuming: boolean): boolean {
   if (!resuming || mode === "none") return true;
-  if (mode === "auto") return status === null || !["ok", "skipped"].includes(status);
+  if (mode === "auto") return status === null || !["ok", "skipped", "budget_exhausted"].includes(status);
   return status !== null && ["failed", "timeout", "cancelled"].includes(status);
 }
 
