@@ -100,6 +100,32 @@ describe("mode real: every call in the log", () => {
     expect(existsSync(join(dir, "a"))).toBe(false);
   });
 
+  it("a server that cannot be reached stops the run at the preflight, exit 2, one line", async () => {
+    const s = await server([]);
+    const dead = s.baseURL;
+    await s.close(); // nothing listens there any more
+    servers.pop();
+    const dir = tempDir();
+    const path = join(dir, "real.yaml");
+    writeFileSync(path, `mode: real\nllm: {model: test-model, base_url: "${dead}", api_key_env: FAKE_KEY, max_retries: 1}\n${TWO_TRAINERS}`);
+    const r = await run(["run", "--config", path, "--runs-dir", dir, "--run-id", "a"]);
+    expect(r.code, describeRun("run", r)).toBe(2);
+    expect(r.stderr).toMatch(/^trace-bench: the LLM preflight request failed \(network\): connection refused to .* \(ECONNREFUSED\) \(1 retry\); no job was started\n$/);
+    expect(existsSync(join(dir, "a"))).toBe(false);
+  });
+
+  it("a cost budget for a model without a price is refused before anything is sent", async () => {
+    const s = await server([]);
+    const dir = tempDir();
+    const path = join(dir, "real.yaml");
+    writeFileSync(path, `mode: real\nllm: {model: unpriced-model, base_url: "${s.baseURL}", api_key_env: FAKE_KEY}\nbudget: {max_cost_per_job: 1}\n${TWO_TRAINERS}`);
+    const r = await run(["run", "--config", path, "--runs-dir", dir, "--run-id", "a"]);
+    expect(r.code, describeRun("run", r)).toBe(2);
+    expect(r.stderr).toContain("budget: a cost budget needs a price for model 'unpriced-model'; add it under pricing:");
+    expect(s.received).toHaveLength(0);
+    expect(existsSync(join(dir, "a"))).toBe(false);
+  });
+
   it("GEPA, PrioritySearch and BasicSearch jobs whose calls all fail end failed with llm_unavailable, never ok", async () => {
     const s = await server(["OK"], { status: 500, message: "the server is down" });
     const dir = tempDir();
