@@ -196,6 +196,19 @@ describe("mode real: the run stops", () => {
 });
 
 describe("mode real: interruption", () => {
+  it("a job timeout aborts the request in flight: the job ends timeout and the call is recorded aborted", async () => {
+    const s = await server(["OK"], { reply: xmlReply({ value: 1 }), delayMs: 30_000 });
+    const dir = tempDir();
+    const body = "job_timeout: 1\ntasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 2}]\n";
+    const r = await run(["run", "--config", config(dir, s, body), "--runs-dir", dir, "--run-id", "a"]);
+    expect(r.code, describeRun("run", r)).toBe(1);
+    expect(csvRows(join(dir, "a", "results.csv"))[0]!.status).toBe("timeout");
+    const aborted = eventsOf(join(dir, "a")).filter((e) => e.type === "LlmCallAborted");
+    expect(aborted.map((e) => e.data.reason)).toEqual(["job_timeout"]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(work(s).map((q) => q.aborted)).toEqual([true]);
+  });
+
   it("Ctrl-C aborts the request in flight: the server sees the connection closed and the log records the call aborted", async () => {
     const s = await server(["OK"], { reply: xmlReply({ value: 1 }), delayMs: 30_000 });
     const dir = tempDir();
@@ -221,6 +234,12 @@ describe("mode real: interruption", () => {
     const aborted = eventsOf(join(dir, "a")).filter((e) => e.type === "LlmCallAborted");
     expect(aborted).toHaveLength(1);
     expect(aborted[0]!.data.reason).toBe("cancelled");
+    // The audit counts the aborted call and still agrees with results.csv and summary.json.
+    const audit = await run(["tokens", join(dir, "a"), "--json"]);
+    expect(audit.code, describeRun("tokens", audit)).toBe(0);
+    const json = JSON.parse(audit.stdout) as { totals: { calls: { aborted: number } }; reconciliation: { reconciled: boolean } };
+    expect(json.totals.calls.aborted).toBe(1);
+    expect(json.reconciliation.reconciled).toBe(true);
   });
 });
 
@@ -255,6 +274,8 @@ describe("mode real: the journal", () => {
       // Over both invocations the server got exactly the uninterrupted run's requests: none twice.
       expect(work(s).map((r) => JSON.stringify(r.body)).sort(), `kill at seq ${killAt}`).toEqual(expectedRequests);
       replayedSomewhere += eventsOf(join(dir, id)).filter((e) => e.type === "LlmCallCompleted" && e.data.replayed === true).length;
+      const audit = await run(["tokens", join(dir, id)]);
+      expect(audit.code, describeRun(`tokens after a kill at seq ${killAt}`, audit)).toBe(0);
     }
     // The instants fall inside jobs too, where the journal answers the re-run's first calls.
     expect(replayedSomewhere).toBeGreaterThan(0);
