@@ -211,5 +211,4 @@ const out = [
 ];
 process.stdout.write(out.join("\n"));
 
-cleanup();
 process.exitCode = failures > 0 ? 1 : 0;
