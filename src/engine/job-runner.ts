@@ -111,8 +111,10 @@ function trainingEnd(calls: JobCalls, training: { ok: true } | { ok: false; erro
 /** Promise-returning work of a phase; anything it throws stops the job as an internal error. */
 const phase = <A>(work: () => Promise<A>) => Effect.tryPromise({ try: work, catch: (error) => fail(`internal_error: ${firstLine(error)}`, stackOf(error)) });
 
-/** Trainer implementations are stateless: each is imported once per process. */
-/** Keyed by the catalog's entry, so another TrainerSource (a test's) never gets a trainer cached from the first. */
+/**
+ * Trainer implementations are stateless: each is imported once per process, keyed by the catalog's
+ * entry (so another TrainerSource, a test's, never gets a trainer cached from the first).
+ */
 const loadedTrainers = new WeakMap<object, Trainer>();
 
 /** The phases of one attempt, each recorded before the next starts; ends by recording the outcome. */
@@ -177,7 +179,9 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
     // A budget that stopped training aborted it: the calls it cut off are recorded with the transition.
     const cutOff = calls.budgetExhausted !== null ? calls.abortInFlight("budget") : [];
     const ended = trainingEnd(calls, training._tag === "Left" ? { ok: false, error: training.left } : { ok: true });
-    const detail = training._tag === "Left" ? { detail: stackOf(training.left) } : {};
+    // The stack of a trainer's own error goes to stdout.log; a budget's or the LLM's reason says it all.
+    const trainerError = training._tag === "Left" && ended.type === "TRAINING_FAILED" && ended.reason.startsWith("training_error");
+    const detail = trainerError ? { detail: stackOf(training.left) } : {};
     yield* recorder.execute({ type: "Advance", event: ended, facts: cutOff, ...detail });
 
     const latest = progress.latest ?? initial;
