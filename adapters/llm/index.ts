@@ -2,6 +2,7 @@
 import { ConfigError } from "../../src/config/config-error.js";
 import type { JobSpec } from "../../src/config/matrix.js";
 import type { RunConfig } from "../../src/config/run-config.js";
+import type { TaskBundle } from "../../src/domain/task-bundle.js";
 import type { Llm } from "../../src/llm/llm.js";
 import { apiKeyFor, missingApiKeys, resolveLlmRoles } from "../../src/llm/llm-roles.js";
 import { createRequestLimiters, type RequestLimiterOptions } from "../../src/llm/request-limiter.js";
@@ -28,8 +29,8 @@ export interface LlmFactoryOptions extends Pick<OpenAiLlmOptions, "timeoutMs" | 
  * Called once per run. In mode real every job shares one client and one request limiter per model,
  * so parallel jobs together keep to `options.limits`.
  */
-export function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env, options: LlmFactoryOptions = {}): (job: JobSpec) => Llm {
-  if (config.mode === "stub") return (job) => createStubLlm(job.seed, BUILTIN_STUB_ALTERNATIVES);
+export function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env, options: LlmFactoryOptions = {}): (job: JobSpec, bundle?: TaskBundle) => Llm {
+  if (config.mode === "stub") return (job, bundle) => createStubLlm(job.seed, { ...BUILTIN_STUB_ALTERNATIVES, ...bundle?.stubAlternatives });
   const { apiKey, model, baseURL, endpoint } = realLlmSettings(config, env);
   const limits = options.limits ?? { maxConcurrency: endpoint.maxConcurrency, ...(endpoint.requestsPerMinute !== null ? { requestsPerMinute: endpoint.requestsPerMinute } : {}) };
   const limiters = createRequestLimiters(() => limits);

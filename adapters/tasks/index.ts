@@ -7,18 +7,21 @@ import { codeParamTask } from "./internal/code-param.js";
 import { multiParamTask } from "./internal/multi-param.js";
 import { nonTrainableTask } from "./internal/non-trainable.js";
 import { numericParamTask } from "./internal/numeric-param.js";
+import { bundledLlm4adRoot, Llm4adSuite } from "./llm4ad/llm4ad-suite.js";
 import { pendingSuite, staticSuite } from "./static-suite.js";
 import { greetingStubTask } from "./trace_examples/greeting-stub.js";
 import { trainSingleNodeStubTask } from "./trace_examples/train-single-node-stub.js";
 
 export interface TaskRegistryOptions {
-  /** LLM4AD tasks root (`--root`), used once the llm4ad suite lands. */
+  /** LLM4AD tasks root (`--root`); default: the tasks bundled in benchmarks/llm4ad. */
   readonly root?: string;
+  /** What LLM4AD workers print outside their protocol (task modules, crashes). */
+  readonly onWorkerOutput?: (text: string) => void;
 }
 
-export function builtinSuites(_options: TaskRegistryOptions = {}): TaskSuite[] {
+export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
   return [
-    pendingSuite("llm4ad"),
+    new Llm4adSuite(options.root ?? bundledLlm4adRoot(), {}, options.onWorkerOutput),
     staticSuite("trace_examples", {
       greeting_stub: greetingStubTask,
       train_single_node_stub: trainSingleNodeStubTask,

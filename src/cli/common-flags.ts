@@ -1,9 +1,11 @@
 /** Flags several verbs share. */
 import type { FlagSpec } from "./args.js";
 
-export const DEFAULT_TASKS_ROOT = "benchmarks/LLM4AD/benchmark_tasks";
-
-export const ROOT_FLAG: FlagSpec = { type: "string", value: "DIR", description: `LLM4AD tasks root (default ${DEFAULT_TASKS_ROOT}).` };
+export const ROOT_FLAG: FlagSpec = {
+  type: "string",
+  value: "DIR",
+  description: "LLM4AD tasks root: a folder of task modules with an index.json, e.g. a Trace-Bench checkout's benchmarks/LLM4AD/benchmark_tasks (default: the tasks bundled with trace-bench).",
+};
 
 export const BENCH_FLAG: FlagSpec = {
   type: "string",

@@ -1,7 +1,7 @@
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { loadTaskRegistry } from "../../adapters/tasks/index.js";
 import { parseBenchSelector } from "../tasks/bench-selector.js";
-import { DEFAULT_TASKS_ROOT, ROOT_FLAG, BENCH_FLAG } from "./common-flags.js";
+import { ROOT_FLAG, BENCH_FLAG } from "./common-flags.js";
 
 export const spec: VerbSpec = {
   name: "list-tasks",
@@ -10,9 +10,11 @@ export const spec: VerbSpec = {
 };
 
 export async function execute(args: ParsedArgs): Promise<number> {
-  const registry = await loadTaskRegistry({ root: (args.flags.root as string | undefined) ?? DEFAULT_TASKS_ROOT });
+  const registry = await loadTaskRegistry(args.flags.root !== undefined ? { root: args.flags.root as string } : {});
   const selection = parseBenchSelector(args.flags.bench as string | undefined, registry.suiteNames());
   const ids = registry.list(selection);
   if (ids.length > 0) process.stdout.write(`${ids.join("\n")}\n`);
+  // A suite that lists nothing says why on stderr (stdout stays a clean list of ids).
+  for (const reason of registry.emptyReasons(selection)) process.stderr.write(`trace-bench: ${reason}\n`);
   return 0;
 }

@@ -6,7 +6,7 @@ import { rmdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { UsageError } from "./args.js";
-import { CONFIG_FLAG, DEFAULT_TASKS_ROOT, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
+import { CONFIG_FLAG, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
 import { loadTaskRegistry } from "../../adapters/tasks/index.js";
 import type { ResumeMode } from "../config/run-config.js";
 import * as Layer from "effect/Layer";
@@ -18,6 +18,7 @@ import type { LlmError } from "../llm/llm-error.js";
 import { preflight } from "../llm/preflight.js";
 import { costOf, loadPriceTable, priceOf } from "../llm/pricing.js";
 import { RunCalls } from "../llm/run-calls.js";
+import type { TaskRegistry } from "../tasks/task-registry.js";
 import { findTrainer } from "../opt/trainer-catalog.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
 import { reportedCost, zeroTokens, type RunState } from "../events/run-state.js";
@@ -120,9 +121,18 @@ function abandonFreshRunDir(plan: RunPlan): void {
 }
 
 export async function execute(args: ParsedArgs): Promise<number> {
+  const registry = await loadTaskRegistry(args.flags.root !== undefined ? { root: args.flags.root as string } : {});
+  try {
+    return await runWith(registry, args);
+  } finally {
+    // However the run ends, no evaluation worker outlives it.
+    registry.close();
+  }
+}
+
+async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number> {
   const maxWorkers = numberFlag(args, "max-workers", (n) => Number.isInteger(n) && n >= 1, "a whole number ≥ 1");
   const jobTimeout = numberFlag(args, "job-timeout", (n) => n >= 0, "a number of seconds ≥ 0");
-  const registry = await loadTaskRegistry({ root: (args.flags.root as string | undefined) ?? DEFAULT_TASKS_ROOT });
   const plan = planRun(
     {
       configPath: args.flags.config as string,
@@ -138,6 +148,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
     new Date(),
   );
   for (const warning of plan.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);
+  registry.configure({ ...(plan.config.eval_workers !== null ? { workers: plan.config.eval_workers } : {}), memoryMb: plan.config.eval_memory_mb });
 
   const progress = new ProgressReporter(process.stdout, plan.jobs.length);
   let stopRun = (_error: LlmError) => {};

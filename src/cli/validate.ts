@@ -7,7 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
-import { BENCH_FLAG, CONFIG_FLAG, DEFAULT_TASKS_ROOT, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
+import { BENCH_FLAG, CONFIG_FLAG, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
 import { loadTaskRegistry } from "../../adapters/tasks/index.js";
 import { pythonUtcIso } from "../codec/python-datetime.js";
 import { mergeKwargs, toPlain } from "../config/kwargs.js";
@@ -59,7 +59,7 @@ const pyList = (items: readonly string[]) => `[${[...items].sort().map((s) => `'
 export async function execute(args: ParsedArgs): Promise<number> {
   const configPath = args.flags.config as string;
   const strict = args.flags.strict === true;
-  const registry = await loadTaskRegistry({ root: (args.flags.root as string | undefined) ?? DEFAULT_TASKS_ROOT });
+  const registry = await loadTaskRegistry(args.flags.root !== undefined ? { root: args.flags.root as string } : {});
   const selection = parseBenchSelector(args.flags.bench as string | undefined, registry.suiteNames());
   const loaded = loadRunConfig(configPath);
   for (const warning of loaded.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);

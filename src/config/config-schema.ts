@@ -159,6 +159,8 @@ export const RawConfigSchema = Schema.Struct({
   n_concurrent: Schema.optional(Positive).annotations({ description: "Alias of max_workers." }),
   "n-concurrent": Schema.optional(Positive).annotations({ description: "Alias of max_workers." }),
   fail_fast: Schema.optional(Flag).annotations({ description: "Stop starting jobs after the first failed job (default false)." }),
+  eval_workers: Schema.optional(Positive).annotations({ description: "Python workers evaluating LLM4AD candidates, shared by all jobs (default: the machine's cores)." }),
+  eval_memory_mb: Schema.optional(Positive).annotations({ description: "Address-space limit of each Python evaluation worker, MiB (default 4096)." }),
   resume: Schema.optional(describe(Schema.Literal("auto", "failed", "none"), "one of auto, failed, none")).annotations({ description: "auto: reuse ok/skipped jobs of an existing run; failed: re-run only failed jobs; none: re-run everything. Default auto." }),
   job_timeout: Schema.optional(Seconds).annotations({ description: "Per-job time limit in seconds; 0 = none; null = the mode’s default (stub 0, real 600)." }),
   "job-timeout": Schema.optional(Seconds).annotations({ description: "Alias of job_timeout." }),

@@ -80,6 +80,10 @@ export interface RunConfig {
   readonly seeds: readonly number[];
   readonly max_workers: number;
   readonly fail_fast: boolean;
+  /** Python evaluation workers (LLM4AD); null = the machine's cores. */
+  readonly eval_workers: number | null;
+  /** Address-space limit per evaluation worker, MiB. */
+  readonly eval_memory_mb: number;
   readonly resume: ResumeMode;
   /** Seconds; null = unspecified (the CLI then applies the mode's default). */
   readonly job_timeout: number | null;
@@ -363,6 +367,8 @@ export function resolveRunConfig(source: ConfigSource): LoadedConfig {
     seeds: normalizeSeeds(source, raw),
     max_workers: Number(toPlain(firstPresent(raw, ["max_workers", "n_concurrent", "n-concurrent"]) ?? 1)),
     fail_fast: (raw.fail_fast as boolean | undefined) ?? false,
+    eval_workers: typeof toPlain(raw.eval_workers) === "number" ? Number(toPlain(raw.eval_workers)) : null,
+    eval_memory_mb: typeof toPlain(raw.eval_memory_mb) === "number" ? Number(toPlain(raw.eval_memory_mb)) : 4096,
     resume: (raw.resume as ResumeMode | undefined) ?? "auto",
     job_timeout: jobTimeout === undefined || jobTimeout === null ? null : Number(toPlain(jobTimeout)),
     tasks: tasksRaw.map((t, i) => normalizeTask(source, t, i, evalKwargs)),

@@ -38,6 +38,8 @@ export function configSnapshot(config: RunConfig): ConfigSnapshot {
     // Only when set, so a config without them snapshots (and hashes) as the original's does.
     ...(Object.values(config.budget).some((limit) => limit !== null) ? { budget: { ...config.budget } } : {}),
     ...(Object.keys(config.pricing).length > 0 ? { pricing: cloneValue(config.pricing) } : {}),
+    ...(config.eval_workers !== null ? { eval_workers: config.eval_workers } : {}),
+    ...(config.eval_memory_mb !== 4096 ? { eval_memory_mb: config.eval_memory_mb } : {}),
   };
 }
 
@@ -49,7 +51,7 @@ function without(snapshot: ConfigSnapshot, keys: readonly string[]): ConfigSnaps
  * Snapshot keys that say how a run executes, not what it computes. Leaving them out of
  * `config_hash` lets a run interrupted at `--max-workers 2` be resumed at `--max-workers 8`.
  */
-const EXECUTION_ONLY_KEYS = ["run_id", "runs_dir", "max_workers", "resume", "fail_fast", "budget", "pricing"] as const;
+const EXECUTION_ONLY_KEYS = ["run_id", "runs_dir", "max_workers", "resume", "fail_fast", "budget", "pricing", "eval_workers", "eval_memory_mb"] as const;
 
 /**
  * The same for the llm block and its role overrides: a run stopped by a rate limit or a budget

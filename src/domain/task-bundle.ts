@@ -6,6 +6,7 @@ import type { Kwargs } from "../config/kwargs.js";
 import type { Agent } from "./agent.js";
 import type { Dataset } from "./dataset.js";
 import type { Guide } from "./guide.js";
+import type { JsonValue } from "./json-value.js";
 import type { ParameterSpec } from "./parameter.js";
 
 export interface TaskBundle {
@@ -21,4 +22,9 @@ export interface TaskBundle {
   readonly guide_kwargs?: Kwargs;
   readonly logger_kwargs?: Kwargs;
   readonly metadata: Kwargs;
+  /**
+   * Values the stub LLM of mode stub may propose for this task's text and code parameters, by
+   * parameter name (a real model writes new ones): e.g. an LLM4AD task's alternative heuristics.
+   */
+  readonly stubAlternatives?: Readonly<Record<string, readonly JsonValue[]>>;
 }

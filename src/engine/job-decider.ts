@@ -22,6 +22,7 @@ export const JOB_FACT_TYPES = [
   "LlmCallAborted",
   "JournalDiverged",
   "ReplyUnusable",
+  "TaskOutput",
 ] as const;
 export type JobFact = Extract<NewEvent, { type: (typeof JOB_FACT_TYPES)[number] }>;
 

@@ -139,15 +139,17 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
     progress.bundle = bundle;
     if (trainableParameters(bundle.parameters).length === 0) return yield* fail("no_trainable_parameters");
     const split = evaluationSplit(bundle);
+    // The task's own output (a candidate's prints) goes to the job's log.
+    const context = { signal, log: (text: string) => recorder.executeNow({ type: "RecordFacts", facts: [{ type: "TaskOutput", data: { attempt, text } }] }) };
     const initial = initialValues(bundle.parameters);
     progress.initial = initial;
     progress.latest = initial;
-    const initialScore = yield* phase(() => scoreDataset(bundle, initial, split, { signal }));
+    const initialScore = yield* phase(() => scoreDataset(bundle, initial, split, context));
     progress.initialScore = initialScore;
     yield* recorder.execute({ type: "Advance", event: { type: "BUILT" }, facts: [evaluationFact("initial", attempt, initialScore)] });
 
     const resolved = resolvedMetadata(job, bundle);
-    const llm = (yield* LlmSource).forJob(job);
+    const llm = (yield* LlmSource).forJob(job, bundle);
     calls.setTraining(true);
     const training = yield* Effect.tryPromise({
       try: () =>
@@ -185,13 +187,13 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
     yield* recorder.execute({ type: "Advance", event: ended, facts: cutOff, ...detail });
 
     const latest = progress.latest ?? initial;
-    const final = yield* phase(() => scoreDataset(bundle, latest, split, { signal }));
+    const final = yield* phase(() => scoreDataset(bundle, latest, split, context));
     progress.final = final;
     progress.feedback = final.feedback;
     progress.best = final.score !== null && (initialScore.score === null || final.score >= initialScore.score) ? latest : initial;
     const best = progress.best;
     const testSet = bundle.test_dataset;
-    if (testSet && testSet.inputs.length > 0) progress.test = yield* phase(() => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, { signal }));
+    if (testSet && testSet.inputs.length > 0) progress.test = yield* phase(() => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, context));
     const facts = [evaluationFact("final", attempt, final), ...(progress.test ? [evaluationFact("test", attempt, progress.test)] : [])];
     yield* recorder.execute({ type: "Advance", event: { type: "EVALUATED" }, facts, outcome: outcomeOf(job, progress, started) });
   });

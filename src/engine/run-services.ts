@@ -9,6 +9,7 @@ import type { JobSpec } from "../config/matrix.js";
 import type { EventLogCorruptError, EventLogWriteError, InvalidAppendError, WrongExpectedVersionError } from "../events/event-log-errors.js";
 import type { Contents } from "../events/content-ref.js";
 import type { NewEvent, StoredEvent } from "../events/event-schema.js";
+import type { TaskBundle } from "../domain/task-bundle.js";
 import type { Llm } from "../llm/llm.js";
 import type { RunCalls } from "../llm/run-calls.js";
 import type { TrainerInfo } from "../opt/trainer-catalog.js";
@@ -42,4 +43,11 @@ export class TrainerSource extends Context.Tag("trace-bench/TrainerSource")<Trai
  * The LLM port: the LLM a job's optimizers use (each call is recorded per job around it), and
  * what the run's jobs share about calls (prices, budgets, journaling, the run-stopping error).
  */
-export class LlmSource extends Context.Tag("trace-bench/LlmSource")<LlmSource, { readonly forJob: (job: JobSpec) => Llm; readonly calls: RunCalls }>() {}
+export class LlmSource extends Context.Tag("trace-bench/LlmSource")<
+  LlmSource,
+  {
+    /** The job's LLM; `bundle` tells the stub what the task offers it to propose. */
+    readonly forJob: (job: JobSpec, bundle?: TaskBundle) => Llm;
+    readonly calls: RunCalls;
+  }
+>() {}

@@ -72,6 +72,7 @@ export function createTrainerContext(input: TrainerContextInput): TrainerContext
       rolloutMany(bundle.agent, bundle.guide, values, examples, {
         signal,
         concurrency,
+        log: (text) => recorder.record([{ type: "TaskOutput", data: { attempt: recorder.attempt, text } }]),
         minScore: request.minScore ?? null,
         onEvaluation: () => {
           counters.evaluations += 1;

@@ -180,6 +180,9 @@ export const JournalDiverged = Schema.Struct({
   replayed: Schema.Number,
 });
 
+/** What the task's code printed while the job ran (a candidate's stdout and stderr), for stdout.log. */
+export const TaskOutput = Schema.Struct({ attempt: Schema.Number, text: Schema.String });
+
 /** An optimizer reply that could not be applied (unreadable, or no value usable). */
 export const ReplyUnusable = Schema.Struct({ attempt: Schema.Number, reason: Schema.String });
 
@@ -238,6 +241,7 @@ export const EVENT_DATA = {
   LlmCallAborted,
   JournalDiverged,
   ReplyUnusable,
+  TaskOutput,
   JobFinished,
   RunInterrupted,
   RunFinished,
@@ -258,6 +262,7 @@ export const JOB_EVENT_TYPES: ReadonlySet<EventType> = new Set([
   "LlmCallAborted",
   "JournalDiverged",
   "ReplyUnusable",
+  "TaskOutput",
   "JobFinished",
 ]);
 

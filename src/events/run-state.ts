@@ -209,6 +209,7 @@ export class RunState {
         return;
       case "LlmCallStarted":
       case "JournalDiverged":
+      case "TaskOutput":
         return;
       case "JobFinished":
         view.finished = {

@@ -3,9 +3,9 @@
  * config's `pricing:`, and the cost of one call's token usage. An unknown model has no cost
  * (null), never a guessed one.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "../fs/package-root.js";
 import { parse } from "yaml";
 
 /** US dollars per 1 million tokens. */
@@ -28,18 +28,9 @@ export interface TokenUsage {
 
 const SHIPPED_FILE = join("configs", "pricing.yaml");
 
-/**
- * The shipped price file: in the package root, the first folder above this module with a
- * package.json (src/llm in a checkout, dist/src/llm when built, node_modules/trace-bench/... installed).
- */
+/** The shipped price file, in the package root. */
 export function shippedPricingPath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json"))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`trace-bench: cannot find the package root above ${dirname(fileURLToPath(import.meta.url))} to read ${SHIPPED_FILE}`);
-    dir = parent;
-  }
-  return join(dir, SHIPPED_FILE);
+  return join(packageRoot(), SHIPPED_FILE);
 }
 
 const isPrice = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;

@@ -6,6 +6,7 @@
 import type { Agent } from "../domain/agent.js";
 import type { Dataset } from "../domain/dataset.js";
 import type { Guide } from "../domain/guide.js";
+import type { TaskCallContext } from "../domain/task-call-context.js";
 import { mapBounded } from "./bounded.js";
 import type { ParameterValues } from "../domain/parameter.js";
 
@@ -36,21 +37,25 @@ export interface RolloutOptions {
   readonly onEvaluation?: () => void;
   /** How many examples run at once (`num_threads`; default 1). */
   readonly concurrency?: number;
+  /** Where the task's own output goes (the job's log). */
+  readonly log?: (text: string) => void;
 }
+
+const callContext = (options: RolloutOptions): TaskCallContext => ({ signal: options.signal, ...(options.log ? { log: options.log } : {}) });
 
 export async function rolloutOne(agent: Agent, guide: Guide, values: ParameterValues, example: Example, options: RolloutOptions): Promise<Rollout> {
   options.signal.throwIfAborted();
   options.onEvaluation?.();
   let response: unknown;
   try {
-    response = await agent.run(example.input, values, { signal: options.signal });
+    response = await agent.run(example.input, values, callContext(options));
   } catch (error) {
     options.signal.throwIfAborted();
     const message = error instanceof Error ? `(${error.name}) ${error.message}` : String(error);
     return { ...example, response: message, score: options.minScore ?? null, feedback: message, error: message };
   }
   try {
-    const result = await guide.evaluate(example.input, response, example.info, { signal: options.signal });
+    const result = await guide.evaluate(example.input, response, example.info, callContext(options));
     return { ...example, response, score: result.score, feedback: result.feedback, ...(result.scores ? { scores: result.scores } : {}) };
   } catch (error) {
     options.signal.throwIfAborted();

@@ -30,6 +30,26 @@ export class TaskRegistry {
       .flatMap((name) => this.suites.get(name)?.list() ?? []);
   }
 
+  /** For each selected suite that lists nothing, why (when it can say). */
+  emptyReasons(selection: readonly string[] = this.suiteNames()): string[] {
+    return this.suiteNames()
+      .filter((name) => selection.includes(name))
+      .flatMap((name) => {
+        const suite = this.suites.get(name)!;
+        const reason = suite.list().length === 0 ? suite.emptyReason?.() : null;
+        return reason ? [`${name}: ${reason}`] : [];
+      });
+  }
+
+  configure(settings: { readonly workers?: number; readonly memoryMb?: number }): void {
+    for (const suite of this.suites.values()) suite.configure?.(settings);
+  }
+
+  /** Stops every suite's workers. */
+  close(): void {
+    for (const suite of this.suites.values()) suite.close?.();
+  }
+
   async load(taskId: string, evalKwargs: Kwargs): Promise<TaskBundle> {
     const id = normalizeTaskId(taskId);
     const suiteName = suiteOfTaskId(id);

@@ -15,4 +15,10 @@ export interface TaskSuite {
   list(): readonly string[];
   /** A fresh bundle. Throws `TaskUnavailableError` (job skipped) or `TaskNotFoundError`. */
   load(taskId: string, evalKwargs: Kwargs): TaskBundle | Promise<TaskBundle>;
+  /** Why `list()` is empty (no tasks root, no python3...), for `list-tasks` to say. */
+  emptyReason?(): string | null;
+  /** Pool sizes and limits of suites that evaluate out of process, from the run's config. */
+  configure?(settings: { readonly workers?: number; readonly memoryMb?: number }): void;
+  /** Stops what the suite started (worker processes): called when the run ends, however it ends. */
+  close?(): void;
 }

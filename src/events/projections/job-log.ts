@@ -41,6 +41,8 @@ function describe(event: StoredEvent): string | null {
     }
     case "JournalDiverged":
       return `journal: request #${event.data.call} differs from the interrupted attempt's after ${event.data.replayed} replayed calls; calls go live`;
+    case "TaskOutput":
+      return `task output:\n    ${indent(event.data.text.replace(/\n$/, ""))}`;
     case "ReplyUnusable":
       return `unusable optimizer reply: ${event.data.reason}`;
     case "JobFinished": {

@@ -68,8 +68,8 @@ const RULES: readonly Rule[] = [
   { rule: "machines/ are pure: they import nothing of src/ or adapters/", forbids: (from) => from === "machines" },
   { rule: "opt/ never imports tasks/: both speak domain/", forbids: (from, to) => from === "src/opt" && to === "src/tasks" },
   {
-    rule: "llm/ imports domain/ and events/ at most: the LLM port records calls as events and knows no optimizer",
-    forbids: (from, to) => from === "src/llm" && to !== "src/domain" && to !== "src/events",
+    rule: "llm/ imports domain/, events/ and fs/ at most: the LLM port records calls as events and knows no optimizer",
+    forbids: (from, to) => from === "src/llm" && to !== "src/domain" && to !== "src/events" && to !== "src/fs",
   },
   { rule: "codec/ imports nothing: Python's formats are the bottom layer", forbids: (from) => from === "src/codec" },
 ];
