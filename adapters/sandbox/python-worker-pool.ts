@@ -57,6 +57,10 @@ class Worker {
   private stderrTail = "";
   private readonly ready: Promise<void>;
 
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
   constructor(
     private readonly process: ResultPromise,
     private readonly dir: string,
@@ -127,9 +131,9 @@ export class PythonWorkerPool {
 
   constructor(private readonly options: PoolOptions) {}
 
-  /** Workers alive now (for tests and the bench). */
-  get alive(): number {
-    return this.workers.filter((w) => !w.dead).length;
+  /** Process ids of the workers alive now (for tests and the bench). */
+  pids(): number[] {
+    return this.workers.filter((w) => !w.dead && w.pid !== undefined).map((w) => w.pid!);
   }
 
   private spawn(): Worker {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { pythonJsonString } from "../../../src/codec/python-json.js";
 import type { Kwargs } from "../../../src/config/kwargs.js";
 import type { TaskBundle } from "../../../src/domain/task-bundle.js";
@@ -72,7 +72,8 @@ export class Llm4adSuite implements TaskSuite {
     settings: Partial<EvaluationSettings> = {},
     private readonly onWorkerOutput: (text: string) => void = () => {},
   ) {
-    this.discovery = discoverLlm4adTasks(root);
+    // Absolute: the workers run in temporary directories of their own.
+    this.discovery = discoverLlm4adTasks(resolve(root));
     this.settings = { workers: settings.workers ?? availableParallelism(), memoryMb: settings.memoryMb ?? 4096 };
   }
 
@@ -99,6 +100,11 @@ export class Llm4adSuite implements TaskSuite {
       onStderr: this.onWorkerOutput,
     });
     return this.pool;
+  }
+
+  /** Process ids of the evaluation workers alive now (tests check none outlives its run). */
+  workerPids(): number[] {
+    return this.pool?.pids() ?? [];
   }
 
   /** Kills the workers: called when the run ends, however it ends. */

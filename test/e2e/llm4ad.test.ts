@@ -1,0 +1,102 @@
+/**
+ * LLM4AD end to end: the bundled tasks run with PrioritySearch and GEPA-Base in mode stub through
+ * the python3 worker pool, score their templates as benchmarks/llm4ad/README.md documents, and no
+ * python process outlives the run, whether it ends, is interrupted or is killed.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
+import { csvRows, eventsOf, singleRunDir } from "../support/run-dir.js";
+
+/** The python workers whose parent is `pid`. */
+function workersOf(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((name) => {
+      try {
+        const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
+        const parent = Number(readFileSync(`/proc/${name}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1]);
+        return cmdline.includes("trace_bench_worker.py") && parent === pid ? [Number(name)] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+const running = (pid: number) => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+
+async function until(condition: () => boolean, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    if (condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return condition();
+}
+
+/** The template scores benchmarks/llm4ad/README.md documents (measured with its check_tasks.py). */
+const DOCUMENTED_TEMPLATE_SCORES: Record<string, string> = {
+  "llm4ad:online_bin_packing_local": "-214.4",
+  "llm4ad:optimization/tsp_construct": "-5.560662347651679",
+  "llm4ad:optimization/knapsack_construct": "467.65625",
+  "llm4ad:optimization/set_cover_construct": "-12.5",
+  "llm4ad:circle_packing": "2.1666666645",
+  "llm4ad:science_discovery/oscillator_fit": "-0.027045608348196488",
+};
+
+describe("LLM4AD", () => {
+  it("configs/llm4ad_smoke.yaml: every job ok, templates score as documented, searches improve, a second run is identical", () => {
+    const dir = tempDir();
+    const first = runCli(["run", "--config", "configs/llm4ad_smoke.yaml", "--runs-dir", dir]);
+    expect(first.code, first.stderr).toBe(0);
+    const rows = csvRows(join(singleRunDir(dir), "results.csv"));
+    expect(rows).toHaveLength(12);
+    expect(rows.every((r) => r.status === "ok")).toBe(true);
+    for (const row of rows) expect(row.score_val_initial, row.task_id).toBe(DOCUMENTED_TEMPLATE_SCORES[row.task_id]);
+    expect(rows.some((r) => Number(r.score_val_final) > Number(r.score_val_initial))).toBe(true);
+    const again = tempDir();
+    expect(runCli(["run", "--config", "configs/llm4ad_smoke.yaml", "--runs-dir", again]).code).toBe(0);
+    const scores = (rs: typeof rows) => rs.map((r) => [r.job_id, r.score_val_initial, r.score_val_final, r.llm_calls]);
+    expect(scores(csvRows(join(singleRunDir(again), "results.csv")))).toEqual(scores(rows));
+  }, 120_000);
+
+  it("list-tasks --root: a folder without index.json lists its task folders; an unknown root says why on stderr", () => {
+    const bare = runCli(["list-tasks", "--bench", "llm4ad", "--root", "test/fixtures/llm4ad/bare"]);
+    expect(bare.stdout).toBe("llm4ad:slow_task\n");
+    const none = runCli(["list-tasks", "--bench", "llm4ad", "--root", "/no/such/root"]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe("");
+    expect(none.stderr).toMatch(/^trace-bench: llm4ad: no LLM4AD tasks root at \/no\/such\/root; pass one with --root DIR/);
+  });
+
+  it("a task whose Python module is missing ends skipped, naming the module", () => {
+    const dir = tempDir();
+    const config = join(dir, "c.yaml");
+    writeFileSync(config, "tasks: [llm4ad:toy/needs_missing]\ntrainers: [NoOpTrainer]\n");
+    const r = runCli(["run", "--config", config, "--runs-dir", dir, "--root", "test/fixtures/llm4ad/indexed"]);
+    expect(r.code, r.stderr).toBe(0);
+    const [row] = csvRows(join(singleRunDir(dir), "results.csv"));
+    expect(row!.status).toBe("skipped");
+    expect(row!.feedback).toContain("needs the Python module 'not_a_real_module_for_trace_bench_tests'");
+  });
+
+  for (const how of ["SIGKILL", "SIGINT"] as const) {
+    it(`a run ${how === "SIGKILL" ? "killed with SIGKILL" : "interrupted with Ctrl-C"} mid-evaluation leaves no python process`, async () => {
+      const dir = tempDir();
+      const config = join(dir, "slow.yaml");
+      writeFileSync(config, "tasks: [llm4ad:slow_task]\ntrainers: [NoOpTrainer]\n");
+      const child = spawn(process.execPath, [CLI, "run", "--config", config, "--runs-dir", dir, "--run-id", "slow", "--root", "test/fixtures/llm4ad/bare"], { cwd: REPO_ROOT, stdio: "ignore" });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      // The worker has started once the job's initial evaluation is under way.
+      expect(await until(() => workersOf(child.pid!).length > 0 && existsSync(join(dir, "slow", "events.db")), 20_000)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const workers = workersOf(child.pid!);
+      child.kill(how);
+      const code = await exited;
+      if (how === "SIGINT") expect(code).toBe(130);
+      expect(await until(() => workers.every((pid) => !running(pid)), 5_000), `python workers ${workers.join(", ")} outlived the run`).toBe(true);
+      if (how === "SIGINT") expect(eventsOf(join(dir, "slow")).some((e) => e.type === "JobFinished" && e.data.status === "cancelled")).toBe(true);
+    }, 60_000);
+  }
+});
