@@ -29,6 +29,8 @@ const WARMUP = 30;
 const CONCURRENT = 100;
 const COLD_RUNS = 5;
 const CPU_MS = 20;
+/** A measurement with no result by then has lost a request (the pool answers or kills within 35 s). */
+const DEADLINE_MS = 60_000;
 
 const argv = process.argv.slice(2);
 const asJson = argv.includes("--json");
@@ -119,12 +121,25 @@ function row(id, measurement, value, unit, digits, target = null) {
   rows.push({ id, measurement, value, unit, digits, target });
 }
 
+/** Runs one measurement; an error, or no result within DEADLINE_MS (a lost request), becomes an ERROR row. */
 async function measure(id, measurement, unit, fn) {
+  let timer;
   try {
-    return await fn();
+    const deadline = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no result within ${DEADLINE_MS / 1000} s: a request got no answer (lost or hung); its pools are closed`)), DEADLINE_MS);
+    });
+    return await Promise.race([fn(), deadline]);
   } catch (error) {
     errors.push({ id, measurement, unit, message: error instanceof Error ? error.message : String(error) });
     return undefined;
+  } finally {
+    clearTimeout(timer);
+    // A measurement that failed half-way leaves its suites and pools open: close them now.
+    for (const s of openSuites) closeSuite(s);
+    for (const p of openPools) {
+      p.close();
+      openPools.delete(p);
+    }
   }
 }
 
@@ -168,6 +183,20 @@ function pythonMs(code, runs = 5) {
   return median(times);
 }
 
+/** Which python3 runs, and what a launcher in front of it (a pyenv shim) costs. */
+function pythonWhich() {
+  const onPath = spawnSync("sh", ["-c", "command -v python3"], { encoding: "utf8" }).stdout.trim();
+  const real = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout.trim();
+  if (!real || real === onPath) return `python3 = ${onPath}`;
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    spawnSync(real, ["-c", "pass"], { stdio: "ignore" });
+    times.push(performance.now() - t);
+  }
+  return `python3 on PATH = ${onPath} (a launcher for ${real}, whose own \`-c pass\` takes ${fmt(median(times), 1)} ms)`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Measurements.
 
@@ -207,7 +236,8 @@ await measure("1", "per-evaluation overhead", "ms", async () => {
 progress(`2/5 ${CONCURRENT} concurrent ~${CPU_MS} ms evaluations, 1 then 2 workers ...`);
 const throughput = {};
 for (const workers of [1, 2]) {
-  await measure("2", `throughput, ${workers} worker(s)`, "evals/s", async () => {
+  const label = `~${CPU_MS} ms CPU task, ${CONCURRENT} concurrent evaluations, ${workers} worker${workers > 1 ? "s" : ""}: throughput`;
+  await measure("2", label, "evals/s", async () => {
     const s = suite(tasksRoot, workers);
     try {
       const bundle = await s.load("llm4ad:cpu20", {});
@@ -217,7 +247,7 @@ for (const workers of [1, 2]) {
       for (let i = 0; i < 5; i++) seq.push((await timed(() => evaluate(bundle))).ms);
       const { ms } = await timed(() => Promise.all(Array.from({ length: CONCURRENT }, () => evaluate(bundle))));
       throughput[workers] = CONCURRENT / (ms / 1000);
-      row("2", `~${CPU_MS} ms CPU task, ${CONCURRENT} concurrent evaluations, ${workers} worker${workers > 1 ? "s" : ""}: throughput`, throughput[workers], "evals/s", 1);
+      row("2", label, throughput[workers], "evals/s", 1);
       notes.push(`#2 ${workers} worker${workers > 1 ? "s" : ""}: ${CONCURRENT} evaluations in ${fmt(ms / 1000, 2)} s; one evaluation alone: ${fmt(median(seq), 1)} ms (median of 5), i.e. at most ${fmt((1000 / median(seq)) * workers, 1)} evals/s`);
     } finally {
       closeSuite(s);
@@ -263,7 +293,7 @@ await measure("3", "cold start", "ms", async () => {
   notes.push(
     `#3 loads: ${loads.map((t) => fmt(t, 0)).join(", ")} ms; first evaluations: ${firstEvals.map((t) => fmt(t, 0)).join(", ")} ms; second: ${fmt(median(secondEvals), 2)} ms median. ` +
       `Parts (medians of ${COLD_RUNS}): fresh pool's first request with nothing to load (spawn + worker start + one round trip): ${fmt(median(pings), 1)} ms; ` +
-      `bare \`python3 -c pass\`: ${fmt(pythonMs("pass"), 1)} ms; \`python3 -c 'import numpy'\`: ${fmt(pythonMs("import numpy"), 1)} ms (python3 = ${spawnSync("sh", ["-c", "command -v python3"], { encoding: "utf8" }).stdout.trim()})`,
+      `bare \`python3 -c pass\`: ${fmt(pythonMs("pass"), 1)} ms; \`python3 -c 'import numpy'\`: ${fmt(pythonMs("import numpy"), 1)} ms; ${pythonWhich()}`,
   );
 });
 
@@ -340,6 +370,7 @@ if (asJson) {
     return [r.id, r.measurement, fmt(r.value, r.digits), r.unit, r.target === null ? "—" : `${r.target.op === "<=" ? "≤" : "≥"} ${r.target.value} ${r.unit}`, r.target === null ? "info" : met ? "ok" : "MISSED"];
   });
   for (const e of errors) shown.push([e.id, e.measurement, "ERROR", e.unit, "", "ERROR"]);
+  shown.sort((a, b) => a[0].localeCompare(b[0])); // stable: a measurement's rows keep their order
   const header = ["#", "Measurement", "Value", "Unit", "Target", "Status"];
   const widths = header.map((h, i) => Math.max(h.length, ...shown.map((c) => c[i].length)));
   const line = (c) => `| ${c.map((x, i) => (i === 2 ? x.padStart(widths[i]) : x.padEnd(widths[i]))).join(" | ")} |`;

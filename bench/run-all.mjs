@@ -21,6 +21,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(ROOT, "bin", "trace-bench.js");
 const RSS_WRAPPER = join(ROOT, "bench", "with-max-rss.mjs");
 const PROBE = join(ROOT, "bench", "probe.mjs");
+const LLM4AD_BRIDGE = join(ROOT, "bench", "llm4ad-bridge.mjs");
 const JOBS = 500;
 const STARTUP_RUNS = 11;
 
@@ -169,7 +170,7 @@ const benchStarted = performance.now();
 const loadBefore = loadavg()[0];
 
 // 1. 500 jobs, one worker, hard timeouts on.
-progress(`1/7 ${JOBS} jobs, max_workers 1 ...`);
+progress(`1/8 ${JOBS} jobs, max_workers 1 ...`);
 await measure("1", `${JOBS} trivial jobs, max_workers 1, --job-timeout 60: wall`, "s", async () => {
   const run = await freshRun("bench-w1", 1);
   row("1", `${JOBS} trivial jobs, max_workers 1, --job-timeout 60: wall`, run.ms / 1000, "s", 2);
@@ -178,7 +179,7 @@ await measure("1", `${JOBS} trivial jobs, max_workers 1, --job-timeout 60: wall`
 });
 
 // 2. Same at 8 workers: best of 2 (each a fresh run directory).
-progress(`2/7 ${JOBS} jobs, max_workers 8 (best of 2) ...`);
+progress(`2/8 ${JOBS} jobs, max_workers 8 (best of 2) ...`);
 const run8 = await measure("2", `${JOBS} trivial jobs, max_workers 8, --job-timeout 60: wall`, "s", async () => {
   const tries = [await freshRun("bench-w8-a", 8), await freshRun("bench-w8-b", 8)];
   const best = tries.reduce((a, b) => (b.ms < a.ms ? b : a));
@@ -199,7 +200,7 @@ if (run8) {
 
 // 4. Replay of that run: CLI (headline, best of 2) and in-process replayRun (fresh process).
 if (run8) {
-  progress("4/7 replay (CLI x2, in-process x2) ...");
+  progress("4/8 replay (CLI x2, in-process x2) ...");
   await measure("4", "replay <run_dir>, CLI", "s", async () => {
     const times = [(await cli(["replay", run8.runDir])).ms, (await cli(["replay", run8.runDir])).ms];
     row("4", "replay <run_dir>, CLI process wall (best of 2)", Math.min(...times) / 1000, "s", 2, { op: "<=", value: 1 });
@@ -215,7 +216,7 @@ if (run8) {
 
 // 5. Open/resume: in-process decision (cold, fresh process) and a full `run` re-invocation.
 if (run8) {
-  progress("5/7 open/resume ...");
+  progress("5/8 open/resume ...");
   await measure("5", "open/resume to decision, in-process", "ms", async () => {
     const probe = JSON.parse((await node([PROBE, "resume", run8.runDir, "5"])).stdout);
     const [cold, ...warm] = probe.runs;
@@ -234,7 +235,7 @@ if (run8) {
 }
 
 // 6. CLI start-up.
-progress(`6/7 CLI start-up (1 warm-up + ${STARTUP_RUNS}) ...`);
+progress(`6/8 CLI start-up (1 warm-up + ${STARTUP_RUNS}) ...`);
 await measure("6", "CLI start-up", "ms", async () => {
   await cli(["list-trainers"]); // warm the OS file cache
   const times = [];
@@ -246,7 +247,7 @@ await measure("6", "CLI start-up", "ms", async () => {
 });
 
 // 7. Peak RSS of a 500-job max_workers-8 run, through the in-process wrapper.
-progress(`7/7 peak RSS of a ${JOBS}-job max_workers 8 run ...`);
+progress(`7/8 peak RSS of a ${JOBS}-job max_workers 8 run ...`);
 await measure("7", "peak RSS", "MiB", async () => {
   const rssFile = join(tmp, "max-rss.txt");
   const result = await node([RSS_WRAPPER, ...runArgs("bench-w8-rss", 8)], { env: { ...childEnv, TRACE_BENCH_MAX_RSS_FILE: rssFile }, label: "with-max-rss run" });
@@ -254,6 +255,24 @@ await measure("7", "peak RSS", "MiB", async () => {
   const kib = Number(readFileSync(rssFile, "utf8").trim());
   row("7", `peak RSS, ${JOBS} jobs, max_workers 8 (process.resourceUsage().maxRSS)`, kib / 1024, "MiB", 1, { op: "<=", value: 200 });
   notes.push(`#7 maxRSS ${kib} KiB; that run's wall: ${fmt(result.ms / 1000, 2)} s`);
+});
+
+// 8. The LLM4AD bridge (python3 worker pool): its own script, in a fresh process, in the workspace.
+progress("8/8 LLM4AD bridge: python3 worker pool (bench/llm4ad-bridge.mjs) ...");
+await measure("8", "LLM4AD bridge (bench/llm4ad-bridge.mjs)", "", async () => {
+  let stdout;
+  try {
+    ({ stdout } = await node([LLM4AD_BRIDGE, "--json", "--dir", join(tmp, "llm4ad")], { label: "llm4ad-bridge" }));
+  } catch (error) {
+    // Exit 1 = some of its measurements failed: their rows say which; anything else is the script's own failure.
+    const json = error instanceof BenchError ? /\n(\{"rows".*\})\s*$/s.exec(error.message)?.[1] : undefined;
+    if (json === undefined) throw error;
+    stdout = json;
+  }
+  const bridge = JSON.parse(stdout.trim().split("\n").at(-1));
+  for (const r of bridge.rows) row(`8.${r.id}`, `LLM4AD ${r.measurement}`, r.value, r.unit, r.digits, r.target);
+  for (const e of bridge.errors) errorRow(`8.${e.id}`, `LLM4AD ${e.measurement}`, e.unit, e.message);
+  notes.push(...bridge.notes.map((n) => n.replace(/^#(\d)/, "#8.$1")));
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -46,6 +46,12 @@ describe("list-tasks", () => {
     const r = runCli(["list-tasks"]);
     expect(r.code).toBe(0);
     expect(r.stdout.split("\n").filter(Boolean)).toEqual([
+      "llm4ad:online_bin_packing_local",
+      "llm4ad:optimization/tsp_construct",
+      "llm4ad:optimization/knapsack_construct",
+      "llm4ad:optimization/set_cover_construct",
+      "llm4ad:circle_packing",
+      "llm4ad:science_discovery/oscillator_fit",
       "trace_examples:greeting_stub",
       "trace_examples:train_single_node_stub",
       "internal:code_param",

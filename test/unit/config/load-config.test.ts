@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseConfigText } from "../../../src/config/config-file.js";
 import { canonicalJson, PyFloat } from "../../../src/codec/python-json.js";
 import { loadRunConfig, resolveRunConfig, type LoadedConfig, type RunConfig } from "../../../src/config/run-config.js";
+import { computeConfigHash, configSnapshot } from "../../../src/config/snapshot.js";
 
 const loaded = (text: string, path = "cfg.yaml"): LoadedConfig => resolveRunConfig(parseConfigText(path, text));
 const load = (text: string): RunConfig => loaded(text).config;
@@ -25,6 +26,8 @@ describe("defaults (§2.1)", () => {
       seeds: [123],
       max_workers: 1,
       fail_fast: false,
+      eval_workers: null,
+      eval_memory_mb: 4096,
       resume: "auto",
       job_timeout: null,
       tasks: [{ id: "internal:numeric_param", eval_kwargs: {} }],
@@ -47,6 +50,15 @@ describe("defaults (§2.1)", () => {
       eval_kwargs: {},
       trainer_kwargs: {},
     });
+  });
+
+  it("eval_workers and eval_memory_mb size the Python evaluation pool; they are not part of config_hash", () => {
+    const config = load(`${TASK}eval_workers: 3\neval_memory_mb: 2048\n`);
+    expect([config.eval_workers, config.eval_memory_mb]).toEqual([3, 2048]);
+    const hash = (c: RunConfig) => computeConfigHash(configSnapshot(c));
+    expect(hash(config)).toBe(hash(load(TASK)));
+    expect(configSnapshot(config)).toMatchObject({ eval_workers: 3, eval_memory_mb: 2048 });
+    expect(() => load(`${TASK}eval_workers: 0\n`)).toThrow(/eval_workers: expected a whole number ≥ 1, found 0/);
   });
 
   it("explicit values are taken verbatim", () => {

@@ -39,6 +39,12 @@ describe("TaskRegistry", () => {
 
   it("lists the shipped tasks in discovery order", () => {
     expect(registry.list()).toEqual([
+      "llm4ad:online_bin_packing_local",
+      "llm4ad:optimization/tsp_construct",
+      "llm4ad:optimization/knapsack_construct",
+      "llm4ad:optimization/set_cover_construct",
+      "llm4ad:circle_packing",
+      "llm4ad:science_discovery/oscillator_fit",
       "trace_examples:greeting_stub",
       "trace_examples:train_single_node_stub",
       "internal:code_param",
@@ -47,7 +53,7 @@ describe("TaskRegistry", () => {
       "internal:non_trainable",
     ]);
     expect(registry.list(["internal"])).toHaveLength(4);
-    expect(registry.list(["llm4ad", "hf"])).toEqual([]);
+    expect(registry.list(["hf", "veribench"])).toEqual([]);
   });
 
   it("loads through id normalisation", async () => {
@@ -57,7 +63,9 @@ describe("TaskRegistry", () => {
   it("explains unknown tasks, unknown suites and suites not built yet", async () => {
     await expect(registry.load("internal:nope", {})).rejects.toThrow(/unknown task 'internal:nope'.*list-tasks --bench internal/);
     await expect(registry.load("nosuch:x", {})).rejects.toThrow(/unknown task suite 'nosuch'/);
-    await expect(registry.load("circle_packing", {})).rejects.toThrow(/task suite 'llm4ad' is not implemented yet/);
+    await expect(registry.load("hf:gsm8k", {})).rejects.toThrow(/task suite 'hf' is not implemented yet/);
+    // A bare id is an LLM4AD key (spec §0.1).
+    await expect(registry.load("no_such_llm4ad_task", {})).rejects.toThrow(/unknown LLM4AD task 'no_such_llm4ad_task'/);
   });
 
   it("expands tasks: normalised, duplicates with equal eval_kwargs dropped, order kept", () => {
