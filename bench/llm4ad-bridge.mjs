@@ -11,7 +11,8 @@
 //
 //   node bench/llm4ad-bridge.mjs                 prints its own table (needs `npm run build`)
 //   node bench/llm4ad-bridge.mjs --json --dir D  works in D (made by the caller, e.g. run-all.mjs)
-//                                                and prints {rows, notes, errors} as JSON on stdout
+//                                                and prints {rows, notes, failures} as JSON on stdout
+//                                                (a failed measurement is a row with an `error`)
 //
 // The workers' temporary directories are put under the workspace (TMPDIR), which is how the
 // leftover check tells this script's workers from any other python3 on the machine.
@@ -100,9 +101,9 @@ writeFileSync(join(tasksRoot, "index.json"), JSON.stringify(Object.keys(TASKS).m
 // ---------------------------------------------------------------------------------------------
 // Helpers.
 
-const rows = [];
+const rows = []; // in order: measured rows and failed measurements ({ error }) alike
 const notes = [];
-const errors = [];
+let failures = 0;
 const openSuites = new Set();
 const openPools = new Set();
 
@@ -124,19 +125,22 @@ function row(id, measurement, value, unit, digits, target = null) {
 /** Runs one measurement; an error, or no result within DEADLINE_MS (a lost request), becomes an ERROR row. */
 async function measure(id, measurement, unit, fn) {
   let timer;
+  const state = { detail: "" }; // what the measurement had got to, for the deadline's message
   try {
     const deadline = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no result within ${DEADLINE_MS / 1000} s: a request got no answer (lost or hung); its pools are closed`)), DEADLINE_MS);
+      timer = setTimeout(() => reject(new Error(`no result within ${DEADLINE_MS / 1000} s: a request got no answer (lost or hung)${state.detail ? ` — ${state.detail}` : ""}; its pools were closed`)), DEADLINE_MS);
     });
-    return await Promise.race([fn(), deadline]);
+    return await Promise.race([fn(state), deadline]);
   } catch (error) {
-    errors.push({ id, measurement, unit, message: error instanceof Error ? error.message : String(error) });
+    failures += 1;
+    rows.push({ id, measurement, unit, error: error instanceof Error ? error.message : String(error) });
     return undefined;
   } finally {
     clearTimeout(timer);
     // A measurement that failed half-way leaves its suites and pools open: close them now.
     for (const s of openSuites) closeSuite(s);
     for (const p of openPools) {
+      for (const pid of p.pids?.() ?? []) seenPids.add(pid);
       p.close();
       openPools.delete(p);
     }
@@ -152,7 +156,10 @@ function suite(root, workers) {
   openSuites.add(s);
   return s;
 }
+/** Every worker pid a pool reported before it was closed: none may be alive at the end. */
+const seenPids = new Set();
 function closeSuite(s) {
+  for (const pid of s.workerPids?.() ?? []) seenPids.add(pid);
   s.close();
   openSuites.delete(s);
 }
@@ -227,6 +234,7 @@ await measure("1", "per-evaluation overhead", "ms", async () => {
     for (let i = 0; i < SEQUENTIAL; i++) times.push((await timed(ping)).ms);
     notes.push(`#1 floor: a raw pool round trip Python answers at once (unknown op) takes ${fmt(median(times), 3)} ms median, ${fmt(percentile(times, 95), 3)} ms p95; the rest is compile + exec of the candidate, the limits (setitimer, setrlimit), output capture and the score check`);
   } finally {
+    for (const pid of pool.pids?.() ?? []) seenPids.add(pid);
     pool.close();
     openPools.delete(pool);
   }
@@ -237,15 +245,31 @@ progress(`2/5 ${CONCURRENT} concurrent ~${CPU_MS} ms evaluations, 1 then 2 worke
 const throughput = {};
 for (const workers of [1, 2]) {
   const label = `~${CPU_MS} ms CPU task, ${CONCURRENT} concurrent evaluations, ${workers} worker${workers > 1 ? "s" : ""}: throughput`;
-  await measure("2", label, "evals/s", async () => {
+  await measure("2", label, "evals/s", async (state) => {
     const s = suite(tasksRoot, workers);
     try {
       const bundle = await s.load("llm4ad:cpu20", {});
       // Warm every worker: enough concurrent evaluations to start them all and load the task in each.
-      await Promise.all(Array.from({ length: workers * 2 }, () => evaluate(bundle)));
+      let answered = 0;
+      state.detail = `warm-up: 0 of ${workers * 2} concurrent evaluations answered`;
+      await Promise.all(
+        Array.from({ length: workers * 2 }, async () => {
+          await evaluate(bundle);
+          state.detail = `warm-up: ${++answered} of ${workers * 2} concurrent evaluations answered`;
+        }),
+      );
       const seq = [];
       for (let i = 0; i < 5; i++) seq.push((await timed(() => evaluate(bundle))).ms);
-      const { ms } = await timed(() => Promise.all(Array.from({ length: CONCURRENT }, () => evaluate(bundle))));
+      answered = 0;
+      state.detail = `0 of ${CONCURRENT} concurrent evaluations answered`;
+      const { ms } = await timed(() =>
+        Promise.all(
+          Array.from({ length: CONCURRENT }, async () => {
+            await evaluate(bundle);
+            state.detail = `${++answered} of ${CONCURRENT} concurrent evaluations answered`;
+          }),
+        ),
+      );
       throughput[workers] = CONCURRENT / (ms / 1000);
       row("2", label, throughput[workers], "evals/s", 1);
       notes.push(`#2 ${workers} worker${workers > 1 ? "s" : ""}: ${CONCURRENT} evaluations in ${fmt(ms / 1000, 2)} s; one evaluation alone: ${fmt(median(seq), 1)} ms (median of 5), i.e. at most ${fmt((1000 / median(seq)) * workers, 1)} evals/s`);
@@ -286,6 +310,7 @@ await measure("3", "cold start", "ms", async () => {
     try {
       pings.push((await timed(() => pool.request({ message: { op: "ping" }, hardTimeoutMs: 30_000 }))).ms);
     } finally {
+      for (const pid of pool.pids?.() ?? []) seenPids.add(pid);
       pool.close();
       openPools.delete(pool);
     }
@@ -316,8 +341,11 @@ await measure("4", "tsp_construct", "ms", async () => {
 
 // 5. Every pool closed: no python3 worker left.
 progress("5/5 leftover python3 workers ...");
-for (const s of openSuites) s.close();
-for (const p of openPools) p.close();
+for (const s of openSuites) closeSuite(s);
+for (const p of openPools) {
+  for (const pid of p.pids?.() ?? []) seenPids.add(pid);
+  p.close();
+}
 
 function ourWorkers() {
   const ps = spawnSync("ps", ["-eo", "pid=,ppid=,stat=,args="], { encoding: "utf8" });
@@ -329,6 +357,7 @@ function ourWorkers() {
     .map(([, pid, ppid, stat, args]) => ({ pid: Number(pid), ppid: Number(ppid), stat, args }))
     .filter((p) => {
       if (p.pid === process.pid) return false;
+      if (seenPids.has(p.pid) && p.args.includes("trace_bench_worker.py")) return true;
       if (p.ppid === process.pid && p.args.includes("trace_bench_worker.py")) return true;
       try {
         return readlinkSync(`/proc/${p.pid}/cwd`).startsWith(workerTmp);
@@ -354,7 +383,8 @@ await measure("5", "python3 workers left after every pool closed", "processes", 
     }
     throw new Error(`${left.length} python3 worker(s) still running 3 s after every pool was closed: ${list}`);
   }
-  row("5", "python3 workers left after every pool was closed (ps + /proc/<pid>/cwd)", 0, "processes", 0, { op: "<=", value: 0 });
+  row("5", "python3 workers left after every pool was closed (ps: pids the pools reported, children, cwd in the workspace)", 0, "processes", 0, { op: "<=", value: 0 });
+  notes.push(`#5 ${seenPids.size} worker pids reported by the pools before close; none alive after`);
 });
 
 const tookS = (performance.now() - started) / 1000;
@@ -363,14 +393,13 @@ const tookS = (performance.now() - started) / 1000;
 // Report.
 
 if (asJson) {
-  process.stdout.write(`${JSON.stringify({ rows, notes, errors, tookS })}\n`);
+  process.stdout.write(`${JSON.stringify({ rows, notes, failures, tookS })}\n`);
 } else {
   const shown = rows.map((r) => {
+    if (r.error !== undefined) return [r.id, r.measurement, "ERROR", r.unit, "", "ERROR"];
     const met = r.target === null ? null : r.target.op === "<=" ? r.value <= r.target.value : r.value >= r.target.value;
     return [r.id, r.measurement, fmt(r.value, r.digits), r.unit, r.target === null ? "—" : `${r.target.op === "<=" ? "≤" : "≥"} ${r.target.value} ${r.unit}`, r.target === null ? "info" : met ? "ok" : "MISSED"];
   });
-  for (const e of errors) shown.push([e.id, e.measurement, "ERROR", e.unit, "", "ERROR"]);
-  shown.sort((a, b) => a[0].localeCompare(b[0])); // stable: a measurement's rows keep their order
   const header = ["#", "Measurement", "Value", "Unit", "Target", "Status"];
   const widths = header.map((h, i) => Math.max(h.length, ...shown.map((c) => c[i].length)));
   const line = (c) => `| ${c.map((x, i) => (i === 2 ? x.padStart(widths[i]) : x.padEnd(widths[i]))).join(" | ")} |`;
@@ -388,9 +417,9 @@ if (asJson) {
       "",
       `Took ${fmt(tookS, 1)} s.`,
       ...notes.map((n) => `  ${n}`),
-      ...errors.map((e) => `  #${e.id} failed: ${e.message}`),
+      ...rows.filter((r) => r.error !== undefined).map((r) => `  #${r.id} failed: ${r.error}`),
       "",
     ].join("\n"),
   );
 }
-process.exitCode = errors.length > 0 ? 1 : 0;
+process.exitCode = failures > 0 ? 1 : 0;

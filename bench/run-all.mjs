@@ -6,6 +6,8 @@
 // them with performance.now(), and prints one table: measured figure, unit, target, status.
 // Misses are marked MISSED; the exit code is 0 unless the benchmark itself could not run.
 //
+// Row 8 comes from bench/llm4ad-bridge.mjs (the LLM4AD python3 worker pool), run as a child.
+//
 // BENCH_TMPDIR=/dev/shm npm run bench   puts the runs on another file system (default: os.tmpdir()).
 // Run directories hold ~5,500 small files, so the file system matters as much as the CPU.
 import { spawn } from "node:child_process";
@@ -270,8 +272,10 @@ await measure("8", "LLM4AD bridge (bench/llm4ad-bridge.mjs)", "", async () => {
     stdout = json;
   }
   const bridge = JSON.parse(stdout.trim().split("\n").at(-1));
-  for (const r of bridge.rows) row(`8.${r.id}`, `LLM4AD ${r.measurement}`, r.value, r.unit, r.digits, r.target);
-  for (const e of bridge.errors) errorRow(`8.${e.id}`, `LLM4AD ${e.measurement}`, e.unit, e.message);
+  for (const r of bridge.rows) {
+    if (r.error !== undefined) errorRow(`8.${r.id}`, `LLM4AD ${r.measurement}`, r.unit, r.error);
+    else row(`8.${r.id}`, `LLM4AD ${r.measurement}`, r.value, r.unit, r.digits, r.target);
+  }
   notes.push(...bridge.notes.map((n) => n.replace(/^#(\d)/, "#8.$1")));
 });
 
