@@ -108,6 +108,8 @@ class Worker {
 
   async send(message: Record<string, unknown>): Promise<Record<string, unknown>> {
     await this.ready;
+    // One request at a time: the protocol answers in order, and a second would orphan the first.
+    if (this.pending !== null) throw new Error("python worker: a request is already in flight");
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
       this.process.stdin!.write(`${JSON.stringify(message)}\n`);
@@ -160,9 +162,14 @@ export class PythonWorkerPool {
       const idle = this.workers.filter((w) => !w.busy);
       // The worker that has the job's instances, else any idle one (warm beats cold), else a new one.
       const chosen = (affinity !== undefined ? idle.find((w) => w.loaded.has(affinity)) : undefined) ?? idle[0];
-      if (chosen !== undefined) return chosen;
+      // Taken before returning: another request in the same tick must not pick the same worker.
+      if (chosen !== undefined) {
+        chosen.busy = true;
+        return chosen;
+      }
       if (this.workers.length < this.options.size) {
         const worker = this.spawn();
+        worker.busy = true;
         this.workers.push(worker);
         return worker;
       }
@@ -185,7 +192,6 @@ export class PythonWorkerPool {
   async request(request: PoolRequest): Promise<Record<string, unknown>> {
     const { signal } = request;
     const worker = await this.acquire(request.affinity, signal);
-    worker.busy = true;
     const onAbort = () => worker.kill(new WorkerFailure("aborted", "the evaluation was cancelled"));
     signal?.addEventListener("abort", onAbort, { once: true });
     const timer = setTimeout(

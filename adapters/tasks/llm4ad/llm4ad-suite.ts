@@ -58,8 +58,13 @@ interface WorkerError {
   readonly message: string;
 }
 
-/** Eval kwargs trace-bench reads itself; the evaluator never receives them. */
-const ENGINE_KWARGS = new Set(["feedback_timing"]);
+/**
+ * Eval kwargs trace-bench reads itself (the evaluator never receives them): `feedback_timing`,
+ * and the compat switches for upstream bugs (suites.md §1.7), off by default as in the reference:
+ * `negate_score` (knapsack_construct and pymoo_moead return the negated objective) and
+ * `vector_score: first` (the bi-objective "2O" tasks return a vector, which always fails).
+ */
+const ENGINE_KWARGS = new Set(["feedback_timing", "negate_score", "vector_score"]);
 
 export class Llm4adSuite implements TaskSuite {
   readonly name = "llm4ad";
@@ -147,7 +152,15 @@ export class Llm4adSuite implements TaskSuite {
         evaluate: async (_input, response, _info, context) => {
           try {
             const answer = await pool.request({
-              message: { op: "evaluate", task, instance, code: String(response), feedback_timing: feedbackTiming },
+              message: {
+                op: "evaluate",
+                task,
+                instance,
+                code: String(response),
+                feedback_timing: feedbackTiming,
+                negate_score: evalKwargs.negate_score === true,
+                vector_score: evalKwargs.vector_score === "first" ? "first" : "reference",
+              },
               // The worker's own alarm fires at the timeout; this catches code that never returns to Python.
               hardTimeoutMs: (loaded.timeout_seconds + 5) * 1000,
               affinity: instance,

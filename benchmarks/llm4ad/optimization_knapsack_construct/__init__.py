@@ -2,11 +2,12 @@
 LLM4AD task `optimization/knapsack_construct`: a constructive heuristic for the 0/1 knapsack problem.
 
 Written for trace-bench from the problem definition (not the upstream LLM4AD file). The knapsack
-is filled one item at a time by the candidate `select_next_item`. Score = +(mean packed value over
-the instances), so packing MORE value is better.
+is filled one item at a time by the candidate `select_next_item`. Score = -(mean packed value over
+the instances), as upstream.
 
 Sign note: the upstream LLM4AD/Trace-Bench evaluator returns -(mean packed value), which, with
-"higher is better", rewards packing LESS value. This version deliberately fixes the sign.
+"higher is better", rewards packing LESS value. This version keeps that sign so scores compare
+with published Trace-Bench numbers; trace-bench's eval kwarg `negate_score: true` fixes it.
 """
 from __future__ import annotations
 
@@ -112,8 +113,10 @@ class KnapsackEvaluation(Evaluation):
             if total is None:
                 return None
             totals.append(total)
-        # Positive: more value is better (upstream returned the negated mean by mistake).
-        return float(np.mean(totals))
+        # As upstream (suites.md §1.7): the NEGATED mean packed value, so scores compare with
+        # published Trace-Bench numbers although optimising it rewards packing less. trace-bench's
+        # eval kwarg `negate_score: true` flips it to what the task means (more value is better).
+        return -float(np.mean(totals))
 
 
 def build_trace_problem(**override_eval_kwargs) -> dict:

@@ -76,6 +76,15 @@ describe("scoring candidate code as the reference does", () => {
     expect(template.score).toBe(-45);
   });
 
+  it("compat switches for upstream bugs, off by default as in the reference: negate_score, vector_score: first", async () => {
+    const s = suite();
+    expect((await score(await s.load("llm4ad:toy/double", { negate_score: true }), "def f(x):\n    return x")).score).toBe(45);
+    const vector = await score(await s.load("llm4ad:toy/double", { as_vector: true }), "def f(x):\n    return x");
+    expect(vector.score).toBe(PENALTY_SCORE);
+    expect(vector.feedback).toMatch(/^TRACE_FEEDBACK_JSON=\{"status": "error", "phase": "evaluate", "error": "The truth value of an array with more than one element is ambiguous/);
+    expect((await score(await s.load("llm4ad:toy/double", { as_vector: true, vector_score: "first" }), "def f(x):\n    return x")).score).toBe(-45);
+  });
+
   it("feedback_timing: true restores the reference's 'OK in <s>' line", async () => {
     const bundle = await suite().load("llm4ad:toy/double", { feedback_timing: true });
     expect((await score(bundle, "def f(x):\n    return 2 * x")).feedback).toMatch(/\nAutonomous eval OK in \d+\.\d\ds; score=-0\.0$/);
@@ -136,6 +145,16 @@ describe("scoring candidate code as the reference does", () => {
       delete process.env.TRACE_BENCH_TEST_API_KEY;
       delete process.env.SOME_SERVICE_TOKEN;
     }
+  });
+
+  it("concurrent evaluations from several jobs each get their own answer, spread over the pool's workers", async () => {
+    const s = new Llm4adSuite(INDEXED, { workers: 2, memoryMb: 1024 });
+    suites.push(s);
+    const [a, b] = [await s.load("llm4ad:toy/double", {}), await s.load("llm4ad:toy/double", {})];
+    const programs = [0, 1, 2, 3, 4, 5].map((k) => `def f(x):\n    return 2 * x + ${k}`);
+    const results = await Promise.all(programs.map((code, i) => score(i % 2 === 0 ? a : b, code)));
+    expect(results.map((r) => r.score)).toEqual([-0, -10, -20, -30, -40, -50]);
+    expect(s.workerPids()).toHaveLength(2);
   });
 
   it("an aborted evaluation kills its worker at once; close() leaves no python process", async () => {
