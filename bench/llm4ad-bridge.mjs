@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The LLM4AD bridge's costs: what evaluating a candidate through the pool of python3 workers
-// (Llm4adSuite → PythonWorkerPool → trace_bench_worker.py) adds, in-process (imports dist/).
+// (Llm4adSuite → SandboxWorkerPool → trace_bench_worker.py) adds, in-process (imports dist/).
 //
 //   1. per-evaluation overhead, warm worker: N sequential evaluations of a trivial task
 //   2. throughput with 1 vs 2 workers: 100 concurrent evaluations of a task costing ~20 ms of CPU
@@ -44,14 +44,14 @@ mkdirSync(workerTmp, { recursive: true });
 process.env.TMPDIR = workerTmp;
 
 const { Llm4adSuite, bundledLlm4adRoot } = await import(join(ROOT, "dist/adapters/tasks/llm4ad/llm4ad-suite.js"));
-const { PythonWorkerPool } = await import(join(ROOT, "dist/adapters/sandbox/python-worker-pool.js"));
+const { SandboxWorkerPool } = await import(join(ROOT, "dist/adapters/sandbox/worker-pool.js"));
 const { sandboxEnv } = await import(join(ROOT, "dist/adapters/sandbox/sandbox-env.js"));
 const PYTHON_DIR = join(ROOT, "adapters", "tasks", "llm4ad", "python");
 /** A bare pool like the suite's (same script, limits and environment), for the protocol floor. */
 const rawPool = () =>
-  new PythonWorkerPool({
-    script: join(PYTHON_DIR, "trace_bench_worker.py"),
-    args: ["--loader-dir", PYTHON_DIR, "--memory-mb", "4096"],
+  new SandboxWorkerPool({
+    command: "python3",
+    args: () => [join(PYTHON_DIR, "trace_bench_worker.py"), "--loader-dir", PYTHON_DIR, "--memory-mb", "4096"],
     size: 1,
     env: { ...sandboxEnv(process.env), PYTHONDONTWRITEBYTECODE: "1", OPENBLAS_NUM_THREADS: "1", OMP_NUM_THREADS: "1", MKL_NUM_THREADS: "1" },
   });

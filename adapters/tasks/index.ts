@@ -7,6 +7,7 @@ import { codeParamTask } from "./internal/code-param.js";
 import { multiParamTask } from "./internal/multi-param.js";
 import { nonTrainableTask } from "./internal/non-trainable.js";
 import { numericParamTask } from "./internal/numeric-param.js";
+import { JsSandbox } from "../sandbox/js-sandbox.js";
 import { bundledLlm4adRoot, Llm4adSuite } from "./llm4ad/llm4ad-suite.js";
 import { pendingSuite, staticSuite } from "./static-suite.js";
 import { greetingStubTask } from "./trace_examples/greeting-stub.js";
@@ -20,12 +21,18 @@ export interface TaskRegistryOptions {
 }
 
 export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
+  // Trainable JavaScript runs in this sandbox's worker processes, never in the engine.
+  const js = new JsSandbox();
   return [
     new Llm4adSuite(options.root ?? bundledLlm4adRoot(), {}, options.onWorkerOutput),
-    staticSuite("trace_examples", {
-      greeting_stub: greetingStubTask,
-      train_single_node_stub: trainSingleNodeStubTask,
-    }),
+    staticSuite(
+      "trace_examples",
+      {
+        greeting_stub: () => greetingStubTask(js),
+        train_single_node_stub: () => trainSingleNodeStubTask(js),
+      },
+      () => js.close(),
+    ),
     staticSuite("internal", {
       code_param: codeParamTask,
       numeric_param: numericParamTask,

@@ -6,11 +6,13 @@ import type { SuiteName, TaskSuite } from "../../src/tasks/task-suite.js";
 
 export type TaskBuilder = (evalKwargs: Kwargs) => TaskBundle;
 
-export function staticSuite(name: SuiteName, builders: Readonly<Record<string, TaskBuilder>>): TaskSuite {
+/** `close`: stops what the suite's tasks share (the JavaScript sandbox's workers). */
+export function staticSuite(name: SuiteName, builders: Readonly<Record<string, TaskBuilder>>, close?: () => void): TaskSuite {
   const ids = Object.keys(builders).map((short) => `${name}:${short}`);
   return {
     name,
     list: () => ids,
+    ...(close ? { close } : {}),
     load(taskId, evalKwargs) {
       const builder = builders[taskId.slice(name.length + 1)];
       if (!taskId.startsWith(`${name}:`) || builder === undefined) {

@@ -14,7 +14,7 @@ import type { JsonValue } from "../../../src/domain/json-value.js";
 import { packageRoot } from "../../../src/fs/package-root.js";
 import { TaskNotFoundError, TaskUnavailableError } from "../../../src/tasks/task-errors.js";
 import type { TaskSuite } from "../../../src/tasks/task-suite.js";
-import { PythonWorkerPool, WorkerFailure } from "../../sandbox/python-worker-pool.js";
+import { SandboxWorkerPool, WorkerFailure } from "../../sandbox/worker-pool.js";
 import { sandboxEnv } from "../../sandbox/sandbox-env.js";
 import { discoverLlm4adTasks, moduleOf, type Llm4adDiscovery } from "./discovery.js";
 
@@ -69,7 +69,7 @@ const ENGINE_KWARGS = new Set(["feedback_timing", "negate_score", "vector_score"
 export class Llm4adSuite implements TaskSuite {
   readonly name = "llm4ad";
   private readonly discovery: Llm4adDiscovery;
-  private pool: PythonWorkerPool | null = null;
+  private pool: SandboxWorkerPool | null = null;
   private settings: EvaluationSettings;
 
   constructor(
@@ -96,10 +96,10 @@ export class Llm4adSuite implements TaskSuite {
     this.settings = { workers: settings.workers ?? this.settings.workers, memoryMb: settings.memoryMb ?? this.settings.memoryMb };
   }
 
-  private workers(): PythonWorkerPool {
-    this.pool ??= new PythonWorkerPool({
-      script: join(pythonDir(), "trace_bench_worker.py"),
-      args: ["--loader-dir", pythonDir(), "--memory-mb", String(this.settings.memoryMb)],
+  private workers(): SandboxWorkerPool {
+    this.pool ??= new SandboxWorkerPool({
+      command: "python3",
+      args: () => [join(pythonDir(), "trace_bench_worker.py"), "--loader-dir", pythonDir(), "--memory-mb", String(this.settings.memoryMb)],
       size: Math.max(1, this.settings.workers),
       env: { ...sandboxEnv(process.env), PYTHONDONTWRITEBYTECODE: "1", OPENBLAS_NUM_THREADS: "1", OMP_NUM_THREADS: "1", MKL_NUM_THREADS: "1" },
       onStderr: this.onWorkerOutput,

@@ -1,6 +1,6 @@
 import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import { exactMatch } from "../guides.js";
-import { runJsFunction } from "../js-function.js";
+import type { JsSandbox } from "../../sandbox/js-sandbox.js";
 
 const COMPOSE = `(greeting, query) => {
   const words = String(query).trim().split(/\\s+/);
@@ -11,8 +11,11 @@ const COMPOSE = `(greeting, query) => {
 /** Greeting words the stub LLM may propose (it cannot write text of its own). */
 export const greetingStubAlternatives = { greeting: ["Hello", "Hi", "Hey"] };
 
-/** A greeting word and a trainable compose function: "Hello I am Sam" → "Hello, Sam!". Initial score 1.0. */
-export function greetingStubTask(): TaskBundle {
+/**
+ * A greeting word and a trainable compose function: "Hello I am Sam" → "Hello, Sam!". Initial
+ * score 1.0. The function runs in the JavaScript sandbox.
+ */
+export function greetingStubTask(js: JsSandbox): TaskBundle {
   return {
     taskId: "trace_examples:greeting_stub",
     parameters: [
@@ -28,7 +31,7 @@ export function greetingStubTask(): TaskBundle {
     agent: {
       name: "GreetingAgent",
       program: { code: "output = compose(greeting, input)", documentation: { compose: "Builds the greeting for the query (the trainable compose function)." } },
-      run: (input, values) => runJsFunction(String(values.compose), [values.greeting, input]),
+      run: (input, values, context) => js.run(String(values.compose), [values.greeting, input], context.signal ? { signal: context.signal } : {}),
     },
     guide: exactMatch,
     train_dataset: { inputs: ["Hello I am Sam"], infos: ["Hello, Sam!"] },

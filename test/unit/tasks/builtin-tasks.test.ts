@@ -1,12 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { builtinTaskRegistry } from "../../../adapters/tasks/index.js";
-import { CodeExecutionError, runJsFunction } from "../../../adapters/tasks/js-function.js";
 import { BUILTIN_STUB_ALTERNATIVES } from "../../../adapters/tasks/stub-alternatives.js";
 import { initialValues, trainableParameters } from "../../../src/domain/parameter.js";
 import { evaluationSplit, scoreDataset } from "../../../src/tasks/score-dataset.js";
 import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 
 const registry = builtinTaskRegistry();
+afterAll(() => registry.close()); // the JavaScript sandbox's workers
 /** The TypeScript tasks (LLM4AD's are Python: test/int/llm4ad and test/e2e/llm4ad). */
 const JS_SUITES = ["trace_examples", "internal"];
 
@@ -124,19 +124,5 @@ describe("scoreDataset edge cases (spec §5.3)", () => {
     expect(result.score).toBe(-2);
     expect(result.exampleScores).toEqual([-1, -3]);
     expect(result.feedback).toBe("validate_dataset: mean over 2 examples. target=1 | target=5");
-  });
-});
-
-describe("trainable JavaScript functions", () => {
-  it("are stopped by the time limit", () => {
-    expect(() => runJsFunction("() => { for (;;) {} }", [], 50)).toThrow(CodeExecutionError);
-  });
-
-  it("cannot reach the engine's globals", () => {
-    expect(runJsFunction("() => typeof process", [])).toBe("undefined");
-  });
-
-  it("report syntax errors as execution errors", () => {
-    expect(() => runJsFunction("(x) => {", [1])).toThrow(/SyntaxError/);
   });
 });

@@ -1,11 +1,12 @@
 /**
- * A pool of long-lived python3 workers (started with execa) that evaluate candidate code, shared
- * by every job of a run. Each worker speaks JSON lines on stdin/stdout, works in a temporary
- * directory of its own, with an environment stripped of secrets and an address-space limit, and
- * handles one request at a time. A request that runs past its hard deadline, or whose caller
- * aborts, kills its worker (the candidate's work stops with it); a worker that dies is replaced
- * on the next request. `close()` kills every worker; none outlives its run (and each worker also
- * asks Linux to kill it when the engine dies).
+ * A pool of long-lived sandbox workers (child processes started with execa: python3 for LLM4AD,
+ * node under its permission model for JavaScript) that evaluate candidate code, shared by every
+ * job of a run. Each worker speaks JSON lines on stdin/stdout (its first line says it is ready),
+ * works in a temporary directory of its own with an environment stripped of secrets, and handles
+ * one request at a time. A request that runs past its hard deadline, or whose caller aborts, kills
+ * its worker (the candidate's work stops with it); a worker that dies is replaced on the next
+ * request. `close()` kills every worker; none outlives its run (workers also die with the engine:
+ * their stdin closes, and python workers ask Linux to kill them).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,12 +15,13 @@ import { createInterface } from "node:readline";
 import { execa, type ResultPromise } from "execa";
 
 export interface PoolOptions {
-  readonly script: string;
-  readonly args: readonly string[];
+  /** The program (python3, node's path). */
+  readonly command: string;
+  /** Its arguments, given the worker's own directory (which a permission flag may name). */
+  readonly args: (dir: string) => readonly string[];
   /** Workers at most (started on demand). */
   readonly size: number;
   readonly env: Readonly<Record<string, string>>;
-  readonly python?: string;
   /** What workers write outside the protocol (task modules' prints, C libraries, crashes). */
   readonly onStderr?: (text: string) => void;
 }
@@ -64,6 +66,7 @@ class Worker {
   constructor(
     private readonly process: ResultPromise,
     private readonly dir: string,
+    command: string,
     onStderr: ((text: string) => void) | undefined,
   ) {
     let markReady!: () => void;
@@ -95,7 +98,7 @@ class Worker {
     // execa's promise settles when the worker ends: exited, killed, or never started (no python3).
     const ended = (result: { exitCode?: number | undefined; signal?: string | undefined; code?: string | undefined }) => {
       this.dead = true;
-      const how = result.code === "ENOENT" ? "python3 was not found on PATH" : `the python worker exited (${result.signal ?? `code ${String(result.exitCode)}`})`;
+      const how = result.code === "ENOENT" ? `${command} was not found on PATH` : `the ${command} worker exited (${result.signal ?? `code ${String(result.exitCode)}`})`;
       const why = new WorkerFailure(result.code === "ENOENT" ? "unavailable" : "crashed", `${how}${this.stderrTail ? `: ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}` : ""}`);
       failReady(why);
       const pending = this.pending;
@@ -109,7 +112,7 @@ class Worker {
   async send(message: Record<string, unknown>): Promise<Record<string, unknown>> {
     await this.ready;
     // One request at a time: the protocol answers in order, and a second would orphan the first.
-    if (this.pending !== null) throw new Error("python worker: a request is already in flight");
+    if (this.pending !== null) throw new Error("sandbox worker: a request is already in flight");
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
       this.process.stdin!.write(`${JSON.stringify(message)}\n`);
@@ -126,7 +129,7 @@ class Worker {
   }
 }
 
-export class PythonWorkerPool {
+export class SandboxWorkerPool {
   private readonly workers: Worker[] = [];
   private readonly waiting: (() => void)[] = [];
   private closed = false;
@@ -140,7 +143,7 @@ export class PythonWorkerPool {
 
   private spawn(): Worker {
     const dir = mkdtempSync(join(tmpdir(), "trace-bench-eval-"));
-    const child = execa(this.options.python ?? "python3", [this.options.script, ...this.options.args], {
+    const child = execa(this.options.command, [...this.options.args(dir)], {
       cwd: dir,
       env: this.options.env,
       extendEnv: false,
@@ -150,7 +153,7 @@ export class PythonWorkerPool {
       buffer: false,
       cleanup: true,
     });
-    return new Worker(child, dir, this.options.onStderr);
+    return new Worker(child, dir, this.options.command, this.options.onStderr);
   }
 
   /** An idle worker (the preferred one when idle), starting one if the pool has room; else wait. */
