@@ -1,7 +1,9 @@
 /**
  * OpenTrace's DataLoader (algorithms reference §1.6) on the job's seeded RNG: each epoch a fresh
- * permutation; `next()` always returns exactly `batchSize` examples, crossing into the next epoch
- * when it must, and then reports the epoch's end once (`null`, Python's StopIteration).
+ * permutation; `next()` always returns exactly `batchSize` examples. When the permutation runs out
+ * mid-batch, the batch is filled from a new permutation and the epoch ends there: the next call
+ * reports the end (`null`, Python's StopIteration) and draws yet another permutation, so the next
+ * epoch starts fresh (parity scenario dataloader-epochs: N=4, B=3, 2 epochs → 4 batches).
  */
 import type { Example } from "./rollout.js";
 import type { Rng } from "./rng.js";
@@ -47,11 +49,18 @@ export class DataLoader {
     this.nEpochs += 1;
   }
 
-  /** The next batch, or null once when an epoch has just ended. */
+  /** The next batch, or null once when an epoch has just ended (a new permutation is then drawn). */
   next(): Example[] | null {
-    if (this.endReached || this.position >= this.order.length) {
-      if (!this.endReached) this.newEpoch();
+    if (this.endReached) {
+      // The epoch was counted when its last batch borrowed from a new permutation; the next epoch
+      // still starts from a fresh one (the reference reshuffles at every StopIteration).
+      this.order = this.permutation();
+      this.position = 0;
       this.endReached = false;
+      return null;
+    }
+    if (this.position >= this.order.length) {
+      this.newEpoch();
       return null;
     }
     const batch: Example[] = [];

@@ -12,6 +12,7 @@ import { shownValues } from "./shown-values.js";
 import { initialValues, type ParameterValues } from "../../src/domain/parameter.js";
 import type { Trainer, TrainerContext } from "../../src/opt/trainer.js";
 import type { TaskBundle } from "../../src/domain/task-bundle.js";
+import type { Rng } from "../../src/opt/rng.js";
 
 export interface HarnessRun {
   readonly values: ParameterValues;
@@ -26,11 +27,13 @@ export interface HarnessOptions {
   readonly seed?: number;
   readonly optimizer?: string;
   readonly optimizerKwargs?: Kwargs;
+  /** Replaces the seeded RNG (parity tests replay recorded draws). */
+  readonly rng?: Rng;
 }
 
 export function harnessContext(bundle: TaskBundle, llm: Llm, options: HarnessOptions = {}) {
   const events: NewEvent[] = [];
-  const context = createTrainerContext({
+  const created = createTrainerContext({
     bundle,
     initialValues: initialValues(bundle.parameters),
     trainerKwargs: options.kwargs ?? {},
@@ -41,6 +44,7 @@ export function harnessContext(bundle: TaskBundle, llm: Llm, options: HarnessOpt
     signal: new AbortController().signal,
     onValues: () => {},
   });
+  const context: TrainerContext = options.rng ? { ...created, rng: options.rng } : created;
   return { context, events };
 }
 

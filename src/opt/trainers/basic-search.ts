@@ -8,8 +8,11 @@
  *
  * Readings of the reference, deliberately:
  * - Ties go to the earliest candidate, proposals before the current values (Python's `max`).
- * - When the improvement check reverts the step, the carried validation score goes back to the
- *   current values' own (the reference keeps the reverted proposal's score).
+ * - The proposals of a step come from the run's one optimizer, one after another, so each prompt
+ *   carries the earlier ones in its memory (parity scenario basicsearch-memory).
+ * - When the improvement check reverts the step, the carried validation score stays the
+ *   reverted proposal's, as in the reference: the current values must then beat that inflated
+ *   bar to be replaced (parity scenario basicsearch-inflated-bar).
  * - A validation example that fails scores `min_score` (default: none, which makes the
  *   candidate −∞, as the reference does).
  * - `objective_config` (multi-objective selection) and `validate_guide` are accepted; selection
@@ -30,7 +33,6 @@ function bestOfProposalsRule(context: TrainerContext, numProposals: number, minS
   const threads = threadsOf(context.kwargs);
   const validate = validationExamples(context);
   let currentScore: number | undefined;
-  let scoreBeforeStep: number | undefined;
   return {
     async propose(values, rollouts, step) {
       const proposals = await proposeMany(optimizer, context.problem(values, rollouts), numProposals, threads, context.signal);
@@ -44,12 +46,8 @@ function bestOfProposalsRule(context: TrainerContext, numProposals: number, minS
       currentScore ??= await validationScore(context, values, validate, minScore);
       candidates.push({ values, score: currentScore });
       const chosen = candidates[argmaxFirst(candidates, (c) => c.score)]!;
-      scoreBeforeStep = currentScore;
       currentScore = chosen.score;
       return chosen.values;
-    },
-    rejected() {
-      currentScore = scoreBeforeStep;
     },
     reportedScore: () => reportable(currentScore),
   };

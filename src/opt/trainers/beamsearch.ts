@@ -10,6 +10,9 @@
  * selection emits one more, at step `max_depth + 1`, as the reference logs 'Final validation
  * score' there, so its evaluations are counted like the others.
  *
+ * As the reference (parity scenario beamsearch): one optimizer serves the whole run, its proposals
+ * made one after another, so each prompt's memory carries every earlier expansion.
+ *
  * Readings of the reference, deliberately:
  * - Equal scores keep candidate order (Python's stable sort), so on ties earlier proposals and
  *   earlier beams win; candidates are not de-duplicated.

@@ -12,14 +12,21 @@ import { examplesOf, meanScore, type Example } from "../rollout.js";
 import type { TrainerContext } from "../trainer.js";
 
 /**
- * `count` proposals for one problem, in order. The first comes from `optimizer` itself (so its
- * memory records the step once, as a single `step` would); the others from forks taken before
- * any call, so every proposal sees the same memory whatever order the calls complete in.
+ * `count` proposals for one problem, in order, all from `optimizer`, as the reference's
+ * `step(bypassing=True)` calls on one optimizer: each call adds the problem to its memory, so
+ * proposal i's prompt carries the i earlier ones (parity scenarios basicsearch-memory and
+ * beamsearch: memory rounds 0, 1, 2, …). An optimizer records a problem when it builds the
+ * prompt, before its LLM call, and calls start in order, so this holds whatever order concurrent
+ * calls (`concurrency` > 1) complete in.
  */
 export async function proposeMany(optimizer: Optimizer, problem: ProblemInstance, count: number, concurrency: number, signal: AbortSignal): Promise<Proposal[]> {
   if (count <= 0) return [];
-  const askers = [optimizer, ...Array.from({ length: count - 1 }, () => optimizer.fork())];
-  return mapBounded(askers, (asker) => asker.propose(problem, signal), concurrency, signal);
+  return mapBounded(
+    Array.from({ length: count }, (_, i) => i),
+    () => optimizer.propose(problem, signal),
+    concurrency,
+    signal,
+  );
 }
 
 /**
@@ -27,13 +34,13 @@ export async function proposeMany(optimizer: Optimizer, problem: ProblemInstance
  * only unknown names): such a proposal is dropped, as the reference skips empty update dicts.
  * Whatever the optimizer could not read is recorded as a note of the current step.
  */
-export function usableUpdate(context: Pick<TrainerContext, "note">, proposal: Proposal, label: string): ParameterValues | null {
+export function usableUpdate(context: Pick<TrainerContext, "note">, proposal: Proposal, label: string, instead = "proposal dropped"): ParameterValues | null {
   if (Object.keys(proposal.update).length > 0) {
     for (const note of proposal.notes) context.note(`${label}: ${note}`);
     return proposal.update;
   }
   const why = proposal.notes.length > 0 ? proposal.notes.join("; ") : proposal.terminated ? "the optimizer answered TERMINATE" : "the optimizer proposed no change";
-  context.note(`${label}: no update (${why}); proposal dropped`);
+  context.note(`${label}: no update (${why}); ${instead}`);
   return null;
 }
 

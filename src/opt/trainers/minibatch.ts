@@ -4,9 +4,13 @@
  * (with `ensure_improvement`) keep the update only if the same minibatch does not score worse.
  *
  * Readings of the reference, deliberately:
- * - The improvement check accepts ties: an update is rejected only when its minibatch score is
- *   below the old one minus `improvement_threshold` (the reference rejects `new <= old − t`,
- *   so with 0/1 scores a perfect batch blocks every update; quirk 4).
+ * - The improvement check rejects ties, as the reference does: an update is kept only when its
+ *   minibatch score is above the old one minus `improvement_threshold` (the reference rejects
+ *   `new <= old − t`; so with 0/1 scores a perfect batch blocks every update, quirk 4; parity
+ *   scenario minibatch-ensure-improvement, run tie_accept_tie).
+ * - Deliberate difference: an update whose check has no score (every example of the batch
+ *   failed) is rejected. The reference compares NaN, which is never `<=`, so it accepts the
+ *   update (run all_crash_check) and keeps a value that crashes everywhere.
  * - The reference's test-set evaluations (`test_dataset`, `test_frequency`, …) only feed its
  *   logger; the engine scores the job itself, so they are accepted and not run. Saving and
  *   logging kwargs are accepted and ignored too.
@@ -72,11 +76,11 @@ export function minibatchSettings(k: KwargReader): MinibatchSettings {
   };
 }
 
-/** Quirk 4, read as intended: reject only a new score below `old − threshold` (ties pass). */
+/** The reference's check: keep the update only when `after > before − threshold` (ties are rejected). */
 export function improves(before: number | null, after: number | null, threshold: number): boolean {
-  if (after === null) return false;
+  if (after === null || Number.isNaN(after)) return false;
   if (before === null) return true;
-  return after >= before - threshold;
+  return after > before - threshold;
 }
 
 /** The minibatch loop of `Minibatch.train`, with the update step supplied by `rule`. */
@@ -101,7 +105,7 @@ export async function runMinibatchLoop(context: TrainerContext, settings: Miniba
           outcome = { before, after, accepted };
           if (accepted) values = proposed;
           else {
-            context.note(`step ${step}: update rejected (minibatch score ${after ?? "invalid"} < ${before} − ${settings.improvementThreshold})`);
+            context.note(`step ${step}: update rejected (minibatch score ${after ?? "invalid"} ≤ ${before} − ${settings.improvementThreshold})`);
             rule.rejected?.();
           }
         } else {

@@ -24,18 +24,22 @@ describe("MinibatchAlgorithm (reference §3.1)", () => {
     expect(run.values).toEqual({ x: 2 });
   });
 
-  it("accepts an update that ties the minibatch score (quirk 4 read as intended)", async () => {
+  it("rejects an update that ties the minibatch score (parity: minibatch-ensure-improvement)", async () => {
     const llm = scriptedLlm([xmlReply({ x: 6 })]);
     const run = await runTrainer(minibatchAlgorithmTrainer, targetBundle(1), llm);
-    expect(run.values).toEqual({ x: 6 });
+    expect(run.values).toEqual({ x: 0 });
     expect(run.iterations[0]!.score).toBe(-3);
+    expect(run.iterations[0]!.notes).toEqual([expect.stringContaining("update rejected")]);
   });
 
-  it("improvement_threshold tolerates a small worsening only", () => {
+  it("improvement_threshold tolerates a small worsening only; ties and unscored checks are rejected", () => {
     expect(improves(-3, -3.4, 0.5)).toBe(true);
     expect(improves(-3, -3.6, 0.5)).toBe(false);
-    expect(improves(-3, -3, 0)).toBe(true);
+    expect(improves(-3, -3.5, 0.5)).toBe(false);
+    expect(improves(-3, -3, 0)).toBe(false);
+    expect(improves(-3, -2.9, 0)).toBe(true);
     expect(improves(-3, null, 0)).toBe(false);
+    expect(improves(-3, Number.NaN, 0)).toBe(false);
     expect(improves(null, -10, 0)).toBe(true);
   });
 
@@ -56,14 +60,14 @@ describe("MinibatchAlgorithm (reference §3.1)", () => {
     expect(run.iterations[0]!.notes).toEqual([expect.stringMatching(/^step 1: no update \(unreadable reply: .*\); proposal dropped$/)]);
   });
 
-  it("runs num_epochs passes of the DataLoader (a batch crossing an epoch ends it) and no more", async () => {
-    // 4 examples, batches of 3: epoch 1 yields 3 + (1 + 2 borrowed from the next permutation); epoch 2
-    // continues that permutation, 2 + 1 borrowed, and ends there.
-    const llm = scriptedLlm(Array.from({ length: 3 }, () => "TERMINATE"));
+  it("runs num_epochs passes of the DataLoader (a batch crossing an epoch ends it; the next starts afresh)", async () => {
+    // 4 examples, batches of 3: each epoch yields 3 + (1 + 2 borrowed from a new permutation); the
+    // next epoch draws another permutation (parity: dataloader-epochs, N=4, B=3, E=2 → 4 steps).
+    const llm = scriptedLlm(Array.from({ length: 4 }, () => "TERMINATE"));
     const run = await runTrainer(minibatchAlgorithmTrainer, targetBundle(4), llm, { kwargs: { batch_size: 3, num_epochs: 2 } });
     expect(llm.remaining()).toBe(0);
-    expect(run.iterations).toHaveLength(3);
-    expect(perStep(run.iterations, "evaluations")).toEqual([3, 3, 3]);
+    expect(run.iterations).toHaveLength(4);
+    expect(perStep(run.iterations, "evaluations")).toEqual([3, 3, 3, 3]);
     expect(run.iterations[0]!.notes).toEqual(["step 1: no update (the optimizer answered TERMINATE); proposal dropped"]);
   });
 
@@ -78,7 +82,7 @@ describe("MinibatchAlgorithm (reference §3.1)", () => {
   it("the same seed gives the same history", async () => {
     const once = () => runTrainer(minibatchAlgorithmTrainer, targetBundle(5), createStubLlm(7), { seed: 7, kwargs: { batch_size: 2, num_epochs: 3 } });
     const [a, b] = [await once(), await once()];
-    expect(a.iterations.length).toBe(8); // 5 examples in pairs: 3 + 2 + 3 batches
+    expect(a.iterations.length).toBe(9); // 5 examples in pairs: 3 batches per epoch
     expect(b.iterations).toEqual(a.iterations);
     expect(b.values).toEqual(a.values);
   });

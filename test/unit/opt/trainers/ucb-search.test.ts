@@ -14,12 +14,13 @@ describe("UCBSearchAlgorithm (reference §3.5)", () => {
     // T=2 → x0 (the only one); T=5: UCB(x2) = −1 + √(ln5/2) > UCB(x0) = −3 + √(ln5/3); T=8: x0 evicted, x2 again.
     expect(expanded).toEqual([0, 2, 2]);
     expect(perStep(run.iterations, "llm_calls")).toEqual([1, 1, 1]);
-    // The initial scoring (2) lands in the first step; the unreadable proposal of step 3 is not scored.
-    expect(perStep(run.iterations, "evaluations")).toEqual([2 + 1 + 2, 1 + 2, 1]);
-    expect(run.iterations.map((it) => it.score)).toEqual([-1, -7, null]);
+    // The initial scoring (2) lands in the first step; the unreadable proposal of step 3 makes a
+    // copy of x2, scored like a proposal (parity: ucbsearch).
+    expect(perStep(run.iterations, "evaluations")).toEqual([2 + 1 + 2, 1 + 2, 1 + 2]);
+    expect(run.iterations.map((it) => it.score)).toEqual([-1, -7, -1]);
     expect(run.iterations.map((it) => it.best_score)).toEqual([-1, -1, -1]);
     expect(run.iterations.map((it) => it.values)).toEqual([{ x: 2 }, { x: 2 }, { x: 2 }]);
-    expect(run.iterations[2]!.notes).toEqual([expect.stringMatching(/^iteration 3: no update \(unreadable reply/)]);
+    expect(run.iterations[2]!.notes).toEqual([expect.stringMatching(/^iteration 3: no update \(unreadable reply.*\); a copy of the selected candidate is scored instead$/)]);
     expect(run.values).toEqual({ x: 2 });
   });
 

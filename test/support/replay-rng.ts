@@ -1,0 +1,53 @@
+/**
+ * An Rng that replays permutations recorded from numpy (`numpy.random.choice(n, size, replace=False)`,
+ * i.e. the first `size` items of a permutation), for the parity tests: our generator cannot draw
+ * numpy's numbers, so a test injects the recorded draws instead. Each draw becomes the sequence of
+ * `int()` answers that makes our Fisher–Yates shuffle (`shuffled` in src/opt/data-loader.ts)
+ * produce exactly that permutation. Any other use of the Rng, or a draw of another size, fails.
+ */
+import type { Rng } from "../../src/opt/rng.js";
+
+export interface RecordedDraw {
+  readonly n: number;
+  readonly result: readonly number[];
+}
+
+/** The `int(bound)` answers that make `shuffled([0..n-1])` start with `result`. */
+function answersFor(draw: RecordedDraw): { bound: number; answer: number }[] {
+  const rest = Array.from({ length: draw.n }, (_, i) => i).filter((i) => !draw.result.includes(i));
+  const target = [...draw.result, ...rest];
+  const out = Array.from({ length: draw.n }, (_, i) => i);
+  const answers: { bound: number; answer: number }[] = [];
+  for (let i = draw.n - 1; i > 0; i--) {
+    const j = out.indexOf(target[i]!);
+    answers.push({ bound: i + 1, answer: j });
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return answers;
+}
+
+export interface ReplayRng extends Rng {
+  /** How many recorded draws have not been consumed yet (whole draws, plus 1 while one is half used). */
+  remainingAnswers(): number;
+}
+
+export function replayRng(draws: readonly RecordedDraw[]): ReplayRng {
+  const queue = draws.flatMap(answersFor);
+  let used = 0;
+  return {
+    next: () => {
+      throw new Error("replayRng: next() is not recorded");
+    },
+    int(n) {
+      const step = queue[used];
+      if (step === undefined) throw new Error(`replayRng: no recorded draw left (int(${n}) asked after ${used} answers)`);
+      if (step.bound !== n) throw new Error(`replayRng: int(${n}) asked where the recording expects int(${step.bound}) (answer ${used + 1})`);
+      used += 1;
+      return step.answer;
+    },
+    fork: () => {
+      throw new Error("replayRng: fork() is not recorded");
+    },
+    remainingAnswers: () => queue.length - used,
+  };
+}
