@@ -1,6 +1,11 @@
 /**
  * Reading an optimizer LLM's reply (algorithms reference §2.2–2.3). Both parsers are tolerant:
  * whatever they cannot read yields an empty suggestion plus a note, never an exception.
+ *
+ * Like the reference optimizers (OptoPrime, OptoPrimeV2, OPRO, OPROv2: parity scenario
+ * terminate-anywhere), a reply that contains the uppercase word TERMINATE anywhere — in the
+ * reasoning, after the variable blocks, or alone — is discarded whole: nothing is suggested even
+ * when it also holds valid variable blocks. Lowercase "terminate" is ordinary text.
  */
 
 export interface ParsedReply {
@@ -14,6 +19,11 @@ export interface ParsedReply {
 }
 
 const isTerminate = (text: string) => text.includes("TERMINATE");
+
+/** A reply with TERMINATE anywhere proposes nothing (the reference discards it whole). */
+function terminated(reasoning: string): ParsedReply {
+  return { reasoning, suggestion: {}, terminated: true };
+}
 
 function firstBlock(text: string, tag: string): { inner: string; end: number } | null {
   const open = text.indexOf(`<${tag}>`);
@@ -55,9 +65,10 @@ export function parseXmlReply(text: string, codeNames: ReadonlySet<string> = new
     if (codeNames.has(name) && value === "") continue;
     suggestion[name] = value;
   }
+  if (isTerminate(text)) return terminated(reasoning?.inner.trim() ?? "");
   const empty = Object.keys(suggestion).length === 0;
-  const problem = empty && !isTerminate(text) ? (reasoningOpen >= 0 && !reasoning ? "unclosed <reasoning> block" : "no <variable> block with a <name> and a <value>") : undefined;
-  return { reasoning: reasoning?.inner.trim() ?? "", suggestion, terminated: empty && isTerminate(text), ...(problem ? { problem } : {}) };
+  const problem = empty ? (reasoningOpen >= 0 && !reasoning ? "unclosed <reasoning> block" : "no <variable> block with a <name> and a <value>") : undefined;
+  return { reasoning: reasoning?.inner.trim() ?? "", suggestion, terminated: false, ...(problem ? { problem } : {}) };
 }
 
 function tryJson(text: string): unknown {
@@ -97,7 +108,8 @@ export function parseJsonReply(text: string, codeNames: ReadonlySet<string> = ne
     if (body) for (const m of body[1]!.matchAll(/"([^"]+)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) suggestion[m[1]!.trim()] = m[2]!.replace(/\\n/g, "\n").replace(/\\"/g, '"');
   }
   for (const name of codeNames) if (typeof suggestion[name] === "string" && (suggestion[name] as string).trim() === "") delete suggestion[name];
+  if (isTerminate(text)) return terminated(reasoning);
   const empty = Object.keys(suggestion).length === 0;
-  const problem = empty && !isTerminate(text) ? (parsed === undefined ? "reply is not JSON and has no \"suggestion\" entries" : "reply has no suggestion") : undefined;
-  return { reasoning, suggestion, terminated: empty && isTerminate(text), ...(problem ? { problem } : {}) };
+  const problem = empty ? (parsed === undefined ? "reply is not JSON and has no \"suggestion\" entries" : "reply has no suggestion") : undefined;
+  return { reasoning, suggestion, terminated: false, ...(problem ? { problem } : {}) };
 }

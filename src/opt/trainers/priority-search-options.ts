@@ -137,9 +137,8 @@ export function readPrioritySearchOptions(kwargs: Kwargs, label: string, default
     fail(label, "score_function", "must be 'mean', 'ucb' or 'time'", scoreFunctionRaw);
   }
   const scoreFunction = scoreFunctionRaw as ScoreFunction;
-  if (scoreFunction === "ucb" && !Number.isFinite(scoreRange[1] - scoreRange[0])) {
-    throw new TrainerKwargError(`${label}: score_function 'ucb' needs a finite score_range [min, max]`);
-  }
+  // 'ucb' with an infinite score_range (the default) is allowed, as in the reference: every
+  // priority is then +∞ and exploration pops the newest candidates first.
   const memoryUpdateFrequency = has(kwargs, "memory_update_frequency") && kwargs.memory_update_frequency === null ? null : intKwarg(kwargs, label, "memory_update_frequency", 0, 0);
   const longTermMemorySize = sizeKwarg(kwargs, label, "long_term_memory_size");
   const shortTermMemorySize = sizeKwarg(kwargs, label, "short_term_memory_size");

@@ -6,8 +6,9 @@
  *     the current candidate, validated on the step's batch; the memory keeps only the better of
  *     the two by mean score (the current candidate's mean covers all its rollouts so far) —
  *     ≈ MinibatchAlgorithm with ensure_improvement; on a tie the newer one stays.
- *   - SequentialSearch: num_candidates 1, memory 1, several proposals (num_proposals, default 4
- *     like BasicSearchAlgorithm) — the best of the current candidate and its proposals survives.
+ *   - SequentialSearch: num_candidates 1, memory 1, num_proposals proposals (default 1, as in the
+ *     reference: parity scenario ps-presets) — the best of the current candidate and its
+ *     proposals survives.
  *   - BeamSearch: memory size = num_candidates (the beam width); every beam is explored and gets
  *     num_proposals proposals; the top num_candidates by mean survive.
  * `memory_size` is accepted (the original signature has it) but fixed by each preset; the memory
@@ -39,7 +40,7 @@ export interface PresetOptions {
 
 export function readPresetOptions(kwargs: Kwargs, preset: PresetId): PresetOptions {
   const defaults =
-    preset === "SequentialUpdate" ? { numCandidates: 1, numProposals: 1 } : preset === "SequentialSearch" ? { numCandidates: 1, numProposals: 4 } : { numCandidates: 10, numProposals: 1 };
+    preset === "SequentialUpdate" ? { numCandidates: 1, numProposals: 1 } : preset === "SequentialSearch" ? { numCandidates: 1, numProposals: 1 } : { numCandidates: 10, numProposals: 1 };
   // The memory bounds are the preset's own: the general memory-size kwargs are set aside.
   const { long_term_memory_size: _long, short_term_memory_size: _short, ...rest } = kwargs;
   const base = readPrioritySearchOptions(rest, preset, defaults);

@@ -7,16 +7,23 @@
  * scores credited to it). Each iteration ≥ 1:
  *   1. every exploration candidate runs on one fresh train batch of `batch_size · num_batches`
  *      examples, split into `num_batches` sub-batches of `batch_size` (E·B·K evaluations); the
- *      rollouts are credited to the candidate exactly once;
- *   2. for every (exploration candidate, sub-batch) pair, `num_proposals` forks of the
- *      candidate's optimizer each propose once from that sub-batch (E·K·P LLM calls); a non-empty
- *      update, completed with the candidate's other values, becomes a new candidate that keeps its
- *      fork; an empty one (unreadable reply, TERMINATE) is dropped and noted;
+ *      rollouts are credited to the candidate exactly once. A rollout whose agent or guide throws
+ *      scores the bottom of `score_range` (−∞ by default), so with the default range a candidate
+ *      that crashes anywhere can never be the best (parity scenario ps-crash);
+ *   2. every (exploration candidate, sub-batch) pair gets one fork of the candidate's optimizer,
+ *      which makes all `num_proposals` proposals of that pair one after another, so each prompt
+ *      joins the fork's memory before the next (E·K·P LLM calls, in rounds: proposal 1 of every
+ *      pair, then proposal 2…; ps-proposals-memory). A non-empty update, completed with the
+ *      candidate's other values, becomes a new candidate that keeps the pair's optimizer; an empty
+ *      one (unreadable reply, TERMINATE) is dropped and noted;
  *   3. new candidates run on the validation batch: the same train batch, or a fresh batch of the
- *      validate set (new·B·K), where the exploration candidates also run when
- *      `validate_exploration_candidates` (E·B·K more);
- *   4. exploration and new candidates (re-)enter memory with their exploration priority
- *      (mean | UCB | recency); the best (highest mean) candidate is exploited and, with
+ *      validate set (new·B·K), and the exploration candidates run on another fresh validate batch
+ *      when `validate_exploration_candidates` (E·B·K more; two draws, as in the reference);
+ *   4. candidates with equal values are one candidate (the reference keys its results by
+ *      candidate, and candidates compare by value): equal exploration candidates and equal new
+ *      proposals are all evaluated, and their rollouts credited to the first of them;
+ *   5. exploration and new candidates (re-)enter memory with their exploration priority
+ *      (mean | UCB | −creation order); the best (highest mean) candidate is exploited and, with
  *      `use_best_candidate_to_explore`, explored again together with the highest-priority
  *      candidates popped from memory until there are `num_candidates`.
  * Iteration 0 fills memory with `num_candidates` copies of the initial values at the default
@@ -125,7 +132,7 @@ interface Selection {
 class PrioritySearchRun {
   private nextId = 0;
   private readonly memories: SearchMemories;
-  private readonly minScore: number | null;
+  private readonly minScore: number;
   private readonly selectRng: Rng;
   private readonly trainLoader: DataLoader;
   private readonly validateLoader: DataLoader | null;
@@ -148,7 +155,8 @@ class PrioritySearchRun {
     const validate = context.validate ? examplesOf(context.validate) : [];
     this.validateLoader = validate.length > 0 ? new DataLoader(validate, loaderBatch, validateRng) : null;
     this.memories = new SearchMemories(options.longTermMemorySize, options.shortTermMemorySize, options.memoryUpdateFrequency);
-    this.minScore = Number.isFinite(options.scoreRange[0]) ? options.scoreRange[0] : null;
+    // A crashed rollout scores the bottom of the score range (the reference's min_score; −∞ by default).
+    this.minScore = options.scoreRange[0];
     this.numProposals = options.numProposals;
   }
 
@@ -163,14 +171,18 @@ class PrioritySearchRun {
       case "mean":
         return candidateMean(candidate) ?? -Infinity;
       case "time":
-        // Trace's comment intends "latest candidates have higher priority" (its -created_time does the opposite).
-        return candidate.id;
+        // The reference's −created_time: the oldest candidate is explored first (parity scenario
+        // ps-options score_function_time; its comment says "latest", its code and runs do this).
+        return -candidate.id;
       case "ucb": {
         const [lo, hi] = this.options.scoreRange;
         const n = scoredCount(candidate);
         const mean = candidateMean(candidate);
         if (n === 0 || mean === null) return hi;
-        const bonus = this.options.ucbExplorationConstant * Math.sqrt(Math.log(nIters + 2) / n) * (hi - lo);
+        const c = this.options.ucbExplorationConstant;
+        // With an infinite range the bonus is infinite: every priority is the range maximum, +∞
+        // (ps-options score_function_ucb_default_range), and ties pop the newest candidate.
+        const bonus = c === 0 ? 0 : c * Math.sqrt(Math.log(nIters + 2) / n) * (hi - lo);
         return Math.min(hi, Math.max(lo, mean + bonus));
       }
     }
@@ -204,7 +216,20 @@ class PrioritySearchRun {
     const bestEntry = memory.best(candidateMean);
     if (bestEntry === undefined) throw new Error(`${this.options.label}: the memory is empty; nothing to exploit`);
     const exploration: SearchCandidate[] = [];
-    if (this.options.useBestCandidateToExplore) {
+    if (this.options.streaming) {
+      // Streaming: new candidates have no rollouts and are scored only by exploring them, so they
+      // take the exploration slots first (the reference instead counts their missing mean as 0,
+      // adopts every newest proposal unscored and never scores it: parity scenario
+      // streaming-priority-search, a deliberate difference).
+      for (const entry of memory.snapshot()) {
+        if (exploration.length >= this.options.numCandidates) break;
+        if (entry.candidate.scores.length === 0 && entry.candidate !== bestEntry.candidate) {
+          memory.remove(entry.candidate);
+          exploration.push(entry.candidate);
+        }
+      }
+    }
+    if (this.options.useBestCandidateToExplore && exploration.length < this.options.numCandidates) {
       // Taken out of memory so it is not also popped or re-pushed twice (Trace may duplicate it).
       memory.remove(bestEntry.candidate);
       exploration.push(bestEntry.candidate);
@@ -213,35 +238,62 @@ class PrioritySearchRun {
     return { best: bestEntry.candidate, bestPriority: bestEntry.priority, exploration };
   }
 
-  /** num_proposals proposals per pair, each from its own fork of the candidate's optimizer. */
+  /**
+   * num_proposals proposals per pair from one optimizer per pair (a fork of the candidate's, or
+   * the candidate's own without `decouple_optimizers`), so each proposal's prompt carries the
+   * pair's earlier proposals in its memory. Calls go in rounds (proposal p of every pair, in pair
+   * order); within a round the pairs run in parallel, bounded by `num_threads`.
+   */
   private async propose(pairs: readonly Pair[]): Promise<SearchCandidate[]> {
     const { context, options } = this;
-    const jobs = pairs.flatMap((pair) => {
-      const problem = context.problem(pair.candidate.values, pair.rollouts);
-      return Array.from({ length: this.numProposals }, (_, p) => ({
-        pair,
-        p,
-        problem,
-        optimizer: options.decoupleOptimizers ? pair.candidate.optimizer.fork() : pair.candidate.optimizer,
-      }));
-    });
-    const call = (job: (typeof jobs)[number]) => job.optimizer.propose(job.problem, context.signal);
-    // A shared optimizer's memory changes with each call: run those one after another.
-    const proposals: Proposal[] = options.decoupleOptimizers ? await mapBounded(jobs, call, options.numThreads, context.signal) : await sequential(jobs, call, context.signal);
+    const problems = pairs.map((pair) => context.problem(pair.candidate.values, pair.rollouts));
+    const optimizers = pairs.map((pair) => (options.decoupleOptimizers ? pair.candidate.optimizer.fork() : pair.candidate.optimizer));
+    const call = (i: number) => optimizers[i]!.propose(problems[i]!, context.signal);
+    const indices = pairs.map((_, i) => i);
     const created: SearchCandidate[] = [];
-    proposals.forEach((proposal, i) => {
-      const job = jobs[i]!;
-      const where = `candidate #${job.pair.candidate.id}, sub-batch ${job.pair.subBatch + 1}, proposal ${job.p + 1}`;
-      const changed = Object.keys(proposal.update).length > 0;
-      if (!changed) {
-        const why = proposal.notes.length > 0 ? proposal.notes.join("; ") : proposal.terminated ? "the optimizer answered TERMINATE" : "the reply proposed no change";
-        context.note(`${options.label}: proposal dropped (${where}): ${why}`);
-        return;
-      }
-      if (proposal.notes.length > 0) context.note(`${options.label}: ${where}: ${proposal.notes.join("; ")}`);
-      created.push(this.newCandidate({ ...job.pair.candidate.values, ...proposal.update }, job.optimizer, job.pair.candidate.id));
-    });
+    for (let p = 0; p < this.numProposals; p++) {
+      context.signal.throwIfAborted();
+      // Undecoupled pairs may share an optimizer whose memory changes with each call: one at a time.
+      const proposals: Proposal[] = options.decoupleOptimizers ? await mapBounded(indices, call, options.numThreads, context.signal) : await sequential(indices, call, context.signal);
+      proposals.forEach((proposal, i) => {
+        const pair = pairs[i]!;
+        const where = `candidate #${pair.candidate.id}, sub-batch ${pair.subBatch + 1}, proposal ${p + 1}`;
+        const changed = Object.keys(proposal.update).length > 0;
+        if (!changed) {
+          const why = proposal.notes.length > 0 ? proposal.notes.join("; ") : proposal.terminated ? "the optimizer answered TERMINATE" : "the reply proposed no change";
+          context.note(`${options.label}: proposal dropped (${where}): ${why}`);
+          return;
+        }
+        if (proposal.notes.length > 0) context.note(`${options.label}: ${where}: ${proposal.notes.join("; ")}`);
+        created.push(this.newCandidate({ ...pair.candidate.values, ...proposal.update }, optimizers[i]!, pair.candidate.id));
+      });
+    }
     return created;
+  }
+
+  /**
+   * Credits each candidate's rollouts to the one candidate with its values: the first of `into`
+   * with those values, else the oldest (lowest id) of `candidates`. Returns the candidates that
+   * remain, in order. `note`: say so when a candidate is merged into another (not for the
+   * initial copies, which are always equal).
+   */
+  private creditCollapsed(candidates: readonly SearchCandidate[], rollouts: readonly (readonly Rollout[])[], into: readonly SearchCandidate[] = [], note = true): SearchCandidate[] {
+    const byValues = new Map<string, SearchCandidate>();
+    for (const c of into) if (!byValues.has(valuesKey(c.values))) byValues.set(valuesKey(c.values), c);
+    const fromInto = new Set(byValues.keys());
+    for (const c of candidates) {
+      const key = valuesKey(c.values);
+      const held = byValues.get(key);
+      if (held === undefined || (!fromInto.has(key) && c.id < held.id)) byValues.set(key, c);
+    }
+    const kept: SearchCandidate[] = [];
+    candidates.forEach((c, i) => {
+      const same = byValues.get(valuesKey(c.values))!;
+      this.credit(same, rollouts[i]!);
+      if (same === c) kept.push(c);
+      else if (note) this.context.note(`${this.options.label}: candidate #${c.id} has the values of candidate #${same.id}: counted as one candidate`);
+    });
+    return kept;
   }
 
   /**
@@ -317,8 +369,9 @@ class PrioritySearchRun {
 
       // 1. The exploration candidates on the train batch, in sub-batches; credited once.
       const explored = await this.evaluate(exploration.map((c) => ({ values: c.values, examples: batch })));
-      exploration.forEach((c, i) => this.credit(c, explored[i]!));
+      // Pairs come from every exploration candidate; equal candidates then count as one.
       let pairs: Pair[] = exploration.flatMap((candidate, i) => chunks(explored[i]!, options.batchSize).map((rollouts, subBatch) => ({ candidate, subBatch, rollouts })));
+      const explorationKept = this.creditCollapsed(exploration, explored, [], false);
 
       // The memory of this iteration (merging short-term into long-term when due).
       const memory = this.memories.current(nIters);
@@ -326,29 +379,36 @@ class PrioritySearchRun {
 
       // 2. Proposals.
       signal.throwIfAborted();
-      const created = await this.propose(pairs);
+      const proposed = await this.propose(pairs);
 
       // 3. Validation.
       signal.throwIfAborted();
+      let created: SearchCandidate[];
       if (options.validateProposals && !options.streaming) {
-        // One validation batch for new and exploration candidates alike, so they are compared on
-        // the same examples (Trace draws a second, different validate batch for the latter).
+        // New candidates on the train batch or a validate batch; with a validate set the
+        // exploration candidates run on a second validate batch (the reference's two draws).
         const validationBatch = this.validateLoader ? this.validateLoader.sample() : batch;
-        const alsoExploration = this.validateLoader !== null && options.validateExplorationCandidates;
-        const validated = [...created, ...(alsoExploration ? exploration : [])];
-        const rollouts = await this.evaluate(validated.map((c) => ({ values: c.values, examples: validationBatch })));
-        validated.forEach((c, i) => this.credit(c, rollouts[i]!));
+        const rollouts = await this.evaluate(proposed.map((c) => ({ values: c.values, examples: validationBatch })));
+        created = this.creditCollapsed(proposed, rollouts, explorationKept);
+        if (this.validateLoader !== null && options.validateExplorationCandidates) {
+          // Every exploration candidate runs (equal copies too, as in the reference), credited once per value.
+          const explorationBatch = this.validateLoader.sample();
+          const again = await this.evaluate(exploration.map((c) => ({ values: c.values, examples: explorationBatch })));
+          this.creditCollapsed(exploration, again, [], false);
+        }
+      } else {
+        created = this.creditCollapsed(proposed, proposed.map(() => []), explorationKept);
       }
 
       // 4. Back into memory, then exploit and explore.
-      for (const c of [...exploration, ...created]) memory.push(this.explorationPriority(c, nIters), c);
+      for (const c of [...explorationKept, ...created]) memory.push(this.explorationPriority(c, nIters), c);
       selection = this.select(memory);
 
       const bestMean = candidateMean(selection.best);
       if (bestMean !== null && (bestSoFar === null || bestMean > bestSoFar)) bestSoFar = bestMean;
       this.observer?.({
         iteration: nIters,
-        explored: exploration.map(view),
+        explored: explorationKept.map(view),
         pairs: pairs.length,
         proposals: pairs.length * this.numProposals,
         created: created.map(view),
@@ -359,7 +419,8 @@ class PrioritySearchRun {
         longTermMemorySize: this.memories.longTerm.length,
         usingLongTermMemory: memory === this.memories.longTerm,
       });
-      context.emit({ step: nIters, score: bestMean, best_score: bestSoFar, values: selection.best.values });
+      // JSON has no ±∞: a best whose mean is −∞ (it crashed) is reported as no score.
+      context.emit({ step: nIters, score: finiteOrNull(bestMean), best_score: finiteOrNull(bestSoFar), values: selection.best.values });
 
       // The batch the next iteration explores (drawn here, like Trace, so epochs count the same).
       batch = this.trainLoader.sample();
@@ -368,6 +429,21 @@ class PrioritySearchRun {
     }
     return { values: selection.best.values };
   }
+}
+
+function finiteOrNull(x: number | null): number | null {
+  return x !== null && Number.isFinite(x) ? x : null;
+}
+
+/** Values as a canonical string: equal values (whatever the key order) give equal keys. */
+function valuesKey(values: ParameterValues): string {
+  const canon = (v: unknown): unknown =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
+      : Array.isArray(v)
+        ? v.map(canon)
+        : v;
+  return JSON.stringify(canon(values));
 }
 
 function softmaxWeights(priorities: readonly number[], temperature: number): number[] {

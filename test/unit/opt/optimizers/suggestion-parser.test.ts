@@ -62,10 +62,11 @@ describe("parseXmlReply", () => {
     expect(parseXmlReply("<reasoning>\nAll outputs are correct.\n</reasoning>\nTERMINATE")).toEqual({ reasoning: "All outputs are correct.", suggestion: {}, terminated: true });
   });
 
-  it("TERMINATE in the reasoning of a reply with variables: the variables apply", () => {
-    const parsed = parseXmlReply(`<reasoning>\nIf a were 3 I would say TERMINATE, but it is not.\n</reasoning>\n${v("a", "3")}`);
-    expect(parsed).toMatchObject({ suggestion: { a: "3" }, terminated: false });
-    expect(parsed.problem).toBeUndefined();
+  it("TERMINATE anywhere discards the whole reply, valid variable blocks included; lowercase does not", () => {
+    const inReasoning = parseXmlReply(`<reasoning>\nIf a were 3 I would say TERMINATE, but it is not.\n</reasoning>\n${v("a", "3")}`);
+    expect(inReasoning).toEqual({ reasoning: "If a were 3 I would say TERMINATE, but it is not.", suggestion: {}, terminated: true });
+    expect(parseXmlReply(`<reasoning>r</reasoning>\n${v("a", "3")}\nTERMINATE`)).toEqual({ reasoning: "r", suggestion: {}, terminated: true });
+    expect(parseXmlReply(`<reasoning>I could terminate here.</reasoning>\n${v("a", "3")}`)).toMatchObject({ suggestion: { a: "3" }, terminated: false });
   });
 
   it("a reply without any variable block has a problem", () => {
@@ -107,8 +108,10 @@ describe("parseJsonReply", () => {
     expect(parseJsonReply('{"reasoning": "done, TERMINATE", "suggestion": {}}')).toMatchObject({ suggestion: {}, terminated: true });
   });
 
-  it("TERMINATE in the reasoning of a reply with values: the values apply", () => {
-    expect(parseJsonReply('{"reasoning": "Not TERMINATE yet.", "suggestion": {"a": 5}}')).toMatchObject({ suggestion: { a: 5 }, terminated: false });
+  it("TERMINATE anywhere discards the whole reply, values included; lowercase does not", () => {
+    expect(parseJsonReply('{"reasoning": "Not TERMINATE yet.", "suggestion": {"a": 5}}')).toEqual({ reasoning: "Not TERMINATE yet.", suggestion: {}, terminated: true });
+    expect(parseJsonReply('{"reasoning": "r", "suggestion": {"a": 5}}\nTERMINATE')).toMatchObject({ suggestion: {}, terminated: true });
+    expect(parseJsonReply('{"reasoning": "no need to terminate", "suggestion": {"a": 5}}')).toMatchObject({ suggestion: { a: 5 }, terminated: false });
   });
 
   it("trims whitespace around keys, top-level and in the suggestion", () => {

@@ -46,15 +46,16 @@ describe("PrioritySearch presets", () => {
     const llm = scriptedLlm([reply(1), reply(2.5), reply(6)]);
     const run = await runTrainer(sequentialSearchTrainer, await numericParam(), llm, { kwargs: { num_epochs: 0, num_steps: 2, num_proposals: 3 } });
     expect(run.iterations).toMatchObject([{ llm_calls: 3, evaluations: 4, score: -0.5, values: { value: 2.5 } }]);
-    expect(readPresetOptions({}, "SequentialSearch").options).toMatchObject({ numCandidates: 1, numProposals: 4, longTermMemorySize: 1 });
+    expect(readPresetOptions({}, "SequentialSearch").options).toMatchObject({ numCandidates: 1, numProposals: 1, longTermMemorySize: 1 });
   });
 
   it("BeamSearch: keeps the top num_candidates beams and expands each of them", async () => {
     const llm = scriptedLlm([reply(1), reply(2.5), reply(4), reply(3.5), reply(3.1), reply(6), reply(3), reply(7)]);
     const run = await runTrainer(beamSearchTrainer, await numericParam(), llm, { kwargs: { ...steps, num_candidates: 2, num_proposals: 2 } });
     expect(llm.remaining()).toBe(0);
-    // Iteration 2 expands the two best beams (3.5 and 2.5, both −0.5; the newer first), not the initial agent.
-    expect(llm.requests.map(shownValue)).toEqual([0, 0, 0, 0, 3.5, 3.5, 2.5, 2.5]);
+    // Iteration 2 expands the two best beams (3.5 and 2.5, both −0.5; the newer first), not the
+    // initial agent; calls go in rounds (proposal 1 of each beam, then proposal 2).
+    expect(llm.requests.map(shownValue)).toEqual([0, 0, 0, 0, 3.5, 2.5, 3.5, 2.5]);
     expect(run.iterations.map((i) => [i.llm_calls, i.evaluations])).toEqual([
       [4, 6],
       [8, 12],

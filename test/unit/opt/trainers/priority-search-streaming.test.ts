@@ -23,10 +23,11 @@ describe("StreamingPrioritySearch", () => {
     const result = await runPrioritySearch(context, readStreamingOptions(kwargs), (s) => observed.push(s));
     expect(llm.remaining()).toBe(0);
     const iterations = events.filter((e) => e.type === "IterationCompleted").map((e) => e.data as Record<string, unknown>);
-    // K = 2 of the E·K = 4 pairs; evaluations are the E·B·K exploration rollouts only.
+    // K = 2 of the E·K = 4 pairs; evaluations are the E·B·K exploration rollouts only. The 4
+    // initial copies are equal, so they count as one candidate: iteration 2 explores 3.
     expect(iterations.map((i) => [i.step, i.llm_calls, i.evaluations])).toEqual([
       [1, 2, 4],
-      [2, 4, 8],
+      [2, 4, 7],
     ]);
     const [first, second] = observed;
     expect(first!.pairs).toBe(2);
