@@ -7,7 +7,7 @@
 import type { Contents } from "../events/content-ref.js";
 import type { Subscriber } from "../events/event-bus.js";
 import { EventBus } from "../events/event-bus.js";
-import { RUN_STREAM, type NewEvent, type StoredEvent } from "../events/event-schema.js";
+import { jobStream, RUN_STREAM, type NewEvent, type StoredEvent } from "../events/event-schema.js";
 import { EventStore } from "../events/event-store.js";
 import { MirrorWriter } from "../events/mirror-writer.js";
 import { ProjectionSubscriber } from "../events/projection-subscriber.js";
@@ -67,6 +67,11 @@ export class RunSession {
 
   contents(refs: Iterable<string>): Map<string, string> {
     return this.store.contents(refs);
+  }
+
+  /** A job's stream as the log holds it, every attempt. */
+  history(jobId: string): StoredEvent[] {
+    return this.store.streamEvents(jobStream(jobId));
   }
 
   streamVersion(stream: string): number {

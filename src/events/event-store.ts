@@ -145,6 +145,15 @@ export class EventStore {
     return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ORDER BY seq`).all(afterSeq) as EventRow[];
   }
 
+  /** The events of one stream, in order (a job's history when it runs again). */
+  streamEvents(stream: string): StoredEvent[] {
+    try {
+      return (this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE stream = ? ORDER BY position`).all(stream) as EventRow[]).map(decodeRow);
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
+    }
+  }
+
   /** The stored texts among `refs`. */
   contents(refs: Iterable<string>): Map<string, string> {
     try {

@@ -33,7 +33,7 @@ export function renderProjections(state: RunState): Map<string, string> {
 
 /** What a job's files depend on: its own events and the run's identity and LLM columns. */
 function renderKey(state: RunState, job: JobView): string {
-  return `${job.events.at(-1)?.seq ?? 0}|${state.runId}|${JSON.stringify(state.started?.llm ?? null)}`;
+  return `${job.lastSeq}|${state.runId}|${JSON.stringify(state.started?.llm ?? null)}`;
 }
 
 export class ProjectionWriter {

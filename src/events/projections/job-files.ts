@@ -1,7 +1,6 @@
 /** Per-job projection files: job_meta.json, results.json, stdout.log and the state artifacts. */
 import type { JobView, RunState } from "../run-state.js";
 import { jsonArtifact, jsonLine, yamlArtifact } from "./artifact-format.js";
-import { jobLog } from "./job-log.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
 import { resolvedColumns, resultRow, TOKEN_SCOPE } from "./results-table.js";
 import { stateSnapshot } from "./state-snapshot.js";
@@ -9,7 +8,7 @@ import { stateSnapshot } from "./state-snapshot.js";
 export function jobFiles(state: RunState, job: JobView): Map<string, string> {
   const files = new Map<string, string>();
   const dir = `jobs/${job.job_id}`;
-  files.set(`${dir}/stdout.log`, jobLog(job.events));
+  files.set(`${dir}/stdout.log`, job.log);
   const done = job.finished;
   const row = resultRow(state, job);
   if (done === null || row === null) return files;
