@@ -40,9 +40,12 @@ export class RunSession {
   static open(runDir: string, runId: string, options: SessionOptions): RunSession {
     const store = EventStore.open(runDir, runId, { command: options.command, ...(options.now ? { now: options.now } : {}) });
     try {
-      const state = RunState.fold(store.readAll());
+      // One read of the log: the state folds each event as it is decoded; the mirrors are then
+      // checked against the same rows.
+      const state = new RunState();
+      const rows = store.scan((event) => state.apply(event));
       const mirrors = new MirrorWriter(runDir, store);
-      mirrors.catchUp();
+      mirrors.catchUpFrom(rows);
       const projections = new ProjectionSubscriber(state, new ProjectionWriter(runDir, state.lastSeq === 0), store, options.refreshMs);
       if (state.lastSeq > 0 && !projections.isCurrent()) projections.catchUp();
       const bus = new EventBus([mirrors, projections, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
