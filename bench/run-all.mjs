@@ -9,9 +9,10 @@
 // Row 8 comes from bench/llm4ad-bridge.mjs (the LLM4AD python3 worker pool), run as a child.
 //
 // BENCH_TMPDIR=/dev/shm npm run bench   puts the runs on another file system (default: os.tmpdir()).
+// BENCH_SIZES=100,1000,10000 npm run bench   the matrix sizes of the growth rows (#9; "" skips them).
 // Run directories hold ~5,500 small files, so the file system matters as much as the CPU.
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -26,6 +27,12 @@ const PROBE = join(ROOT, "bench", "probe.mjs");
 const LLM4AD_BRIDGE = join(ROOT, "bench", "llm4ad-bridge.mjs");
 const JOBS = 500;
 const STARTUP_RUNS = 11;
+const GROWTH_SIZES = (process.env.BENCH_SIZES ?? "100,1000,10000")
+  .split(",")
+  .map((s) => s.trim())
+  .filter((s) => s !== "")
+  .map(Number)
+  .filter((n) => Number.isInteger(n) && n > 0);
 
 // ---------------------------------------------------------------------------------------------
 // Temp workspace, removed on every exit path. Children are spawned asynchronously so that a
@@ -34,19 +41,24 @@ const STARTUP_RUNS = 11;
 const workspace = benchWorkspace("trace-bench-bench-");
 const tmp = workspace.dir;
 
-const configPath = join(tmp, "bench-500.yaml");
+/** A config of `jobs` trivial jobs (one task, one trainer, seeds 1..jobs). */
+function writeConfig(jobs) {
+  const path = join(tmp, `bench-${jobs}.yaml`);
+  writeFileSync(
+    path,
+    [
+      `# trace-bench performance benchmark: ${jobs} trivial jobs`,
+      "mode: stub",
+      `seeds: [${Array.from({ length: jobs }, (_, i) => i + 1).join(", ")}]`,
+      "tasks: [internal:numeric_param]",
+      "trainers: [NoOpTrainer]",
+      "",
+    ].join("\n"),
+  );
+  return path;
+}
+const configPath = writeConfig(JOBS);
 const runsDir = join(tmp, "runs");
-writeFileSync(
-  configPath,
-  [
-    "# trace-bench performance benchmark: 500 trivial jobs",
-    "mode: stub",
-    `seeds: [${Array.from({ length: JOBS }, (_, i) => i + 1).join(", ")}]`,
-    "tasks: [internal:numeric_param]",
-    "trainers: [NoOpTrainer]",
-    "",
-  ].join("\n"),
-);
 
 const childEnv = { ...process.env };
 delete childEnv.TRACE_BENCH_TEST_KILL_AFTER_SEQ; // a test hook that would SIGKILL the run
@@ -89,7 +101,7 @@ function node(args, { env = childEnv, label = args.join(" ") } = {}) {
 
 const cli = (args, options) => node([BIN, ...args], { label: `trace-bench ${args[0]}`, ...options });
 
-const runArgs = (runId, maxWorkers) => ["run", "--config", configPath, "--runs-dir", runsDir, "--run-id", runId, "--max-workers", String(maxWorkers), "--job-timeout", "60"];
+const runArgs = (runId, maxWorkers, config = configPath) => ["run", "--config", config, "--runs-dir", runsDir, "--run-id", runId, "--max-workers", String(maxWorkers), "--job-timeout", "60"];
 
 /** A fresh run of the matrix; checks that every job finished ok. */
 async function freshRun(runId, maxWorkers, options) {
@@ -108,6 +120,17 @@ function jobPhaseSeconds(runDir) {
   } finally {
     db.close();
   }
+}
+
+/** Bytes of every file under `dir`. */
+function dirBytes(dir) {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += dirBytes(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
 }
 
 function countEvents(runDir) {
@@ -177,7 +200,7 @@ await measure("1", `${JOBS} trivial jobs, max_workers 1, --job-timeout 60: wall`
   const run = await freshRun("bench-w1", 1);
   row("1", `${JOBS} trivial jobs, max_workers 1, --job-timeout 60: wall`, run.ms / 1000, "s", 2);
   row("1", `${JOBS} trivial jobs, max_workers 1: throughput (whole command)`, JOBS / (run.ms / 1000), "jobs/s", 1);
-  row("1", `${JOBS} trivial jobs, max_workers 1: job throughput (RunStarted → last JobFinished)`, JOBS / jobPhaseSeconds(run.runDir), "jobs/s", 1);
+  row("1", `${JOBS} trivial jobs, max_workers 1: job throughput (RunStarted → last JobFinished)`, JOBS / jobPhaseSeconds(run.runDir), "jobs/s", 1, { op: ">=", value: 1000 });
 });
 
 // 2. Same at 8 workers: best of 2 (each a fresh run directory).
@@ -187,7 +210,7 @@ const run8 = await measure("2", `${JOBS} trivial jobs, max_workers 8, --job-time
   const best = tries.reduce((a, b) => (b.ms < a.ms ? b : a));
   row("2", `${JOBS} trivial jobs, max_workers 8, --job-timeout 60: wall (best of 2)`, best.ms / 1000, "s", 2);
   row("2", `${JOBS} trivial jobs, max_workers 8: throughput (whole command)`, JOBS / (best.ms / 1000), "jobs/s", 1);
-  row("2", `${JOBS} trivial jobs, max_workers 8: job throughput (RunStarted → last JobFinished)`, JOBS / jobPhaseSeconds(best.runDir), "jobs/s", 1, { op: ">=", value: 500 });
+  row("2", `${JOBS} trivial jobs, max_workers 8: job throughput (RunStarted → last JobFinished)`, JOBS / jobPhaseSeconds(best.runDir), "jobs/s", 1, { op: ">=", value: 2000 });
   notes.push(`#2 tries: ${tries.map((t) => `${fmt(t.ms / 1000, 2)} s`).join(", ")}; best run dir reused by #3-#5`);
   return best;
 });
@@ -278,6 +301,36 @@ await measure("8", "LLM4AD bridge (bench/llm4ad-bridge.mjs)", "", async () => {
   }
   notes.push(...bridge.notes.map((n) => n.replace(/^#(\d)/, "#8.$1")));
 });
+
+// 9. Growth: the same trivial matrix at several sizes (BENCH_SIZES), one fresh max_workers-8 run
+//    each, so that linearity shows: wall, peak RSS, events, run-dir size, replay, resume decision.
+for (const jobs of GROWTH_SIZES) {
+  progress(`9 growth: ${jobs} jobs (run, replay, resume decision) ...`);
+  const label = `${jobs} jobs`;
+  await measure("9", `growth ${label}`, "", async () => {
+    const config = writeConfig(jobs);
+    const runId = `bench-growth-${jobs}`;
+    const runDir = join(runsDir, runId);
+    const rssFile = join(tmp, `max-rss-${jobs}.txt`);
+    const result = await node([RSS_WRAPPER, ...runArgs(runId, 8, config)], { env: { ...childEnv, TRACE_BENCH_MAX_RSS_FILE: rssFile }, label: `growth run ${jobs}` });
+    if (!result.stdout.includes(`Jobs: ${jobs} ok`)) throw new BenchError(`growth run did not finish ${jobs} ok:\n${tail(result.stdout, 5)}`);
+    const kib = Number(readFileSync(rssFile, "utf8").trim());
+    const events = countEvents(runDir);
+    row("9", `${label}, max_workers 8: run wall (whole command)`, result.ms / 1000, "s", 2);
+    row("9", `${label}: job throughput (RunStarted → last JobFinished)`, jobs / jobPhaseSeconds(runDir), "jobs/s", 1);
+    row("9", `${label}: peak RSS of the run`, kib / 1024, "MiB", 1, { op: "<=", value: 150 });
+    row("9", `${label}: events in the log`, events, "events", 0);
+    row("9", `${label}: run-dir size`, dirBytes(runDir) / 2 ** 20, "MiB", 1);
+    const replay = JSON.parse((await node([PROBE, "replay", runDir, "1"])).stdout).runs[0];
+    row("9", `${label}: replay, in-process replayRun() (cold, modules preloaded)`, replay.totalMs / 1000, "s", 2);
+    row("9", `${label}: replay per event`, (replay.totalMs * 1000) / events, "µs", 1, { op: "<=", value: 50 });
+    const resume = JSON.parse((await node([PROBE, "resume", runDir, "1"])).stdout).runs[0];
+    if (resume.needWork !== 0) throw new BenchError(`resume probe: ${resume.needWork} of ${resume.jobs} jobs would run again (expected 0)`);
+    row("9", `${label}: resume decision, in-process, cold (open + fold + checks + plan)`, resume.totalMs, "ms", 1, { op: "<=", value: 500 });
+    notes.push(`#9 ${label}: resume phases (ms): peek ${fmt(resume.peekMs, 1)} + open ${fmt(resume.openMs, 1)} + decide ${fmt(resume.decideMs, 1)}`);
+    rmSync(runDir, { recursive: true, force: true });
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // Report.

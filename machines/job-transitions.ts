@@ -23,12 +23,32 @@ export function jobStateOf(snapshot: JobSnapshot): JobState {
   return snapshot.value as JobState;
 }
 
+/**
+ * Answers to events that carry nothing but their type, per snapshot (null: refused). The machine
+ * is pure and snapshots are immutable, so the answer is the same every time: every job of a run
+ * walks the same few snapshots (queued → building → ...) and XState is asked once per step, not
+ * once per job. Events with a reason are not kept (each reason would be a new entry).
+ */
+const answers = new WeakMap<JobSnapshot, Map<string, JobSnapshot | null>>();
+
+function computeStep(snapshot: JobSnapshot, event: JobMachineEvent): JobSnapshot | null {
+  if (!snapshot.can(event)) return null;
+  const [next] = transition(jobMachine, snapshot, event);
+  return next;
+}
+
 /** The next snapshot, or an `IllegalJobTransition` when the machine refuses the event. */
 export function stepJob(snapshot: JobSnapshot, event: JobMachineEvent): JobSnapshot {
-  if (!snapshot.can(event)) {
-    throw new IllegalJobTransition(`job machine refuses ${event.type} in state '${jobStateOf(snapshot)}'`);
+  let next: JobSnapshot | null | undefined;
+  if (Object.keys(event).length === 1) {
+    let known = answers.get(snapshot);
+    if (known === undefined) answers.set(snapshot, (known = new Map()));
+    next = known.get(event.type);
+    if (next === undefined) known.set(event.type, (next = computeStep(snapshot, event)));
+  } else {
+    next = computeStep(snapshot, event);
   }
-  const [next] = transition(jobMachine, snapshot, event);
+  if (next === null) throw new IllegalJobTransition(`job machine refuses ${event.type} in state '${jobStateOf(snapshot)}'`);
   return next;
 }
 

@@ -46,9 +46,10 @@ export function replayRun(runDir: string): RunState {
   const runId = requireRun(runDir);
   const store = EventStore.open(runDir, runId, { command: "trace-bench replay" });
   try {
-    const state = RunState.fold(store.readAll());
+    const state = new RunState();
+    const rows = store.scan((event) => state.apply(event));
     removeDerivedFiles(runDir);
-    new MirrorWriter(runDir, store).catchUp();
+    new MirrorWriter(runDir, store).catchUpFrom(rows);
     new ProjectionWriter(runDir, true).writeAll(state);
     store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
     return state;

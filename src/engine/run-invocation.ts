@@ -102,7 +102,10 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
         (s) => Effect.sync(() => s.close()),
       );
       const state = session.state;
-      const invocation = planInvocation(plan, state);
+      const invocation = yield* Effect.try({
+        try: () => planInvocation(plan, state, (jobId) => session.history(jobId)),
+        catch: (error) => error as EventLogWriteError | EventLogCorruptError,
+      });
       if (plan.resuming) hooks.onResume?.(plan.runId, invocation.alreadyDone, plan.jobs.length);
       yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, invocation.invocation, now())]), catch: (error) => error as AppendError });
 

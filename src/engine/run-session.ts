@@ -7,7 +7,7 @@
 import type { Contents } from "../events/content-ref.js";
 import type { Subscriber } from "../events/event-bus.js";
 import { EventBus } from "../events/event-bus.js";
-import { RUN_STREAM, type NewEvent, type StoredEvent } from "../events/event-schema.js";
+import { jobStream, RUN_STREAM, type NewEvent, type StoredEvent } from "../events/event-schema.js";
 import { EventStore } from "../events/event-store.js";
 import { MirrorWriter } from "../events/mirror-writer.js";
 import { ProjectionSubscriber } from "../events/projection-subscriber.js";
@@ -40,9 +40,12 @@ export class RunSession {
   static open(runDir: string, runId: string, options: SessionOptions): RunSession {
     const store = EventStore.open(runDir, runId, { command: options.command, ...(options.now ? { now: options.now } : {}) });
     try {
-      const state = RunState.fold(store.readAll());
+      // One read of the log: the state folds each event as it is decoded; the mirrors are then
+      // checked against the same rows.
+      const state = new RunState();
+      const rows = store.scan((event) => state.apply(event));
       const mirrors = new MirrorWriter(runDir, store);
-      mirrors.catchUp();
+      mirrors.catchUpFrom(rows);
       const projections = new ProjectionSubscriber(state, new ProjectionWriter(runDir, state.lastSeq === 0), store, options.refreshMs);
       if (state.lastSeq > 0 && !projections.isCurrent()) projections.catchUp();
       const bus = new EventBus([mirrors, projections, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
@@ -67,6 +70,11 @@ export class RunSession {
 
   contents(refs: Iterable<string>): Map<string, string> {
     return this.store.contents(refs);
+  }
+
+  /** A job's stream as the log holds it, every attempt. */
+  history(jobId: string): StoredEvent[] {
+    return this.store.streamEvents(jobStream(jobId));
   }
 
   streamVersion(stream: string): number {

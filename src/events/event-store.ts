@@ -145,6 +145,29 @@ export class EventStore {
     return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ORDER BY seq`).all(afterSeq) as EventRow[];
   }
 
+  /**
+   * Every row in seq order, each decoded and handed to `visit` with its event as it is read (so
+   * the whole log is never held decoded); returns the rows for the caller to keep or drop.
+   */
+  scan(visit: (event: StoredEvent) => void): EventRow[] {
+    try {
+      const rows = this.rowsAfter(0);
+      for (const row of rows) visit(decodeRow(row));
+      return rows;
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
+    }
+  }
+
+  /** The events of one stream, in order (a job's history when it runs again). */
+  streamEvents(stream: string): StoredEvent[] {
+    try {
+      return (this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE stream = ? ORDER BY position`).all(stream) as EventRow[]).map(decodeRow);
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
+    }
+  }
+
   /** The stored texts among `refs`. */
   contents(refs: Iterable<string>): Map<string, string> {
     try {

@@ -66,8 +66,16 @@ export class MirrorWriter implements Subscriber {
 
   /** Brings every mirror level with the log. */
   catchUp(): void {
+    this.catchUpFrom(this.log.rowsAfter(0));
+  }
+
+  /**
+   * `catchUp` from `rows`, every committed row in seq order: a writer that opens the run reads
+   * the log once, folding its state from the same rows (`EventStore.scan`). Nothing is written
+   * before the last row was read, so a log that cannot be read leaves the mirrors as they were.
+   */
+  catchUpFrom(rows: Iterable<EventRow>): void {
     this.closeFds();
-    const rows = this.log.rowsAfter(0);
     const byJob = new Map<string, string[]>();
     const all: string[] = [];
     for (const row of rows) {

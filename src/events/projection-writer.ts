@@ -33,7 +33,7 @@ export function renderProjections(state: RunState): Map<string, string> {
 
 /** What a job's files depend on: its own events and the run's identity and LLM columns. */
 function renderKey(state: RunState, job: JobView): string {
-  return `${job.events.at(-1)?.seq ?? 0}|${state.runId}|${JSON.stringify(state.started?.llm ?? null)}`;
+  return `${job.lastSeq}|${state.runId}|${JSON.stringify(state.started?.llm ?? null)}`;
 }
 
 export class ProjectionWriter {
@@ -67,7 +67,7 @@ export class ProjectionWriter {
       if (this.renderedAt.get(job.job_id) === renderKey(state, job)) continue;
       this.ensureJobDirs(job);
       const files = jobFiles(state, job);
-      for (const [path, content] of files) this.write(path, content);
+      for (const [path, content] of files) this.write(path, content, false, false);
       for (const name of JOB_GENERATED) if (!files.has(`jobs/${job.job_id}/${name}`)) this.remove(`jobs/${job.job_id}/${name}`);
       this.renderedAt.set(job.job_id, renderKey(state, job));
     }
@@ -76,7 +76,7 @@ export class ProjectionWriter {
   /** One job's files: new content of a job that just finished. */
   writeJob(state: RunState, job: JobView): void {
     this.ensureJobDirs(job);
-    for (const [path, content] of jobFiles(state, job)) this.write(path, content, true);
+    for (const [path, content] of jobFiles(state, job)) this.write(path, content, true, false);
     this.renderedAt.set(job.job_id, renderKey(state, job));
   }
 
@@ -97,21 +97,27 @@ export class ProjectionWriter {
     this.ensureDir(join(dir, "tb"));
   }
 
-  /** @param isNew the content is known to differ from whatever is on disk. */
-  private write(path: string, content: string, isNew = false): void {
+  /**
+   * @param isNew the content is known to differ from whatever is on disk.
+   * @param remember keep the content to skip an unchanged rewrite later: run-level files, which
+   *   are refreshed while jobs finish. A job's files are not kept (memory would grow with the
+   *   matrix): `renderedAt` already says when they are current.
+   */
+  private write(path: string, content: string, isNew = false, remember = true): void {
     const known = this.written.get(path);
     if (known === content) return;
     const full = join(this.runDir, path);
     if (known === undefined && !isNew && !this.fresh && existsSync(full) && readFileSync(full, "utf8") === content) {
       // Written by an earlier process (a resumed run) and still right.
-      this.written.set(path, content);
+      if (remember) this.written.set(path, content);
       return;
     }
     this.ensureDir(dirname(full));
     const temp = join(this.tempDir, String(this.tempCounter++));
     writeFileSync(temp, content);
     renameSync(temp, full);
-    this.written.set(path, content);
+    if (remember) this.written.set(path, content);
+    else this.written.delete(path);
   }
 
   private remove(path: string): void {

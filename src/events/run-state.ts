@@ -4,6 +4,7 @@
  * (events at or below `lastSeq` are ignored), so live runs and `replay` reach the same state.
  */
 import type { EventData, FinishedStatus, JobSpecRecord, StoredEvent } from "./event-schema.js";
+import { jobLogLine } from "./projections/job-log.js";
 
 export type RunStartedData = EventData<"RunStarted">;
 export type JobFinishedData = EventData<"JobFinished">;
@@ -40,8 +41,14 @@ export interface JobView {
   /** Tokens and cost billed in every attempt, finished or not (replayed replies excluded): what the run spent. */
   allAttemptTokens: TokenTotals;
   allAttemptCost: CostTotal;
-  /** Every event of the job, every attempt, for its human-readable log. */
-  events: StoredEvent[];
+  /**
+   * The job's human-readable log (`stdout.log`): one line per event of every attempt, rendered as
+   * each event is applied, so the state keeps no event once it is folded (memory stays flat in
+   * the number of events; a re-run reads its job's history from the log).
+   */
+  log: string;
+  /** Seq of the job's latest event (0 before any): what its files were rendered from. */
+  lastSeq: number;
 }
 
 export interface FinishedAttempt extends JobFinishedData {
@@ -154,7 +161,9 @@ export class RunState {
   private applyJobEvent(jobId: string, event: StoredEvent): void {
     const view = this.jobs.get(jobId);
     if (view === undefined) throw new Error(`event ${event.seq}: job ${jobId} is not in any matrix of this run`);
-    view.events.push(event);
+    view.lastSeq = event.seq;
+    const line = jobLogLine(event);
+    if (line !== null) view.log += line;
     switch (event.type) {
       case "JobQueued":
         view.attempt = event.data.attempt;
@@ -269,7 +278,8 @@ function newJobView(spec: JobSpecRecord): JobView {
     finished: null,
     allAttemptTokens: zeroTokens(),
     allAttemptCost: zeroCost(),
-    events: [],
+    log: "",
+    lastSeq: 0,
   };
 }
 

@@ -1,15 +1,50 @@
 /** Per-job projection files: job_meta.json, results.json, stdout.log and the state artifacts. */
 import type { JobView, RunState } from "../run-state.js";
 import { jsonArtifact, jsonLine, yamlArtifact } from "./artifact-format.js";
-import { jobLog } from "./job-log.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
 import { resolvedColumns, resultRow, TOKEN_SCOPE } from "./results-table.js";
 import { stateSnapshot } from "./state-snapshot.js";
 
+/**
+ * Rendered state artifacts by snapshot: the jobs of a matrix share most of their states (every
+ * seed of a task starts from the same initial values), and YAML rendering is the dearest part of
+ * a job's files. The key is the snapshot's JSON (-0 told apart from 0, which JSON is not); the
+ * snapshots come from parsed events, so they hold nothing JSON cannot say.
+ */
+const renderedStates = new Map<string, { readonly json: string; readonly yaml: string }>();
+const RENDERED_STATES_KEPT = 256;
+let plainOnly = true;
+function keyReplacer(_key: string, value: unknown): unknown {
+  if (value === 0 && 1 / value < 0) return "\u0000-0";
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) plainOnly = false;
+  }
+  return value;
+}
+
+function renderState(snapshot: unknown): { readonly json: string; readonly yaml: string } {
+  return { json: jsonArtifact(snapshot), yaml: yamlArtifact(snapshot) };
+}
+
+function renderedState(snapshot: unknown): { readonly json: string; readonly yaml: string } {
+  plainOnly = true;
+  const key = JSON.stringify(snapshot, keyReplacer);
+  // A class instance (a test's PyFloat) is not told apart by its JSON: render it every time.
+  if (!plainOnly) return renderState(snapshot);
+  let rendered = renderedStates.get(key);
+  if (rendered === undefined) {
+    rendered = renderState(snapshot);
+    if (renderedStates.size >= RENDERED_STATES_KEPT) renderedStates.delete(renderedStates.keys().next().value!);
+    renderedStates.set(key, rendered);
+  }
+  return rendered;
+}
+
 export function jobFiles(state: RunState, job: JobView): Map<string, string> {
   const files = new Map<string, string>();
   const dir = `jobs/${job.job_id}`;
-  files.set(`${dir}/stdout.log`, jobLog(job.events));
+  files.set(`${dir}/stdout.log`, job.log);
   const done = job.finished;
   const row = resultRow(state, job);
   if (done === null || row === null) return files;
@@ -52,9 +87,9 @@ export function jobFiles(state: RunState, job: JobView): Map<string, string> {
   ] as const;
   for (const [which, values] of snapshots) {
     if (values === null) continue;
-    const snapshot = stateSnapshot(done, values);
-    files.set(statePath(job.job_id, which, "json"), jsonArtifact(snapshot));
-    files.set(statePath(job.job_id, which, "yaml"), yamlArtifact(snapshot));
+    const rendered = renderedState(stateSnapshot(done, values));
+    files.set(statePath(job.job_id, which, "json"), rendered.json);
+    files.set(statePath(job.job_id, which, "yaml"), rendered.yaml);
   }
   if (done.initial_values !== null) {
     const lines = [jsonLine({ kind: "initial", step: 0, state: stateSnapshot(done, done.initial_values), score: done.score_val_initial })];

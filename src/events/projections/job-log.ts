@@ -54,9 +54,14 @@ function describe(event: StoredEvent): string | null {
   }
 }
 
+/** One event's line of `stdout.log`, or null for an event the log leaves out. */
+export function jobLogLine(event: StoredEvent): string | null {
+  const text = describe(event);
+  return text === null ? null : `[${event.ts}] ${text}\n`;
+}
+
 export function jobLog(events: readonly StoredEvent[]): string {
-  return events.flatMap((e) => {
-    const text = describe(e);
-    return text === null ? [] : [`[${e.ts}] ${text}\n`];
-  }).join("");
+  let log = "";
+  for (const event of events) log += jobLogLine(event) ?? "";
+  return log;
 }

@@ -6,15 +6,18 @@ import { RunState } from "../../../src/events/run-state.js";
 import { finishedJob, runStarted } from "../../support/events.js";
 
 /** A run whose jobs a, b, c, d ended ok, failed, budget_exhausted, and never finished. */
-function state(): RunState {
+function events(): StoredEvent[] {
   const withStatus = (id: string, status: string): NewEvent[] =>
     finishedJob(id).map((e) => (e.type === "JobFinished" ? ({ ...e, data: { ...e.data, status } } as NewEvent) : e));
-  const events: NewEvent[] = [runStarted(["a", "b", "c", "d"]), ...withStatus("a", "ok"), ...withStatus("b", "failed"), ...withStatus("c", "budget_exhausted"), ...finishedJob("d").slice(0, 3)];
-  return RunState.fold(events.map((e, i) => ({ ...e, seq: i + 1, v: 2, stream: "", position: 0, run_id: "r", job_id: e.job_id ?? null, ts: "" }) as StoredEvent));
+  const all: NewEvent[] = [runStarted(["a", "b", "c", "d"]), ...withStatus("a", "ok"), ...withStatus("b", "failed"), ...withStatus("c", "budget_exhausted"), ...finishedJob("d").slice(0, 3)];
+  return all.map((e, i) => ({ ...e, seq: i + 1, v: 2, stream: "", position: 0, run_id: "r", job_id: e.job_id ?? null, ts: "" }) as StoredEvent);
 }
+const state = (): RunState => RunState.fold(events());
+/** A job's stream, as the log would return it. */
+const historyOf = (jobId: string) => events().filter((e) => e.job_id === jobId);
 
 const plan = (mode: ResumeMode) => ({ jobs: ["a", "b", "c", "d"].map((job_id) => ({ job_id })), resumeMode: mode, resuming: true }) as unknown as Parameters<typeof planInvocation>[0];
-const ran = (mode: ResumeMode) => planInvocation(plan(mode), state()).jobs.map((j) => j.spec.job_id);
+const ran = (mode: ResumeMode) => planInvocation(plan(mode), state(), historyOf).jobs.map((j) => j.spec.job_id);
 
 describe("which jobs a resume runs again", () => {
   it("auto keeps ok and budget_exhausted results (re-running would spend the budget again), re-runs failed and unfinished jobs", () => {
@@ -27,7 +30,7 @@ describe("which jobs a resume runs again", () => {
   });
 
   it("a re-run is the job's next attempt, with its history for the journal", () => {
-    const d = planInvocation(plan("auto"), state()).jobs.find((j) => j.spec.job_id === "d")!;
+    const d = planInvocation(plan("auto"), state(), historyOf).jobs.find((j) => j.spec.job_id === "d")!;
     expect(d.attempt).toBe(2);
     expect(d.history.map((e) => e.type)).toEqual(["JobQueued", "JobTransitioned", "EvaluationCompleted"]);
   });
