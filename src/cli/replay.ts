@@ -48,6 +48,9 @@ export function replayRun(runDir: string): RunState {
   try {
     const state = new RunState();
     const rows = store.scan((event) => state.apply(event));
+    // Before any file goes: a replay cut short must leave the projections marked behind, so the
+    // next writer (or replay) rebuilds them instead of trusting files that are no longer there.
+    store.recordSubscriberPosition(PROJECTIONS, 0);
     removeDerivedFiles(runDir);
     new MirrorWriter(runDir, store).catchUpFrom(rows);
     new ProjectionWriter(runDir, true).writeAll(state);
