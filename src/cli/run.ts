@@ -10,7 +10,7 @@ import { CONFIG_FLAG, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
 import { loadTaskRegistry } from "../../adapters/tasks/index.js";
 import type { ResumeMode } from "../config/run-config.js";
 import * as Layer from "effect/Layer";
-import { startRun, type RunReport } from "../engine/run-invocation.js";
+import { startRun, type RunHooks, type RunReport } from "../engine/run-invocation.js";
 import { planRun, type RunPlan } from "../engine/run-plan.js";
 import { ConfigError } from "../config/config-error.js";
 import { LlmSource, TaskSource, TrainerSource } from "../engine/run-services.js";
@@ -161,6 +161,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
     onRunStopped: (error) => stopRun(error),
   });
   const forJob = llmFactory(plan.config);
+  let preflightRecord: RunHooks["preflight"];
   if (plan.config.mode === "real") {
     const llm = forJob(plan.jobs[0]!);
     if ((plan.config.budget.max_cost_per_job ?? plan.config.budget.max_cost_per_run) != null && priceOf(prices, llm.model) === undefined) {
@@ -174,6 +175,10 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
       return 2;
     }
     if (!checked.ok) process.stderr.write(`trace-bench: warning: the LLM preflight request was refused (${checked.error.message}); starting the jobs anyway\n`);
+    if (checked.ok) {
+      const { usage } = checked.response;
+      preflightRecord = { model: llm.model, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens, cost_usd: costOf(prices, llm.model, usage), latency_ms: checked.latencyMs };
+    }
   }
   const sources = Layer.mergeAll(
     Layer.succeed(TaskSource, registry),
@@ -181,6 +186,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
     Layer.succeed(LlmSource, { forJob, calls }),
   );
   const handle = startRun(plan, sources, {
+    ...(preflightRecord !== undefined ? { preflight: preflightRecord } : {}),
     onResume: (runId, done, total) => {
       process.stdout.write(`Resuming ${runId}: ${done}/${total} jobs done\n`);
       progress.alreadyDone(done);

@@ -15,7 +15,7 @@ import * as Cause from "effect/Cause";
 import { jobIdentityFields } from "../config/matrix.js";
 import type { Subscriber } from "../events/event-bus.js";
 import type { EventLogCorruptError, EventLogWriteError, RunLockedError } from "../events/event-log-errors.js";
-import type { FinishedStatus, JobSpecRecord, NewEvent } from "../events/event-schema.js";
+import type { EventData, FinishedStatus, JobSpecRecord, NewEvent } from "../events/event-schema.js";
 import { sanitize, yamlArtifact } from "../events/projections/artifact-format.js";
 import type { RunState } from "../events/run-state.js";
 import { planInvocation } from "./invocation-plan.js";
@@ -36,6 +36,8 @@ export interface RunHooks {
   readonly now?: () => Date;
   /** How often run-level files are refreshed while jobs finish (ms). */
   readonly refreshMs?: number;
+  /** Mode real: the preflight request made before the run started, recorded with RunStarted. */
+  readonly preflight?: EventData<"RunStarted">["llm_preflight"];
 }
 
 export interface RunReport {
@@ -60,7 +62,7 @@ function specRecord(job: RunPlan["jobs"][number]): JobSpecRecord {
   return sanitize({ ...jobIdentityFields(job), resolved_kwargs: job.resolved_kwargs }) as JobSpecRecord;
 }
 
-function runStarted(plan: RunPlan, invocation: number, startedAt: Date): NewEvent {
+function runStarted(plan: RunPlan, invocation: number, startedAt: Date, preflight: EventData<"RunStarted">["llm_preflight"]): NewEvent {
   return {
     type: "RunStarted",
     data: {
@@ -78,6 +80,7 @@ function runStarted(plan: RunPlan, invocation: number, startedAt: Date): NewEven
       llm: llmInfo(plan.config, process.env),
       env: captureEnvironment(process.env, startedAt),
       git: captureGit(),
+      ...(preflight !== undefined ? { llm_preflight: preflight } : {}),
     },
   };
 }
@@ -107,7 +110,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
         catch: (error) => error as EventLogWriteError | EventLogCorruptError,
       });
       if (plan.resuming) hooks.onResume?.(plan.runId, invocation.alreadyDone, plan.jobs.length);
-      yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, invocation.invocation, now())]), catch: (error) => error as AppendError });
+      yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, invocation.invocation, now(), hooks.preflight)]), catch: (error) => error as AppendError });
 
       // The run's budget counts what earlier invocations of this run already spent.
       const calls = (yield* LlmSource).calls;

@@ -43,6 +43,16 @@ export const LlmInfo = Schema.Struct({
 });
 export type LlmInfo = Schema.Schema.Type<typeof LlmInfo>;
 
+/** The small request `run` sends in mode real before any job starts (its tokens are billed too). */
+export const LlmPreflight = Schema.Struct({
+  model: Schema.String,
+  prompt_tokens: Schema.Number,
+  completion_tokens: Schema.Number,
+  total_tokens: Schema.Number,
+  cost_usd: Schema.NullOr(Schema.Number),
+  latency_ms: Schema.Number,
+});
+
 export const RunStarted = Schema.Struct({
   /** 1 for a new run, then +1 for each resume. */
   invocation: Schema.Number,
@@ -60,6 +70,8 @@ export const RunStarted = Schema.Struct({
   llm: LlmInfo,
   env: JsonRecord,
   git: JsonRecord,
+  /** Mode real: the preflight request this invocation made before starting jobs. */
+  llm_preflight: Schema.optional(LlmPreflight),
 });
 
 export const JobQueued = Schema.Struct({ attempt: Schema.Number, invocation: Schema.Number });

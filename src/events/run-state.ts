@@ -107,6 +107,8 @@ export class RunState {
   /** Billed LLM use over every attempt (replayed replies excluded), by model and by role. */
   readonly llmByModel = new Map<string, LlmUse>();
   readonly llmByRole = new Map<string, LlmUse>();
+  /** Preflight requests of every invocation (mode real), billed like any call. */
+  readonly preflight: LlmUse = { calls: 0, failed: 0, aborted: 0, tokens: zeroTokens(), cost: zeroCost() };
   /** Job ids in report order: the latest matrix, then jobs only earlier invocations knew. */
   order: string[] = [];
 
@@ -129,6 +131,11 @@ export class RunState {
     switch (event.type) {
       case "RunStarted": {
         const data = event.data;
+        if (data.llm_preflight !== undefined) {
+          this.preflight.calls += 1;
+          addTokens(this.preflight.tokens, data.llm_preflight);
+          addCost(this.preflight.cost, data.llm_preflight.cost_usd);
+        }
         if (this.started === null) this.startedTs = event.ts;
         this.started = data;
         this.invocations = data.invocation;

@@ -77,6 +77,10 @@ describe("mode real: every call in the log", () => {
     expect(summary.cost_usd).toBeCloseTo(expectedCost, 12);
     expect(rows.reduce((t, row) => t + Number(row.cost_usd), 0)).toBeCloseTo(expectedCost, 12);
     expect(summary.llm_by_model["test-model"].calls).toBe(completed.length);
+    // The preflight request is billed too: recorded with RunStarted, reported apart from the jobs.
+    const preflight = live.received.findIndex(isPreflight);
+    expect(preflight).toBe(0);
+    expect(summary.llm_preflight).toEqual({ calls: 1, prompt_tokens: 101, completion_tokens: 20, total_tokens: 121, cost_usd: (101 * 2 + 20 * 10) / 1e6 });
     expect(r.stdout).toMatch(new RegExp(`LLM: ${completed.length} calls, ${sum("total_tokens")} tokens`));
     // The prompts are stored once each: the shared system prompt is one row of the content table.
     const messages = started.flatMap((e) => e.data.messages as { role: string; ref: string }[]);

@@ -72,6 +72,8 @@ export function summaryJson(state: RunState, rows: readonly ResultRow[]): string
     cost_usd_all_attempts: reportedCost(spentCost),
     llm_by_model: uses(state.llmByModel),
     llm_by_role: uses(state.llmByRole),
+    // Mode real's preflight requests, outside every job's totals.
+    ...(state.preflight.calls > 0 ? { llm_preflight: { calls: state.preflight.calls, ...state.preflight.tokens, cost_usd: reportedCost(state.preflight.cost) } } : {}),
   });
 }
 
