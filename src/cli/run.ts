@@ -21,7 +21,8 @@ import { RunCalls } from "../llm/run-calls.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import { findTrainer } from "../opt/trainer-catalog.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
-import { reportedCost, zeroTokens, type RunState } from "../events/run-state.js";
+import type { RunState } from "../events/run-state.js";
+import { formatUsd, llmSpending } from "./console-format.js";
 import { ProgressReporter } from "./progress-reporter.js";
 import { llmFactory } from "../../adapters/llm/index.js";
 
@@ -51,21 +52,9 @@ function numberFlag(args: ParsedArgs, name: string, check: (n: number) => boolea
 
 /** What the run's LLM calls cost, every attempt (replayed replies are free): tokens, and USD when every model has a price. */
 function spendingLine(state: RunState): string {
-  let calls = 0;
-  let failed = 0;
-  let aborted = 0;
-  const tokens = zeroTokens();
-  for (const use of state.llmByModel.values()) {
-    calls += use.calls;
-    failed += use.failed;
-    aborted += use.aborted;
-    tokens.prompt_tokens += use.tokens.prompt_tokens;
-    tokens.completion_tokens += use.tokens.completion_tokens;
-    tokens.total_tokens += use.tokens.total_tokens;
-  }
-  const cost = reportedCost({ usd: [...state.llmByModel.values()].reduce((sum, u) => sum + u.cost.usd, 0), unknown: [...state.llmByModel.values()].some((u) => u.cost.unknown) });
+  const { calls, failed, aborted, tokens, cost } = llmSpending(state);
   const trouble = [failed > 0 ? `${failed} failed` : "", aborted > 0 ? `${aborted} aborted` : ""].filter(Boolean).join(", ");
-  const usd = cost === null ? "cost unknown (a model has no price; see configs/pricing.yaml)" : `$${cost.toFixed(4)}`;
+  const usd = cost === null ? "cost unknown (a model has no price; see configs/pricing.yaml)" : formatUsd(cost);
   return `LLM: ${calls} calls${trouble ? ` (${trouble})` : ""}, ${tokens.total_tokens} tokens (${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion), ${usd}`;
 }
 
