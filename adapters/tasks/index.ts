@@ -3,6 +3,7 @@ import { delimiter, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { TaskRegistry } from "../../src/tasks/task-registry.js";
 import type { TaskSuite } from "../../src/tasks/task-suite.js";
+import { TaskModuleError } from "../../src/tasks/task-errors.js";
 import { codeParamTask } from "./internal/code-param.js";
 import { multiParamTask } from "./internal/multi-param.js";
 import { nonTrainableTask } from "./internal/non-trainable.js";
@@ -61,12 +62,13 @@ export async function loadTaskRegistry(options: TaskRegistryOptions = {}, env: N
     try {
       loaded = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
     } catch (error) {
-      throw new Error(`TRACE_BENCH_TASK_MODULES: cannot load '${path}': ${error instanceof Error ? error.message : String(error)}`);
+      const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+      throw new TaskModuleError({ path, problem: `cannot load '${path}': ${why}` });
     }
     const exported = typeof loaded.default === "function" ? (loaded.default as () => unknown)() : loaded.default;
     const suite = exported as Partial<TaskSuite> | undefined;
     if (typeof suite?.name !== "string" || typeof suite.list !== "function" || typeof suite.load !== "function") {
-      throw new Error(`TRACE_BENCH_TASK_MODULES: '${path}' must default-export a task suite {name, list(), load()}`);
+      throw new TaskModuleError({ path, problem: `'${path}' must default-export a task suite {name, list(), load()}` });
     }
     extra.push(suite as TaskSuite);
   }

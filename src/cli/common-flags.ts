@@ -17,3 +17,5 @@ export const BENCH_FLAG: FlagSpec = {
 export const CONFIG_FLAG: FlagSpec = { type: "string", value: "FILE", required: true, description: "YAML or JSON run config." };
 
 export const RUNS_DIR_FLAG: FlagSpec = { type: "string", value: "DIR", aliases: ["output-dir"], description: "Runs root (default: the config's runs_dir)." };
+
+export const JSON_FLAG: FlagSpec = { type: "boolean", description: "Print one JSON document on stdout instead of text." };

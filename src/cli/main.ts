@@ -2,7 +2,9 @@
  * `trace-bench <verb>`: dispatches to one module per verb, loaded on demand so that a quick verb
  * (list-trainers) never pays for the config or engine code.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "../fs/package-root.js";
 import { UsageError, parseVerbArgs, verbHelp, type ParsedArgs, type VerbSpec } from "./args.js";
 
 export interface Verb {
@@ -18,7 +20,8 @@ const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: 
   tokens: { summary: "Audit a run's LLM calls, tokens and cost from its log, and check results.csv and summary.json", load: () => import("./tokens.js") },
   calls: { summary: "Print a run's LLM calls: prompts, replies, outcomes, tokens", load: () => import("./calls.js") },
   machines: { summary: "Print the job state machine (--json: the XState definition)", load: () => import("./machines.js") },
-  validate: { summary: "Check a config (tasks, trainers, kwargs, matrix) without running it", load: () => import("./validate.js") },
+  validate: { summary: "Check a config (tasks, trainers, kwargs, matrix) without running it", load: () => import("./validate-json.js") },
+  runs: { summary: "List the runs under a runs dir: status, config, job counts, tokens, cost", load: () => import("./runs.js") },
   schema: { summary: "Print the config file's JSON Schema (for editor validation and completion)", load: () => import("./schema.js") },
 };
 
@@ -28,11 +31,14 @@ function mainHelp(): string {
     "trace-bench: benchmark LLM-as-optimizer algorithms on tasks",
     "",
     "Usage: trace-bench <command> [flags]",
+    "       trace-bench --version",
     "",
     "Commands:",
     ...Object.entries(VERBS).map(([name, v]) => `  ${name.padEnd(width)}${v.summary}`),
     "",
     "Run 'trace-bench <command> --help' for the flags of a command.",
+    "Exit codes: 0 success; 1 a check failed or a job failed/timed out; 2 a usage, config or environment error",
+    "(one line, no stack trace); 70 an internal error (a bug: the stack is printed); 130 interrupted.",
   ].join("\n");
 }
 
@@ -45,6 +51,8 @@ const USER_ERROR_TAGS = new Set([
   "EventLogWriteError",
   "EventLogCorruptError",
   "RunQueryError",
+  "TaskModuleError",
+  "TaskNotFoundError",
 ]);
 
 function userErrorLines(error: unknown): string[] | undefined {
@@ -64,9 +72,18 @@ function loadDotEnv(): void {
   }
 }
 
+/** The package.json version, e.g. `0.1.0`. */
+export function packageVersion(): string {
+  return String((JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version?: unknown }).version ?? "unknown");
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
-  loadDotEnv();
   const [verbName, ...rest] = argv;
+  if (verbName === "--version" || verbName === "-V" || verbName === "version") {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  loadDotEnv();
   if (verbName === undefined || verbName === "-h" || verbName === "--help" || verbName === "help") {
     (verbName === undefined ? process.stderr : process.stdout).write(`${mainHelp()}\n`);
     return verbName === undefined ? 2 : 0;

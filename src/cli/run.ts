@@ -25,6 +25,7 @@ import type { RunState } from "../events/run-state.js";
 import { formatUsd, llmSpending } from "./console-format.js";
 import { ProgressReporter } from "./progress-reporter.js";
 import { llmFactory } from "../../adapters/llm/index.js";
+import { runSummaryJson } from "./run-summary-json.js";
 
 export const spec: VerbSpec = {
   name: "run",
@@ -39,6 +40,7 @@ export const spec: VerbSpec = {
     "job-timeout": { type: "string", value: "SECONDS", description: "Per-job time limit; 0 = none (default: config, else 0 in stub mode, 600 in real mode)." },
     logger: { type: "string", value: "NAME", description: "Logger for every trainer (ConsoleLogger, TensorboardLogger, ..., or none)." },
     "run-id": { type: "string", value: "ID", description: "Write into (and resume) <runs-dir>/<ID>." },
+    json: { type: "boolean", description: "Print the closing summary as one JSON object on stdout (run id, run dir, counts, file paths, tokens, cost); progress goes to stderr." },
   },
 };
 
@@ -139,7 +141,10 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   for (const warning of plan.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);
   registry.configure({ ...(plan.config.eval_workers !== null ? { workers: plan.config.eval_workers } : {}), memoryMb: plan.config.eval_memory_mb });
 
-  const progress = new ProgressReporter(process.stdout, plan.jobs.length);
+  const json = args.flags.json === true;
+  // With --json, stdout holds only the closing JSON document.
+  const humanOut = json ? process.stderr : process.stdout;
+  const progress = new ProgressReporter(humanOut, plan.jobs.length);
   let stopRun = (_error: LlmError) => {};
   const prices = loadPriceTable(plan.config.pricing);
   const calls = new RunCalls({
@@ -177,7 +182,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   const handle = startRun(plan, sources, {
     ...(preflightRecord !== undefined ? { preflight: preflightRecord } : {}),
     onResume: (runId, done, total) => {
-      process.stdout.write(`Resuming ${runId}: ${done}/${total} jobs done\n`);
+      humanOut.write(`Resuming ${runId}: ${done}/${total} jobs done\n`);
       progress.alreadyDone(done);
     },
     report: (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr),
@@ -201,8 +206,12 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   try {
     const report = await handle.done;
     progress.stop();
-    process.stdout.write(`${summaryLines(report, args.flags.config as string).join("\n")}\n`);
+    const closing = summaryLines(report, args.flags.config as string);
     const refused = calls.stoppedBy;
+    if (json) {
+      const resume = closing.find((line) => line.startsWith("Resume with: "))?.slice("Resume with: ".length) ?? null;
+      process.stdout.write(`${JSON.stringify(runSummaryJson(report, refused !== null ? 2 : exitCodeOf(report), resume), null, 2)}\n`);
+    } else process.stdout.write(`${closing.join("\n")}\n`);
     if (refused !== null) {
       process.stderr.write(`trace-bench: run stopped: the LLM refused it (${refused.kind}): ${refused.message}; fix the key or model, then resume\n`);
       return 2;

@@ -10,6 +10,7 @@ import type { StoredEvent } from "./event-schema.js";
 import { EventLogCorruptError, eventLogFailure } from "./event-log-errors.js";
 import { eventsDbPath, openReadableDatabase, readContents, ROW_COLUMNS, type EventRow } from "./log-database.js";
 import { decodeRow } from "./event-store.js";
+import { liveWriterOf } from "./writer-lock.js";
 
 export class EventReader {
   private constructor(
@@ -61,6 +62,15 @@ export class EventReader {
     poll();
     const timer = setInterval(poll, intervalMs);
     return () => clearInterval(timer);
+  }
+
+  /** The live process writing this run now (a run in progress), or null. */
+  liveWriter(): ReturnType<typeof liveWriterOf> {
+    try {
+      return liveWriterOf(this.db);
+    } catch (error) {
+      throw eventLogFailure(error, eventsDbPath(this.runDir));
+    }
   }
 
   close(): void {

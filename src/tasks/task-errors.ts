@@ -20,3 +20,10 @@ export class BenchSelectorError extends Data.TaggedError("BenchSelectorError")<{
     return `--bench: unknown bench selector(s): ${this.unknown.join(", ")}; allowed: ${this.allowed.join(", ")}`;
   }
 }
+
+/** A module named in TRACE_BENCH_TASK_MODULES cannot be loaded or exports no task suite: the user's to fix. */
+export class TaskModuleError extends Data.TaggedError("TaskModuleError")<{ readonly path: string; readonly problem: string }> {
+  override get message(): string {
+    return `TRACE_BENCH_TASK_MODULES: ${this.problem}`;
+  }
+}

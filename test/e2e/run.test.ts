@@ -37,7 +37,7 @@ describe("trace-bench run", () => {
     const runDir = singleRunDir(runs);
     expect(r.stdout).toContain(`Run complete: ${runDir.split("/").pop()}`);
     expect(r.stdout).toContain(`Results: ${join(runDir, "results.csv")}`);
-    for (const f of ["meta/config.snapshot.yaml", "meta/env.json", "meta/git.json", "meta/manifest.json", "meta/files_index.json", "results.csv", "summary.json", "events.db", "events.jsonl"]) {
+    for (const f of ["meta/config.snapshot.yaml", "meta/env.json", "meta/git.json", "meta/manifest.json", "meta/files_index.json", "results.csv", "summary.json", "aggregate.csv", "events.db", "events.jsonl"]) {
       expect(existsSync(join(runDir, f)), f).toBe(true);
     }
     for (const f of ["job_meta.json", "results.json", "events.jsonl", "stdout.log", "tb", "artifacts"]) expect(existsSync(join(runDir, "jobs", "806f391306ae", f)), f).toBe(true);

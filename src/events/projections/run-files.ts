@@ -2,11 +2,11 @@
  * Run-level projection files (spec §4): results.csv, summary.json, leaderboard.csv and the meta/
  * files. Each is a pure function of the folded run state.
  */
-import { posix } from "node:path";
 import { pythonUtcIso } from "../../codec/python-datetime.js";
 import { jobIdentityFields } from "../../config/matrix.js";
 import type { RunState } from "../run-state.js";
 import { reportedCost, zeroCost, zeroTokens, type CostTotal, type LlmUse } from "../run-state.js";
+import { aggregateCsv, aggregateRows, type AggregateRow } from "./aggregates.js";
 import { csvCell, csvLine, jsonArtifact } from "./artifact-format.js";
 import { artifactsDir, stateFiles, statePath, tbDir } from "./job-paths.js";
 import { FLOAT_COLUMNS, RESULT_COLUMNS, resolvedColumns, resultRows, TOKEN_SCOPE, type ResultRow } from "./results-table.js";
@@ -20,6 +20,7 @@ export const RUN_FILES = {
   results_csv: "results.csv",
   summary_json: "summary.json",
   leaderboard_csv: "leaderboard.csv",
+  aggregate_csv: "aggregate.csv",
 } as const;
 
 export function resultsCsv(rows: readonly ResultRow[]): string {
@@ -28,7 +29,7 @@ export function resultsCsv(rows: readonly ResultRow[]): string {
   return lines.join("");
 }
 
-export function summaryJson(state: RunState, rows: readonly ResultRow[]): string {
+export function summaryJson(state: RunState, rows: readonly ResultRow[], aggregates: readonly AggregateRow[] = aggregateRows(rows)): string {
   const counts: Record<string, number> = { ok: 0, failed: 0, skipped: 0 };
   const tokens = zeroTokens();
   const spent = zeroTokens();
@@ -74,6 +75,8 @@ export function summaryJson(state: RunState, rows: readonly ResultRow[]): string
     llm_by_role: uses(state.llmByRole),
     // Mode real's preflight requests, outside every job's totals.
     ...(state.preflight.calls > 0 ? { llm_preflight: { calls: state.preflight.calls, ...state.preflight.tokens, cost_usd: reportedCost(state.preflight.cost) } } : {}),
+    // Per task × trainer × optimizer × model over seeds: the rows of aggregate.csv (see aggregates.ts).
+    aggregates,
   });
 }
 
@@ -108,11 +111,6 @@ export function leaderboardCsv(rows: readonly ResultRow[]): string | null {
     );
   }
   return lines.join("");
-}
-
-function runDirLabel(state: RunState): string {
-  const runsDir = String(state.started?.config_snapshot.runs_dir ?? "runs");
-  return posix.join(runsDir, state.runId);
 }
 
 export function manifestJson(state: RunState): string {
@@ -159,16 +157,18 @@ export function manifestJson(state: RunState): string {
 }
 
 export function filesIndexJson(state: RunState): string {
-  const root = runDirLabel(state);
-  const at = (p: string) => posix.join(root, p);
+  // Every path is relative to the run directory (the folder holding meta/), so a run dir can be
+  // moved, copied or archived and its index still holds.
+  const at = (p: string) => p;
   return jsonArtifact({
-    run_dir: root,
+    run_dir: ".",
     canonical_files: Object.fromEntries(Object.entries(RUN_FILES).filter(([k]) => k !== "files_index").map(([k, p]) => [k, at(p)])),
     notes: {
       token_scope: TOKEN_SCOPE,
       execution_agent_tokens: "counted when the agent calls an LLM through trace-bench's LLM port",
       state_history_scope: "initial, one line per trainer iteration, final and best snapshots",
       event_log: at("events.db"),
+      paths: "relative to the run directory (the folder that holds meta/)",
     },
     jobs: state.orderedJobs().map((job) => ({
       job_id: job.job_id,
@@ -204,23 +204,26 @@ export function runFiles(state: RunState, only?: readonly RunFile[]): Map<string
   const started = state.started;
   if (started === null) return files;
   const wanted = (file: RunFile) => only === undefined || only.includes(file);
-  const rows = wanted(RUN_FILES.results_csv) || wanted(RUN_FILES.summary_json) || wanted(RUN_FILES.leaderboard_csv) ? resultRows(state) : [];
+  const rows =
+    wanted(RUN_FILES.results_csv) || wanted(RUN_FILES.summary_json) || wanted(RUN_FILES.leaderboard_csv) || wanted(RUN_FILES.aggregate_csv) ? resultRows(state) : [];
+  const aggregates = wanted(RUN_FILES.summary_json) || wanted(RUN_FILES.aggregate_csv) ? aggregateRows(rows) : [];
   if (wanted(RUN_FILES.config_snapshot)) files.set(RUN_FILES.config_snapshot, started.config_snapshot_yaml);
   if (wanted(RUN_FILES.env_json)) files.set(RUN_FILES.env_json, jsonArtifact(started.env, { ensureAscii: true }));
   if (wanted(RUN_FILES.git_json)) files.set(RUN_FILES.git_json, jsonArtifact(started.git, { ensureAscii: true }));
   if (wanted(RUN_FILES.results_csv)) files.set(RUN_FILES.results_csv, resultsCsv(rows));
-  if (wanted(RUN_FILES.summary_json)) files.set(RUN_FILES.summary_json, summaryJson(state, rows));
+  if (wanted(RUN_FILES.summary_json)) files.set(RUN_FILES.summary_json, summaryJson(state, rows, aggregates));
   if (wanted(RUN_FILES.leaderboard_csv)) {
     const leaderboard = leaderboardCsv(rows);
     if (leaderboard !== null) files.set(RUN_FILES.leaderboard_csv, leaderboard);
   }
+  if (wanted(RUN_FILES.aggregate_csv)) files.set(RUN_FILES.aggregate_csv, aggregateCsv(aggregates));
   if (wanted(RUN_FILES.manifest_json)) files.set(RUN_FILES.manifest_json, manifestJson(state));
   if (wanted(RUN_FILES.files_index)) files.set(RUN_FILES.files_index, filesIndexJson(state));
   return files;
 }
 
 /** What a live run refreshes while jobs finish: the tables people watch. */
-export const LIVE_RUN_FILES: readonly RunFile[] = [RUN_FILES.results_csv, RUN_FILES.summary_json, RUN_FILES.leaderboard_csv];
+export const LIVE_RUN_FILES: readonly RunFile[] = [RUN_FILES.results_csv, RUN_FILES.summary_json, RUN_FILES.leaderboard_csv, RUN_FILES.aggregate_csv];
 
 /** What a run writes as soon as it starts. */
 export const START_RUN_FILES: readonly RunFile[] = [RUN_FILES.config_snapshot, RUN_FILES.env_json, RUN_FILES.git_json];
