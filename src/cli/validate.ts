@@ -58,6 +58,15 @@ export async function execute(args: ParsedArgs): Promise<number> {
   const configPath = args.flags.config as string;
   const strict = args.flags.strict === true;
   const registry = await loadTaskRegistry(args.flags.root !== undefined ? { root: args.flags.root as string } : {});
+  try {
+    return await validateWith(registry, args, configPath, strict);
+  } finally {
+    // The evaluation workers a task load started must not keep the process alive.
+    registry.close();
+  }
+}
+
+async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath: string, strict: boolean): Promise<number> {
   const selection = parseBenchSelector(args.flags.bench as string | undefined, registry.suiteNames());
   const loaded = loadRunConfig(configPath);
   // Under --strict an unknown key is a failed check (as in `run`), not a warning.

@@ -20,13 +20,13 @@ export function editDistance(a: string, b: string): number {
 
 /**
  * The candidate nearest to `name` (case and `-`/`_` ignored), or undefined when none is within
- * a third of the name's length (at least 1, at most 3 edits). Ties go to the earlier candidate.
+ * a quarter of the name's length (at least 1, at most 3 edits). Ties go to the earlier candidate.
  */
 export function closestName(name: string, candidates: Iterable<string>): string | undefined {
   const norm = (s: string) => s.toLowerCase().replace(/-/g, "_");
   const target = norm(name);
   if (target.length > 200) return undefined;
-  const limit = Math.min(3, Math.max(1, Math.floor(target.length / 3)));
+  const limit = Math.min(3, Math.max(1, Math.floor(target.length / 4)));
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of candidates) {

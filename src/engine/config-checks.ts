@@ -58,7 +58,8 @@ export async function configProblems(loaded: LoadedConfig, registry: TaskRegistr
     const path = ["trainers", i];
     const info = findTrainer(trainer.id);
     if (info === undefined) {
-      add(path, `trainer ${trainer.id}: unknown trainer${didYouMean(trainer.id, trainerIds)}; run 'trace-bench list-trainers --all' for the known ids`);
+      const near = didYouMean(trainer.id, trainerIds);
+      add(path, `trainer ${trainer.id}: unknown trainer${near}${near === "" ? ";" : ""} run 'trace-bench list-trainers --all' for the known ids`);
       continue;
     }
     if (!info.available) add(path, `trainer ${trainer.id}: not available (${info.reason})`);

@@ -63,8 +63,8 @@ export class TaskRegistry {
     if (suite === undefined) return `unknown task suite '${suiteName}' in task id '${id}'${near}; suites: ${this.suiteNames().join(", ")}`;
     if (suite.knows === undefined || suite.knows(id)) return null;
     if (suite.list().length === 0) {
-      const why = suite.emptyReason?.() ?? `task suite '${suiteName}' is not implemented yet`;
-      return `unknown task '${id}'${near}: ${why}`;
+      const why = suite.emptyReason?.();
+      return why ? `unknown task '${id}': ${why}` : `task suite '${suiteName}' is not implemented yet, so '${id}' cannot be loaded`;
     }
     return `unknown task '${id}'${near}; run 'trace-bench list-tasks --bench ${suiteName}' for its tasks`;
   }
