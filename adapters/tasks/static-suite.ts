@@ -12,6 +12,7 @@ export function staticSuite(name: SuiteName, builders: Readonly<Record<string, T
   return {
     name,
     list: () => ids,
+    knows: (taskId) => taskId.startsWith(`${name}:`) && Object.hasOwn(builders, taskId.slice(name.length + 1)),
     ...(close ? { close } : {}),
     load(taskId, evalKwargs) {
       const builder = builders[taskId.slice(name.length + 1)];
@@ -28,6 +29,7 @@ export function pendingSuite(name: SuiteName): TaskSuite {
   return {
     name,
     list: () => [],
+    knows: () => false,
     load(taskId) {
       throw new TaskNotFoundError({ taskId, reason: `task suite '${name}' is not implemented yet, so '${taskId}' cannot be loaded` });
     },

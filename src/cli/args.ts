@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import * as Data from "effect/Data";
+import { didYouMean } from "../config/suggest.js";
 
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly verb: string; readonly problem: string }> {
   override get message(): string {
@@ -66,7 +67,9 @@ export function parseVerbArgs(spec: VerbSpec, argv: readonly string[]): ParsedAr
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: spec.positional !== undefined });
   } catch (error) {
     const text = error instanceof Error ? error.message.split("\n")[0]!.replace(/\. To specify a positional.*$/, "") : String(error);
-    throw new UsageError({ verb: spec.name, problem: text });
+    const unknown = /^Unknown option '--([^']+)'/.exec(text)?.[1];
+    const hint = unknown === undefined ? "" : didYouMean(unknown, Object.keys(options).filter((n) => n !== "help"), (n) => `--${n}`);
+    throw new UsageError({ verb: spec.name, problem: `${text}${hint}` });
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   if (values.help === true) return { flags: {}, help: true };

@@ -13,6 +13,8 @@ import * as Layer from "effect/Layer";
 import { startRun, type RunHooks, type RunReport } from "../engine/run-invocation.js";
 import { planRun, type RunPlan } from "../engine/run-plan.js";
 import { ConfigError } from "../config/config-error.js";
+import { loadRunConfig } from "../config/run-config.js";
+import { configProblems } from "../engine/config-checks.js";
 import { LlmSource, TaskSource, TrainerSource } from "../engine/run-services.js";
 import type { LlmError } from "../llm/llm-error.js";
 import { preflight } from "../llm/preflight.js";
@@ -60,7 +62,26 @@ function spendingLine(state: RunState): string {
   return `LLM: ${calls} calls${trouble ? ` (${trouble})` : ""}, ${tokens.total_tokens} tokens (${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion), ${usd}`;
 }
 
-export function summaryLines(report: RunReport, configPath: string): string[] {
+/** A word of a shell command line, quoted when the shell would otherwise split or expand it. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that resumes this run as printed: the config, the run id, and every flag that
+ * decides which run dir it is (--runs-dir when it is not the config's, --root) or what the
+ * experiment is (--logger, part of config_hash), and the job timeout it ran with.
+ */
+export function resumeCommand(args: ParsedArgs, plan: Pick<RunPlan, "runId" | "config">, configRunsDir: string): string {
+  const words = ["trace-bench", "run", "--config", args.flags.config as string];
+  if (args.flags.root !== undefined) words.push("--root", args.flags.root as string);
+  if (plan.config.runs_dir !== configRunsDir) words.push("--runs-dir", plan.config.runs_dir);
+  words.push("--run-id", plan.runId);
+  for (const flag of ["logger", "job-timeout"] as const) if (args.flags[flag] !== undefined) words.push(`--${flag}`, args.flags[flag] as string);
+  return words.map(shellWord).join(" ");
+}
+
+export function summaryLines(report: RunReport, resumeWith: string): string[] {
   const dir = report.plan.runDir;
   const counts = new Map<string, number>();
   for (const job of report.state.orderedJobs()) {
@@ -76,7 +97,7 @@ export function summaryLines(report: RunReport, configPath: string): string[] {
     return [
       `Run interrupted: ${report.plan.runId} (${done}/${report.plan.jobs.length} jobs done; ${tally})`,
       `Run dir: ${dir}`,
-      `Resume with: trace-bench run --config ${configPath} --run-id ${report.plan.runId}`,
+      `Resume with: ${resumeWith}`,
       ...spending,
       ...behind,
     ];
@@ -124,9 +145,15 @@ export async function execute(args: ParsedArgs): Promise<number> {
 async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number> {
   const maxWorkers = numberFlag(args, "max-workers", (n) => Number.isInteger(n) && n >= 1, "a whole number ≥ 1");
   const jobTimeout = numberFlag(args, "job-timeout", (n) => n >= 0, "a number of seconds ≥ 0");
+  const configPath = args.flags.config as string;
+  // What `validate --strict` refuses, `run` refuses before it creates anything (one path).
+  const loaded = loadRunConfig(configPath);
+  const problems = await configProblems(loaded, registry, { strict: true, tasks: true });
+  if (problems.length > 0) throw new ConfigError({ problems: problems.map((p) => `${p.where}: ${p.text}`) });
   const plan = planRun(
     {
-      configPath: args.flags.config as string,
+      configPath,
+      loaded,
       ...(args.flags["runs-dir"] !== undefined ? { runsDir: args.flags["runs-dir"] as string } : {}),
       ...(maxWorkers !== undefined ? { maxWorkers } : {}),
       force: args.flags.force === true,
@@ -139,6 +166,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
     new Date(),
   );
   for (const warning of plan.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);
+  if (plan.picked === "latest") process.stdout.write(`--resume failed: retrying the failed jobs of ${plan.runId}, the latest run of this config in ${plan.config.runs_dir}\n`);
   registry.configure({ ...(plan.config.eval_workers !== null ? { workers: plan.config.eval_workers } : {}), memoryMb: plan.config.eval_memory_mb });
 
   const json = args.flags.json === true;
@@ -206,7 +234,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   try {
     const report = await handle.done;
     progress.stop();
-    const closing = summaryLines(report, args.flags.config as string);
+    const closing = summaryLines(report, resumeCommand(args, plan, loaded.config.runs_dir));
     const refused = calls.stoppedBy;
     if (json) {
       const resume = closing.find((line) => line.startsWith("Resume with: "))?.slice("Resume with: ".length) ?? null;

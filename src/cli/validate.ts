@@ -18,10 +18,8 @@ import { computeConfigHash, configSnapshot, newRunId } from "../config/snapshot.
 import { gitHeadSha } from "../engine/run-environment.js";
 import { missingApiKeys, resolveLlmRoles } from "../llm/llm-roles.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { GUIDE_NAMES, LOGGER_NAMES, isNoLogger } from "../opt/component-names.js";
-import { OPTIMIZER_NAMES } from "../opt/optimizers/optimizer-registry.js";
 import { trainableParameters } from "../domain/parameter.js";
-import { acceptedTrainerKwargs, findTrainer } from "../opt/trainer-catalog.js";
+import { configProblems } from "../engine/config-checks.js";
 import { parseBenchSelector } from "../tasks/bench-selector.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
@@ -60,9 +58,20 @@ export async function execute(args: ParsedArgs): Promise<number> {
   const configPath = args.flags.config as string;
   const strict = args.flags.strict === true;
   const registry = await loadTaskRegistry(args.flags.root !== undefined ? { root: args.flags.root as string } : {});
+  try {
+    return await validateWith(registry, args, configPath, strict);
+  } finally {
+    // The evaluation workers a task load started must not keep the process alive.
+    registry.close();
+  }
+}
+
+async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath: string, strict: boolean): Promise<number> {
   const selection = parseBenchSelector(args.flags.bench as string | undefined, registry.suiteNames());
   const loaded = loadRunConfig(configPath);
-  for (const warning of loaded.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);
+  // Under --strict an unknown key is a failed check (as in `run`), not a warning.
+  const unknownKeys = new Set(loaded.unknownKeys.map((line) => `${line} (ignored)`));
+  for (const warning of loaded.warnings) if (!strict || !unknownKeys.has(warning)) process.stderr.write(`trace-bench: warning: ${warning}\n`);
 
   const lines: string[] = [];
   let errors = 0;
@@ -79,28 +88,17 @@ export async function execute(args: ParsedArgs): Promise<number> {
     }
   }
 
-  for (const trainer of loaded.config.trainers) {
-    const info = findTrainer(trainer.id);
-    if (info === undefined) fail(`trainer ${trainer.id}: unknown trainer; run 'trace-bench list-trainers --all' for the known ids`);
-    else if (!info.available) fail(`trainer ${trainer.id}: not available (${info.reason})`);
-    if (!strict) continue;
-    const accepted = await acceptedTrainerKwargs(info);
-    const unknownKwargs = new Set(trainer.params_variants.flatMap((variant) => Object.keys(variant).filter((k) => !accepted.includes(k))));
-    for (const key of unknownKwargs) fail(`unknown trainer kwarg '${key}' for ${trainer.id} (valid: ${accepted.join(", ")})`);
-    if (trainer.optimizer !== null && !OPTIMIZER_NAMES.includes(trainer.optimizer)) {
-      fail(`optimizer not found: ${trainer.optimizer} (known: ${OPTIMIZER_NAMES.join(", ")})`);
-    }
-    if (trainer.guide !== null && !(GUIDE_NAMES as readonly string[]).includes(trainer.guide)) {
-      fail(`guide not found: ${trainer.guide} (known: ${GUIDE_NAMES.join(", ")})`);
-    }
-    if (trainer.logger !== null && !isNoLogger(trainer.logger) && !(LOGGER_NAMES as readonly string[]).includes(trainer.logger)) {
-      fail(`logger not found: ${trainer.logger} (known: ${LOGGER_NAMES.join(", ")}, or none)`);
-    }
-  }
+  // The same checks `run` makes before it creates anything (src/engine/config-checks.ts).
+  for (const problem of await configProblems(loaded, registry, { strict, tasks: false })) fail(`${problem.text} [${problem.where}]`);
 
   const tasks = registry.expandTasks(loaded.config.tasks).filter((t) => selection.includes(suiteOfTaskId(t.id)));
   const loads = new Map<TaskEntry, TaskLoad>();
   for (const task of tasks) {
+    const unknown = registry.unknownTask(task.id);
+    if (unknown !== null) {
+      fail(`${task.id}: ${unknown}`);
+      continue;
+    }
     const load = await loadTask(registry, task);
     loads.set(task, load);
     if (load.kind === "skipped") lines.push(`[SKIP] ${task.id}: ${load.reason}`);

@@ -3,7 +3,7 @@
  */
 import * as Either from "effect/Either";
 import * as Schema from "effect/Schema";
-import { compactByKind, listNames } from "./compact-report.js";
+import { compactByKind, listNames, NAMES_SHOWN } from "./compact-report.js";
 import { RawConfigSchema, KNOWN_KEYS } from "./config-schema.js";
 import { ConfigError, describeFound, formatKeyPath } from "./config-error.js";
 import { readConfigFile, type ConfigSource } from "./config-file.js";
@@ -11,6 +11,7 @@ import { cloneValue, isKwargs, mergeKwargs, toPlain, type Kwargs } from "./kwarg
 import { legacyKnobName } from "./legacy-knobs.js";
 import { pythonStr } from "../codec/python-json.js";
 import { schemaProblems } from "./schema-problems.js";
+import { closestName } from "./suggest.js";
 
 export type Mode = "stub" | "real";
 export type ResumeMode = "auto" | "failed" | "none";
@@ -104,6 +105,13 @@ export interface LoadedConfig {
   readonly config: RunConfig;
   /** Non-fatal findings (unknown keys, ignored entries), one line each. */
   readonly warnings: readonly string[];
+  /**
+   * The unknown-key findings among `warnings`, worded as errors (no "(ignored)"): `run` and
+   * `validate --strict` refuse them; plain `validate` only warns.
+   */
+  readonly unknownKeys: readonly string[];
+  /** `file:line` of the deepest node along a key path (`file` alone when lines are unknown). */
+  readonly locate: (keyPath: readonly PropertyKey[]) => string;
 }
 
 export const DEFAULT_SEED = 123;
@@ -152,18 +160,26 @@ function locate(source: ConfigSource, path: readonly PropertyKey[]): string {
 
 /** What a config holds that is ignored: unknown keys of one mapping, or a trainer's eval_kwargs. */
 type IgnoredPart =
-  | { readonly kind: "unknown keys"; readonly path: readonly PropertyKey[]; readonly keys: readonly string[]; readonly shape?: string }
+  | { readonly kind: "unknown keys"; readonly path: readonly PropertyKey[]; readonly keys: readonly string[]; readonly known: ReadonlySet<string>; readonly shape?: string }
   | { readonly kind: "trainer eval_kwargs"; readonly index: number };
 
 /** The shape of a key path with list indices left out, so that every list entry's findings are one kind. */
 const pathShape = (path: readonly PropertyKey[]): string => path.map((s) => (typeof s === "number" ? "[]" : String(s))).join(".");
 
-function unknownKeyWarnings(source: ConfigSource, raw: Raw): string[] {
+/** `'params_variant' (did you mean 'params_variants'?)`, for the first few keys that are listed. */
+function keyNames(keys: readonly string[], known: ReadonlySet<string>): string[] {
+  return keys.map((k, i) => {
+    const near = i < NAMES_SHOWN ? closestName(k, known) : undefined;
+    return near === undefined ? `'${k}'` : `'${k}' (did you mean '${near}'?)`;
+  });
+}
+
+function unknownKeyWarnings(source: ConfigSource, raw: Raw): { warnings: string[]; unknownKeys: string[] } {
   const found: IgnoredPart[] = [];
   const check = (value: unknown, known: ReadonlySet<string>, path: readonly PropertyKey[], shape?: string) => {
     if (!isKwargs(value)) return;
     const keys = Object.keys(value).filter((k) => !known.has(k));
-    if (keys.length > 0) found.push({ kind: "unknown keys", path, keys, ...(shape === undefined ? {} : { shape }) });
+    if (keys.length > 0) found.push({ kind: "unknown keys", path, keys, known, ...(shape === undefined ? {} : { shape }) });
   };
   check(raw, KNOWN.top, []);
   (Array.isArray(raw.tasks) ? raw.tasks : []).forEach((t, i) => check(t, KNOWN.task, ["tasks", i]));
@@ -181,20 +197,26 @@ function unknownKeyWarnings(source: ConfigSource, raw: Raw): string[] {
   const pathOf = (part: IgnoredPart) => (part.kind === "unknown keys" ? part.path : ["trainers", part.index, "eval_kwargs"]);
   const locateFirst = (part: IgnoredPart) => locate(source, part.kind === "unknown keys" ? [...part.path, part.keys[0]!] : pathOf(part));
   const evalFix = "eval_kwargs belong to a task entry or the top level";
-  return compactByKind(
+  const unknownKeys: string[] = [];
+  const unknown = (text: string) => {
+    unknownKeys.push(text);
+    return `${text} (ignored)`;
+  };
+  const warnings = compactByKind(
     found,
     (part) => `${part.kind} ${part.kind === "unknown keys" && part.shape !== undefined ? part.shape : pathShape(pathOf(part))}`,
     (part) =>
       part.kind === "unknown keys"
-        ? `${locateFirst(part)}: unknown key${part.keys.length > 1 ? "s" : ""} ${listNames(part.keys.map((k) => `'${k}'`))} ${where(part.path)} (ignored)`
+        ? unknown(`${locateFirst(part)}: unknown key${part.keys.length > 1 ? "s" : ""} ${listNames(keyNames(part.keys, part.known))} ${where(part.path)}`)
         : `${locateFirst(part)}: trainers[${part.index}].eval_kwargs is ignored: ${evalFix}`,
     (rest) => {
       const paths = listNames(rest.map((part) => formatKeyPath(pathOf(part))));
       return rest[0]!.kind === "unknown keys"
-        ? `${locateFirst(rest[0]!)}: unknown keys also in ${paths} (ignored)`
+        ? unknown(`${locateFirst(rest[0]!)}: unknown keys also in ${paths}`)
         : `${locateFirst(rest[0]!)}: ${paths} are ignored too: ${evalFix}`;
     },
   );
+  return { warnings, unknownKeys };
 }
 
 function problemLine(source: ConfigSource, path: readonly PropertyKey[], expected: string, found: unknown): string {
@@ -345,7 +367,7 @@ export function resolveRunConfig(source: ConfigSource): LoadedConfig {
   const raw = checkShape(source);
   const secrets = secretProblems(source, raw);
   if (secrets.length > 0) throw new ConfigError({ problems: secrets });
-  const warnings = unknownKeyWarnings(source, raw);
+  const { warnings, unknownKeys } = unknownKeyWarnings(source, raw);
 
   const tasksRaw = Array.isArray(raw.tasks) ? raw.tasks : [];
   if (tasksRaw.length === 0) {
@@ -380,7 +402,7 @@ export function resolveRunConfig(source: ConfigSource): LoadedConfig {
     eval_kwargs: evalKwargs,
     trainer_kwargs: trainerKwargs,
   };
-  return { path: source.path, config, warnings };
+  return { path: source.path, config, warnings, unknownKeys, locate: (keyPath) => locate(source, keyPath) };
 }
 
 /** Read, decode and normalize a YAML or JSON config file. Throws `ConfigError`. */

@@ -200,10 +200,10 @@ class SimpleYamlReader {
     const keyLine = this.lineNo;
     this.nextContent();
     if (this.atEnd) return { value: null, line: keyLine };
-    const line = this.lineNo;
-    if (this.indent > indent) return { value: this.blockNode(this.indent, depth + 1), line };
+    // A block value is located at its key's line: that is where a misspelled or misplaced key is.
+    if (this.indent > indent) return { value: this.blockNode(this.indent, depth + 1), line: keyLine };
     // A list may sit at the same column as its key.
-    if (this.indent === indent && this.isSeqItemHere()) return { value: this.blockSeq(indent, depth + 1), line };
+    if (this.indent === indent && this.isSeqItemHere()) return { value: this.blockSeq(indent, depth + 1), line: keyLine };
     return { value: null, line: keyLine };
   }
 

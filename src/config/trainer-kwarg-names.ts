@@ -1,6 +1,6 @@
 /**
- * Trainer kwargs every trainer accepts (spec §2.5 strict allow-list, in its order). The counts
- * among them are typed in the config schema; the whole list is the base of `validate --strict`.
+ * Trainer kwarg names the config schema knows: the counts (typed in the schema) and the kwargs
+ * every trainer takes.
  */
 
 /** Kwargs whose value is a whole number ≥ 0 (or null for "default"). */
@@ -29,4 +29,8 @@ export const COUNT_KWARGS = [
   "gepa_pareto_subset",
 ] as const;
 
-export const COMMON_TRAINER_KWARGS: readonly string[] = ["verbose", ...COUNT_KWARGS, "optimizer_kwargs", "eval_kwargs"];
+/**
+ * Kwargs every trainer takes: the rest are each trainer's own (`Trainer.kwargs`), plus the legacy
+ * knobs that `trainer-kwargs.ts` renames to one of them for that trainer.
+ */
+export const COMMON_TRAINER_KWARGS: readonly string[] = ["verbose", "threads", "num_threads", "optimizer_kwargs", "eval_kwargs"];

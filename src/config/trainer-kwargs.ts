@@ -35,6 +35,11 @@ function aliasesFor(trainerId: string): Readonly<Record<string, string>> {
   return {};
 }
 
+/** The legacy names (`ps_steps`, `gepa_iters`, ...) renamed for this trainer id, with what they become. */
+export function legacyAliasesOf(trainerId: string): Readonly<Record<string, string>> {
+  return aliasesFor(trainerId);
+}
+
 /** Params that configure the job itself, never handed to a trainer. */
 const NOT_TRAINER_KWARGS = new Set(["eval_kwargs", "optimizer_kwargs"]);
 

@@ -4,7 +4,7 @@
  * expansion and duplicate keys are checked in linear time before the package's recursive and
  * quadratic steps run, so hostile input gives one `ConfigError` line.
  */
-import { Composer, LineCounter, Parser, YAMLParseError, isCollection, type Document, type Node } from "yaml";
+import { Composer, LineCounter, Parser, YAMLParseError, isCollection, isMap, isScalar, type Document, type Node } from "yaml";
 import { expandAliases } from "./alias-expansion.js";
 import { ConfigError, formatKeyPath } from "./config-error.js";
 import type { ConfigSource } from "./config-file.js";
@@ -36,7 +36,10 @@ function lineOfNode(doc: Document.Parsed, lineCounter: LineCounter, keyPath: rea
     if (!isCollection(node)) break;
     const child = node.get(segment, true) as Node | undefined;
     if (!child?.range) break;
-    line = lineCounter.linePos(child.range[0]).line;
+    // A mapping's value is located at its key's line (a block value starts on the next one).
+    const pair = isMap(node) ? node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment)) : undefined;
+    const keyRange = pair !== undefined && isScalar(pair.key) ? pair.key.range : undefined;
+    line = lineCounter.linePos((keyRange ?? child.range)[0]).line;
     node = child;
   }
   return line;

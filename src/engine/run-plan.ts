@@ -8,9 +8,9 @@ import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as Data from "effect/Data";
 import { expandMatrix, type JobSpec } from "../config/matrix.js";
-import { loadRunConfig, type ResumeMode, type RunConfig } from "../config/run-config.js";
+import { loadRunConfig, type LoadedConfig, type ResumeMode, type RunConfig } from "../config/run-config.js";
 import { computeConfigHash, configSnapshot, newRunId, type ConfigSnapshot } from "../config/snapshot.js";
-import { peekRun, readableRuns } from "../events/event-reader.js";
+import { peekRun, readableRuns, type RunPeek } from "../events/event-reader.js";
 import { isSafeId } from "../events/safe-id.js";
 import { isNoLogger, LOGGER_NAMES } from "../opt/component-names.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
@@ -18,6 +18,8 @@ import { gitHeadSha } from "./run-environment.js";
 
 export interface RunRequest {
   readonly configPath: string;
+  /** The config already loaded from configPath (and checked), so it is read once. */
+  readonly loaded?: LoadedConfig;
   readonly runsDir?: string;
   readonly maxWorkers?: number;
   readonly force?: boolean;
@@ -37,6 +39,8 @@ export interface RunPlan {
   readonly runDir: string;
   /** Whether runDir already holds this run's log (a resume). */
   readonly resuming: boolean;
+  /** Why this run dir was picked when no run id was given: the run it resumes, said on stdout. */
+  readonly picked: "unfinished" | "latest" | null;
   readonly resumeMode: ResumeMode;
   readonly timeoutSeconds: number;
 }
@@ -69,14 +73,29 @@ export class RunDirError extends Data.TaggedError("RunDirError")<{ readonly prob
  * Directories whose log cannot be read, or names another run, are skipped with a warning.
  */
 export function findUnfinishedRun(runsDir: string, configHash: string, warnings: string[]): string | null {
+  return findRunOfConfig(runsDir, configHash, warnings, (peek) => !peek.finished);
+}
+
+/**
+ * The most recently started run in runsDir of this experiment, finished or not (`--resume failed`
+ * without a run id retries its failures). Skips what `findUnfinishedRun` skips.
+ */
+export function findLatestRun(runsDir: string, configHash: string, warnings: string[]): string | null {
+  return findRunOfConfig(runsDir, configHash, warnings, () => true);
+}
+
+function findRunOfConfig(runsDir: string, configHash: string, warnings: string[], wanted: (peek: RunPeek) => boolean): string | null {
   const { runs, warnings: unreadable } = readableRuns(runsDir);
   warnings.push(...unreadable);
-  for (const { name, peek } of runs.sort((a, b) => (a.name < b.name ? 1 : -1))) {
+  // Latest first: by when the run was first started, then by name (ids start with a UTC stamp).
+  const order = (a: { name: string; peek: RunPeek }, b: { name: string; peek: RunPeek }) =>
+    a.peek.firstStartedAt !== b.peek.firstStartedAt ? (a.peek.firstStartedAt < b.peek.firstStartedAt ? 1 : -1) : a.name < b.name ? 1 : -1;
+  for (const { name, peek } of runs.sort(order)) {
     if (peek.runId !== name) {
       warnings.push(`skipping ${join(runsDir, name)}: its log belongs to run '${peek.runId}' (a copied or renamed run directory)`);
       continue;
     }
-    if (peek.configHash === configHash && !peek.finished) return name;
+    if (peek.configHash === configHash && wanted(peek)) return name;
   }
   return null;
 }
@@ -112,7 +131,7 @@ function ensureRunsDir(runsDir: string): void {
 }
 
 export function planRun(request: RunRequest, registry: TaskRegistry, now: Date): RunPlan {
-  const loaded = loadRunConfig(request.configPath);
+  const loaded = request.loaded ?? loadRunConfig(request.configPath);
   const warnings = [...loaded.warnings];
   const logger = loggerOverride(request.logger, warnings);
   const resumeMode: ResumeMode = request.force ? "none" : (request.resume ?? loaded.config.resume);
@@ -127,12 +146,25 @@ export function planRun(request: RunRequest, registry: TaskRegistry, now: Date):
   const jobs = expandMatrix(base);
   const configHash = computeConfigHash(configSnapshot(base));
   const explicitId = request.runId ?? base.run_id ?? null;
+  const idSource = request.runId !== undefined ? "--run-id" : `run_id in ${request.configPath}`;
   if (explicitId !== null && !isSafeId(explicitId)) {
-    throw new RunDirError({ problem: `run id ${JSON.stringify(explicitId)} is not a plain name; use letters, digits, '.', '_' and '-' only` });
+    throw new RunDirError({
+      problem: `${idSource}: ${JSON.stringify(explicitId)} is not a plain name (a run id names a directory inside the runs dir); use letters, digits, '.', '_' and '-' only, e.g. my-run.1`,
+    });
   }
   ensureRunsDir(base.runs_dir);
-  const resumable = explicitId ?? (resumeMode === "none" ? null : findUnfinishedRun(base.runs_dir, configHash, warnings));
-  const resuming = resumable !== null && peekRun(join(base.runs_dir, resumable)) !== null;
+  const picked = explicitId !== null || resumeMode === "none" ? null : resumeMode === "failed" ? findLatestRun(base.runs_dir, configHash, warnings) : findUnfinishedRun(base.runs_dir, configHash, warnings);
+  const resumable = explicitId ?? picked;
+  const existing = resumable === null ? null : peekRun(join(base.runs_dir, resumable));
+  if (explicitId !== null && existing !== null && existing.configHash !== configHash) {
+    // One run dir, one experiment: resuming with another config would mix two experiments' results.
+    throw new RunDirError({
+      problem:
+        `${idSource}: run ${join(base.runs_dir, explicitId)} was made by another config (config_hash ${existing.configHash}; ${request.configPath} has ${configHash}); ` +
+        `pass a new run id to start a new run, or resume it with the config that made it (${join(base.runs_dir, explicitId, "meta", "config.snapshot.yaml")})`,
+    });
+  }
+  const resuming = existing !== null;
   const runId = resumable ?? claimFreshRunDir(base.runs_dir, newRunId(configSnapshot(base), gitHeadSha(), now));
   const runDir = join(base.runs_dir, runId);
   const config: RunConfig = { ...base, run_id: runId };
@@ -145,6 +177,7 @@ export function planRun(request: RunRequest, registry: TaskRegistry, now: Date):
     runId,
     runDir,
     resuming,
+    picked: picked === null ? null : resumeMode === "failed" ? "latest" : "unfinished",
     resumeMode,
     timeoutSeconds: effectiveTimeout(config, request.jobTimeout),
   };

@@ -83,6 +83,8 @@ export interface RunPeek {
   readonly configHash: string;
   /** Whether the latest invocation ended with RunFinished (not crashed, not interrupted). */
   readonly finished: boolean;
+  /** When the run's first invocation started (the first RunStarted's ISO timestamp). */
+  readonly firstStartedAt: string;
 }
 
 /** A cheap look at a run's log; null when the directory holds no log or no run started in it. */
@@ -93,9 +95,10 @@ export function peekRun(runDir: string): RunPeek | null {
     const started = db.prepare(`SELECT run_id, data FROM ${source} WHERE type = 'RunStarted' ORDER BY seq DESC LIMIT 1`).get() as { run_id: string; data: string } | undefined;
     if (started === undefined) return null;
     const last = db.prepare(`SELECT type FROM ${source} WHERE job_id IS NULL ORDER BY seq DESC LIMIT 1`).get() as { type: string };
+    const first = db.prepare(`SELECT ts FROM ${source} WHERE type = 'RunStarted' ORDER BY seq LIMIT 1`).get() as { ts: string };
     const configHash = (JSON.parse(started.data) as { config_hash?: unknown }).config_hash;
     if (typeof configHash !== "string") throw new EventLogCorruptError({ path: eventsDbPath(runDir), problem: "RunStarted has no config_hash" });
-    return { runId: started.run_id, configHash, finished: last.type === "RunFinished" };
+    return { runId: started.run_id, configHash, finished: last.type === "RunFinished", firstStartedAt: String(first.ts) };
   } catch (error) {
     throw eventLogFailure(error, eventsDbPath(runDir));
   } finally {

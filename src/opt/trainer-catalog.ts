@@ -3,6 +3,7 @@
  * can run it and, if not, why. A trainer is listed as available only once it really runs.
  */
 import { COMMON_TRAINER_KWARGS } from "../config/trainer-kwarg-names.js";
+import { legacyAliasesOf } from "../config/trainer-kwargs.js";
 import type { Trainer } from "./trainer.js";
 
 export interface TrainerInfo {
@@ -48,19 +49,27 @@ export const TRAINER_CATALOG: readonly TrainerInfo[] = [
 ];
 
 /** Original class names that configs may use for the GEPA trainers (spec §7.1). */
-const ALIASES: Readonly<Record<string, string>> = {
+export const TRAINER_ALIASES: Readonly<Record<string, string>> = {
   GEPAAlgorithmBase: "GEPA-Base",
   GEPAUCBSearch: "GEPA-UCB",
   GEPABeamPareto: "GEPA-Beam",
 };
 
 export function findTrainer(id: string): TrainerInfo | undefined {
-  const canonical = ALIASES[id] ?? id;
+  const canonical = TRAINER_ALIASES[id] ?? id;
   return TRAINER_CATALOG.find((t) => t.id === canonical);
 }
 
-/** The common kwargs plus the trainer's own (spec §2.5 allow-list for `validate --strict`). */
-export async function acceptedTrainerKwargs(info: TrainerInfo | undefined): Promise<string[]> {
+/**
+ * What a params variant of this trainer may hold (`validate --strict` and `run` refuse the rest):
+ * the kwargs every trainer takes, the trainer's own, and the legacy knobs renamed to one of those
+ * for this trainer id (`ps_steps` for PrioritySearch, `gepa_iters` for the GEPA trainers).
+ */
+export async function acceptedTrainerKwargs(info: TrainerInfo | undefined, configId: string = info?.id ?? ""): Promise<string[]> {
   const own = info?.load ? ((await info.load()).kwargs ?? []) : [];
-  return [...new Set([...COMMON_TRAINER_KWARGS, ...own])];
+  const names = new Set([...COMMON_TRAINER_KWARGS, ...own]);
+  const legacy = Object.entries(legacyAliasesOf(configId))
+    .filter(([, target]) => names.has(target))
+    .map(([alias]) => alias);
+  return [...new Set([...names, ...legacy])];
 }

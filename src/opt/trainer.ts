@@ -59,7 +59,7 @@ export interface TrainerResult {
 
 export interface Trainer {
   readonly id: string;
-  /** Kwargs this trainer reads beyond the common list (for `validate --strict`). */
+  /** Kwargs this trainer reads beyond the base list of every trainer (for `validate --strict` and `run`). */
   readonly kwargs?: readonly string[];
   train(context: TrainerContext): Promise<TrainerResult>;
 }

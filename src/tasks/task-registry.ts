@@ -7,6 +7,7 @@ import { suiteOfTaskId } from "../config/matrix.js";
 import type { TaskEntry } from "../config/run-config.js";
 import type { Kwargs } from "../config/kwargs.js";
 import { TaskNotFoundError } from "./task-errors.js";
+import { didYouMean } from "../config/suggest.js";
 import { normalizeTaskId } from "./task-id.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
 import { SUITE_NAMES, type TaskSuite } from "./task-suite.js";
@@ -48,6 +49,24 @@ export class TaskRegistry {
   /** Stops every suite's workers. */
   close(): void {
     for (const suite of this.suites.values()) suite.close?.();
+  }
+
+  /**
+   * Why no suite would load this task id (unknown suite or unknown task, with the nearest known
+   * id), or null when it is known (or its suite cannot tell without loading it).
+   */
+  unknownTask(taskId: string): string | null {
+    const id = normalizeTaskId(taskId);
+    const suiteName = suiteOfTaskId(id);
+    const suite = this.suites.get(suiteName);
+    const near = didYouMean(id, this.list());
+    if (suite === undefined) return `unknown task suite '${suiteName}' in task id '${id}'${near}; suites: ${this.suiteNames().join(", ")}`;
+    if (suite.knows === undefined || suite.knows(id)) return null;
+    if (suite.list().length === 0) {
+      const why = suite.emptyReason?.();
+      return why ? `unknown task '${id}': ${why}` : `task suite '${suiteName}' is not implemented yet, so '${id}' cannot be loaded`;
+    }
+    return `unknown task '${id}'${near}; run 'trace-bench list-tasks --bench ${suiteName}' for its tasks`;
   }
 
   async load(taskId: string, evalKwargs: Kwargs): Promise<TaskBundle> {

@@ -13,6 +13,11 @@ export interface TaskSuite {
   readonly name: string;
   /** Full task ids (`<suite>:<name>`) in discovery order. */
   list(): readonly string[];
+  /**
+   * Whether `load` would find this id (without loading it). Absent: the registry trusts the id
+   * (a suite of your own may load ids it does not list).
+   */
+  knows?(taskId: string): boolean;
   /** A fresh bundle. Throws `TaskUnavailableError` (job skipped) or `TaskNotFoundError`. */
   load(taskId: string, evalKwargs: Kwargs): TaskBundle | Promise<TaskBundle>;
   /** Why `list()` is empty (no tasks root, no python3...), for `list-tasks` to say. */

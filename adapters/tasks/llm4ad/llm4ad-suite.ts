@@ -118,6 +118,10 @@ export class Llm4adSuite implements TaskSuite {
     this.pool = null;
   }
 
+  knows(taskId: string): boolean {
+    return taskId.startsWith("llm4ad:") && moduleOf(this.discovery, taskId.slice("llm4ad:".length)) !== null;
+  }
+
   async load(taskId: string, evalKwargs: Kwargs): Promise<TaskBundle> {
     const key = taskId.slice("llm4ad:".length);
     const module = moduleOf(this.discovery, key);

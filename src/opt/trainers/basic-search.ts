@@ -24,7 +24,7 @@ import { kwargReader, threadsOf } from "./classic-kwargs.js";
 import { argmaxFirst, proposeMany, reportable, usableUpdate, validationExamples, validationScore, withUpdate } from "./classic-search.js";
 import { MINIBATCH_KWARGS, minibatchSettings, runMinibatchLoop, type MinibatchUpdateRule } from "./minibatch.js";
 
-export const BASIC_SEARCH_KWARGS = [...MINIBATCH_KWARGS, "validate_guide", "objective_config"] as const;
+export const BASIC_SEARCH_KWARGS = [...MINIBATCH_KWARGS, "num_proposals", "validate_guide", "objective_config"] as const;
 
 const ID = "BasicSearchAlgorithm";
 

@@ -31,6 +31,8 @@ import { kwargReader, threadsOf } from "./classic-kwargs.js";
 import { argmaxFirst, BestScore, proposeMany, reportable, usableUpdate, validationExamples, validationScore, withUpdate } from "./classic-search.js";
 
 export const BEAMSEARCH_KWARGS = [
+  "num_proposals",
+  "batch_size",
   "objective_config",
   "validate_guide",
   "validation_dataset_size",

@@ -29,6 +29,8 @@ import { BestScore, proposeMany, sameValues, usableUpdate, withUpdate } from "./
 
 /** Kwargs of Minibatch's `train` beyond the common list (saving/logging/test ones are accepted, unused). */
 export const MINIBATCH_KWARGS = [
+  "num_epochs",
+  "batch_size",
   "ensure_improvement",
   "improvement_threshold",
   "test_frequency",

@@ -7,6 +7,7 @@ import type { Trainer } from "../trainer.js";
 
 export const noOpTrainer: Trainer = {
   id: "NoOpTrainer",
+  kwargs: ["num_steps"],
   async train(context) {
     const { kwargs, initialValues } = context;
     const requested = typeof kwargs.num_steps === "number" ? kwargs.num_steps : 1;

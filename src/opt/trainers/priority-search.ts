@@ -64,6 +64,13 @@ export { candidateMean, HeapMemory, SearchMemories, type SearchCandidate, type M
 
 /** Kwargs PrioritySearch reads beyond the common list (num_* , batch_size, num_threads…). */
 export const PRIORITY_SEARCH_KWARGS: readonly string[] = [
+  "num_epochs",
+  "num_steps",
+  "num_batches",
+  "num_candidates",
+  "num_proposals",
+  "batch_size",
+  "train_batch_size",
   "score_range",
   "validate_exploration_candidates",
   "use_best_candidate_to_explore",

@@ -44,6 +44,8 @@ import { argmaxFirst, proposeMany, reportable, usableUpdate, validationScore, wi
 const ID = "UCBSearchAlgorithm";
 
 export const UCB_SEARCH_KWARGS = [
+  "num_search_iterations",
+  "train_batch_size",
   "max_buffer_size",
   "ucb_exploration_factor",
   "validation_dataset",

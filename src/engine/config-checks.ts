@@ -1,0 +1,111 @@
+/**
+ * The checks of a config that need no run and no task loaded: the one path behind `validate`
+ * (which prints them as `[FAIL]` lines) and `run` (which refuses to start, creating nothing).
+ * Unknown keys, trainer ids, each trainer's kwargs (its own names plus the legacy knobs renamed to
+ * one of them for it), optimizer, guide and logger names, task ids; with a "did you mean" where a
+ * known name is close.
+ */
+import { canonicalJson } from "../codec/python-json.js";
+import type { LoadedConfig } from "../config/run-config.js";
+import { didYouMean } from "../config/suggest.js";
+import { GUIDE_NAMES, LOGGER_NAMES, isNoLogger } from "../opt/component-names.js";
+import { OPTIMIZER_NAMES } from "../opt/optimizers/optimizer-registry.js";
+import { acceptedTrainerKwargs, findTrainer, TRAINER_CATALOG, TRAINER_ALIASES } from "../opt/trainer-catalog.js";
+import type { TaskRegistry } from "../tasks/task-registry.js";
+
+export interface ConfigProblem {
+  /** `file:line` of the key at fault (`file` alone when lines are unknown). */
+  readonly where: string;
+  /** One line: what is wrong and the fix, without the location. */
+  readonly text: string;
+}
+
+export interface CheckOptions {
+  /**
+   * The deep checks (`validate --strict` and `run`): unknown config keys, trainer kwargs, and
+   * optimizer, guide and logger names. Without: trainer ids only.
+   */
+  readonly strict: boolean;
+  /** Also refuse unknown task ids (`run`; `validate` loads each task and reports it there). */
+  readonly tasks: boolean;
+}
+
+const quoted = (names: readonly string[]) => names.join(", ");
+
+/** A trainer kwarg that is set at the top level (`trainer_kwargs:` or a legacy knob) applies to every trainer. */
+function isGlobal(loaded: LoadedConfig, key: string, value: unknown): boolean {
+  const global = loaded.config.trainer_kwargs;
+  return Object.hasOwn(global, key) && canonicalJson(global[key]) === canonicalJson(value);
+}
+
+export async function configProblems(loaded: LoadedConfig, registry: TaskRegistry, options: CheckOptions): Promise<ConfigProblem[]> {
+  const { config, locate } = loaded;
+  const problems: ConfigProblem[] = [];
+  const add = (path: readonly PropertyKey[], text: string) => problems.push({ where: locate(path), text });
+
+  if (options.strict) {
+    for (const line of loaded.unknownKeys) {
+      // The line already starts with its location.
+      const at = line.indexOf(": ");
+      problems.push({ where: line.slice(0, at), text: `${line.slice(at + 2)}; fix or remove it ('trace-bench schema' lists the keys)` });
+    }
+  }
+
+  const trainerIds = [...TRAINER_CATALOG.map((t) => t.id), ...Object.keys(TRAINER_ALIASES)];
+  /** Top-level kwargs: fine when some trainer of the config takes them. */
+  const globalKeys = new Map<string, boolean>();
+  for (const [i, trainer] of config.trainers.entries()) {
+    const path = ["trainers", i];
+    const info = findTrainer(trainer.id);
+    if (info === undefined) {
+      const near = didYouMean(trainer.id, trainerIds);
+      add(path, `trainer ${trainer.id}: unknown trainer${near}${near === "" ? ";" : ""} run 'trace-bench list-trainers --all' for the known ids`);
+      continue;
+    }
+    if (!info.available) add(path, `trainer ${trainer.id}: not available (${info.reason})`);
+    if (!options.strict) continue;
+    const accepted = await acceptedTrainerKwargs(info, trainer.id);
+    const reported = new Set<string>();
+    for (const [v, variant] of trainer.params_variants.entries()) {
+      for (const [key, value] of Object.entries(variant)) {
+        if (accepted.includes(key)) {
+          if (isGlobal(loaded, key, value)) globalKeys.set(key, true);
+          continue;
+        }
+        if (isGlobal(loaded, key, value)) {
+          if (!globalKeys.has(key)) globalKeys.set(key, false);
+          continue;
+        }
+        if (reported.has(key)) continue;
+        reported.add(key);
+        add(
+          [...path, "params_variants", v, key],
+          `unknown trainer kwarg '${key}' for ${trainer.id}${didYouMean(key, accepted)} (valid: ${quoted(accepted)})`,
+        );
+      }
+    }
+    if (trainer.optimizer !== null && !OPTIMIZER_NAMES.includes(trainer.optimizer)) {
+      add([...path, "optimizer"], `optimizer not found: ${trainer.optimizer}${didYouMean(trainer.optimizer, OPTIMIZER_NAMES)} (known: ${quoted(OPTIMIZER_NAMES)})`);
+    }
+    if (trainer.guide !== null && !(GUIDE_NAMES as readonly string[]).includes(trainer.guide)) {
+      add([...path, "guide"], `guide not found: ${trainer.guide}${didYouMean(trainer.guide, GUIDE_NAMES)} (known: ${quoted(GUIDE_NAMES)})`);
+    }
+    if (trainer.logger !== null && !isNoLogger(trainer.logger) && !(LOGGER_NAMES as readonly string[]).includes(trainer.logger)) {
+      add([...path, "logger"], `logger not found: ${trainer.logger}${didYouMean(trainer.logger, LOGGER_NAMES)} (known: ${quoted(LOGGER_NAMES)}, or none)`);
+    }
+  }
+  for (const [key, someTrainerTakesIt] of globalKeys) {
+    if (someTrainerTakesIt) continue;
+    // In trainer_kwargs when it is written there, else a top-level knob.
+    const path = locate(["trainer_kwargs", key]) !== locate(["trainer_kwargs"]) ? ["trainer_kwargs", key] : [key];
+    add(path, `trainer kwarg '${key}' (set for every trainer) is taken by none of this config's trainers (${config.trainers.map((t) => t.id).join(", ")}); fix or remove it`);
+  }
+
+  if (options.tasks) {
+    for (const [i, task] of config.tasks.entries()) {
+      const why = registry.unknownTask(task.id);
+      if (why !== null) add(["tasks", i], `${why}`);
+    }
+  }
+  return problems;
+}
