@@ -140,7 +140,7 @@ describe("repairs and faults", () => {
     expect(r.stderr.trim()).toMatch(/^trace-bench: runs dir .*runs-file is a file, not a directory; pass a directory with --runs-dir$/);
     const escape = run(["--config", cfg, "--runs-dir", dir, "--run-id", "../elsewhere"]);
     expect(escape.code).toBe(2);
-    expect(escape.stderr.trim()).toMatch(/^trace-bench: run id "\.\.\/elsewhere" is not a plain name/);
+    expect(escape.stderr.trim()).toMatch(/^trace-bench: --run-id: "\.\.\/elsewhere" is not a plain name/);
   });
 
   it("a damaged log beside a run is skipped with a warning naming it, and the run goes on", () => {

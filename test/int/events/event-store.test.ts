@@ -129,7 +129,7 @@ describe("EventStore: logs written before streams, and logs that are not what th
     const before = reader.readAfter(0);
     reader.close();
     expect(before.map((e) => [e.v, e.stream, e.position]).slice(0, 3)).toEqual([[1, "run", 1], [1, "job-a", 1], [1, "job-a", 2]]);
-    expect(peekRun(dir)).toEqual({ runId: RUN_ID, configHash: "0123456789abcdef", finished: false });
+    expect(peekRun(dir)).toEqual({ runId: RUN_ID, configHash: "0123456789abcdef", finished: false, firstStartedAt: "then" });
     const store = open(dir);
     expect(store.readAll()).toEqual(before);
     expect(store.streamVersion("job-a")).toBe(10);
@@ -160,7 +160,7 @@ describe("EventStore: logs written before streams, and logs that are not what th
     const dir = join(root, "good");
     const store = open(dir);
     appendEvents(store, [runStarted(["a"])]);
-    expect(peekRun(dir)).toEqual({ runId: RUN_ID, configHash: "0123456789abcdef", finished: false });
+    expect(peekRun(dir)).toEqual({ runId: RUN_ID, configHash: "0123456789abcdef", finished: false, firstStartedAt: "2026-01-01T00:00:00.000Z" });
     appendEvents(store, [{ type: "RunFinished", data: { invocation: 1, counts: {}, not_run: {} } }]);
     expect(peekRun(dir)?.finished).toBe(true);
     expect(peekRun(tempDir())).toBeNull();
