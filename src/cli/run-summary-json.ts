@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import type { RunReport } from "../engine/run-invocation.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
-import { reportedCost, zeroTokens } from "../events/run-state.js";
+import { llmSpending } from "./console-format.js";
 
 export interface RunSummaryJson {
   readonly run_id: string;
@@ -31,22 +31,7 @@ export function runSummaryJson(report: RunReport, exitCode: number, resumeComman
     const status = job.finished?.status ?? "not_executed";
     counts[status] = (counts[status] ?? 0) + 1;
   }
-  const tokens = zeroTokens();
-  let calls = 0;
-  let failed = 0;
-  let aborted = 0;
-  let usd = 0;
-  let unknown = false;
-  for (const use of report.state.llmByModel.values()) {
-    calls += use.calls;
-    failed += use.failed;
-    aborted += use.aborted;
-    tokens.prompt_tokens += use.tokens.prompt_tokens;
-    tokens.completion_tokens += use.tokens.completion_tokens;
-    tokens.total_tokens += use.tokens.total_tokens;
-    usd += use.cost.usd;
-    unknown ||= use.cost.unknown;
-  }
+  const spent = llmSpending(report.state);
   return {
     run_id: report.plan.runId,
     run_dir: dir,
@@ -56,7 +41,7 @@ export function runSummaryJson(report: RunReport, exitCode: number, resumeComman
     ran_jobs: report.ranJobs,
     counts,
     files: Object.fromEntries(Object.entries(RUN_FILES).map(([key, path]) => [key, join(dir, path)])),
-    llm: { calls, failed, aborted, ...tokens, cost_usd: reportedCost({ usd, unknown }) },
+    llm: { calls: spent.calls, failed: spent.failed, aborted: spent.aborted, ...spent.tokens, cost_usd: spent.cost },
     behind: [...report.behind],
     resume_command: report.interrupted ? resumeCommand : null,
   };

@@ -17,7 +17,8 @@ import { JSON_FLAG } from "./common-flags.js";
 import { textTable } from "./text-table.js";
 import { EventReader, readableRuns } from "../events/event-reader.js";
 import { eventsDbPath } from "../events/log-database.js";
-import { reportedCost, RunState, zeroTokens, type TokenTotals } from "../events/run-state.js";
+import { RunState, type TokenTotals } from "../events/run-state.js";
+import { llmSpending } from "./console-format.js";
 
 export const spec: VerbSpec = {
   name: "runs",
@@ -87,18 +88,7 @@ export function listRun(runDir: string): RunListing | null {
       const status = job.finished?.status ?? "not_executed";
       jobs[status] = (jobs[status] ?? 0) + 1;
     }
-    const tokens = zeroTokens();
-    let calls = 0;
-    let usd = 0;
-    let unknown = false;
-    for (const use of state.llmByModel.values()) {
-      calls += use.calls;
-      tokens.prompt_tokens += use.tokens.prompt_tokens;
-      tokens.completion_tokens += use.tokens.completion_tokens;
-      tokens.total_tokens += use.tokens.total_tokens;
-      usd += use.cost.usd;
-      unknown ||= use.cost.unknown;
-    }
+    const spent = llmSpending(state);
     const snapshot = started.config_snapshot as { tasks?: { id?: unknown }[]; trainers?: { id?: unknown }[] };
     return {
       run_id: state.runId,
@@ -114,9 +104,9 @@ export function listRun(runDir: string): RunListing | null {
       started_at: state.startedTs,
       last_event_at: state.lastTs,
       jobs,
-      llm_calls: calls,
-      tokens,
-      cost_usd: reportedCost({ usd, unknown }),
+      llm_calls: spent.calls,
+      tokens: spent.tokens,
+      cost_usd: spent.cost,
       writer: writer === null ? null : { pid: writer.pid, host: writer.host, command: writer.command, started_at: writer.startedAt },
     };
   } finally {

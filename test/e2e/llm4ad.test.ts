@@ -4,36 +4,14 @@
  * python process outlives the run, whether it ends, is interrupted or is killed.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { childrenOf, isRunning, until } from "../support/processes.js";
 import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
 import { csvRows, eventsOf, singleRunDir } from "../support/run-dir.js";
 
-/** The python workers whose parent is `pid`. */
-function workersOf(pid: number): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .flatMap((name) => {
-      try {
-        const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
-        const parent = Number(readFileSync(`/proc/${name}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1]);
-        return cmdline.includes("trace_bench_worker.py") && parent === pid ? [Number(name)] : [];
-      } catch {
-        return [];
-      }
-    });
-}
-
-const running = (pid: number) => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-
-async function until(condition: () => boolean, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return condition();
-}
+const workersOf = (pid: number) => childrenOf(pid, "trace_bench_worker.py");
 
 /** The template scores benchmarks/llm4ad/README.md documents (measured with its check_tasks.py). */
 const DOCUMENTED_TEMPLATE_SCORES: Record<string, string> = {
@@ -95,7 +73,7 @@ describe("LLM4AD", () => {
       child.kill(how);
       const code = await exited;
       if (how === "SIGINT") expect(code).toBe(130);
-      expect(await until(() => workers.every((pid) => !running(pid)), 5_000), `python workers ${workers.join(", ")} outlived the run`).toBe(true);
+      expect(await until(() => workers.every((pid) => !isRunning(pid)), 5_000), `python workers ${workers.join(", ")} outlived the run`).toBe(true);
       if (how === "SIGINT") expect(eventsOf(join(dir, "slow")).some((e) => e.type === "JobFinished" && e.data.status === "cancelled")).toBe(true);
     }, 60_000);
   }

@@ -3,32 +3,13 @@
  * Ctrl-C, or killed with SIGKILL.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { childrenOf, isRunning, until } from "../support/processes.js";
 import { CLI, REPO_ROOT, tempDir } from "../support/cli.js";
 
-function workersOf(pid: number): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .flatMap((name) => {
-      try {
-        const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
-        const parent = Number(readFileSync(`/proc/${name}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1]);
-        return cmdline.includes("js-sandbox-worker.mjs") && parent === pid ? [Number(name)] : [];
-      } catch {
-        return [];
-      }
-    });
-}
-const running = (pid: number) => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-async function until(condition: () => boolean, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return condition();
-}
+const workersOf = (pid: number) => childrenOf(pid, "js-sandbox-worker.mjs");
 
 describe("JavaScript sandbox workers", () => {
   for (const how of ["finished", "SIGINT", "SIGKILL"] as const) {
@@ -47,7 +28,7 @@ describe("JavaScript sandbox workers", () => {
       clearInterval(watching);
       if (how === "finished") expect(code).toBe(0);
       if (how === "SIGINT") expect(code).toBe(130);
-      expect(await until(() => [...seen].every((pid) => !running(pid)), 5_000), `workers ${[...seen].join(", ")} outlived the run`).toBe(true);
+      expect(await until(() => [...seen].every((pid) => !isRunning(pid)), 5_000), `workers ${[...seen].join(", ")} outlived the run`).toBe(true);
     }, 60_000);
   }
 });

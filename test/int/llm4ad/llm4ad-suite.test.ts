@@ -3,12 +3,12 @@
  * code scored as its AutonomousEvaluatorGuide scores it, and the sandbox's limits (timeouts that
  * kill and replace a worker, memory, secrets, no process left behind).
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BENCH_CONSTRAINTS, Llm4adSuite, PENALTY_SCORE } from "../../../adapters/tasks/llm4ad/llm4ad-suite.js";
 import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import { REPO_ROOT } from "../../support/cli.js";
+import { isRunning, until } from "../../support/processes.js";
 
 const INDEXED = join(REPO_ROOT, "test", "fixtures", "llm4ad", "indexed");
 const suites: Llm4adSuite[] = [];
@@ -27,20 +27,10 @@ async function score(bundle: TaskBundle, code: string, logs: string[] = []) {
 }
 
 const envelope = (feedback: string) => JSON.parse(feedback.split("\n")[0]!.slice("TRACE_FEEDBACK_JSON=".length)) as Record<string, unknown>;
-/** A process that still runs (a zombie waiting to be reaped does not). */
-function alive(pid: number): boolean {
-  if (!existsSync(`/proc/${pid}`)) return false;
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
 /** Waits (up to 3 s) for the processes to end; returns those still alive. */
 async function survivors(pids: readonly number[]): Promise<number[]> {
-  for (let i = 0; i < 30 && pids.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-  return pids.filter(alive);
+  await until(() => !pids.some(isRunning), 3000, 100);
+  return pids.filter(isRunning);
 }
 
 describe("LLM4AD bundles", () => {

@@ -3,11 +3,12 @@
  * proposal could try (the constructor escape, require, process.binding, writing files, reading the
  * environment) fails, ordinary code works, and limits stop loops and allocation bombs.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CodeExecutionError, JsSandbox } from "../../../adapters/sandbox/js-sandbox.js";
+import { isRunning, until } from "../../support/processes.js";
 
 const sandboxes: JsSandbox[] = [];
 afterEach(() => {
@@ -20,11 +21,7 @@ function sandbox(): JsSandbox {
 }
 
 const PROCESS = `this.constructor.constructor("return process")()`;
-const running = (pid: number) => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-async function gone(pids: readonly number[]): Promise<boolean> {
-  for (let i = 0; i < 30 && pids.some(running); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-  return !pids.some(running);
-}
+const gone = (pids: readonly number[]) => until(() => !pids.some(isRunning), 3000, 100);
 
 describe("the JavaScript sandbox", () => {
   it("runs ordinary candidate code and returns plain data", async () => {
