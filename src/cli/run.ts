@@ -81,6 +81,9 @@ export function resumeCommand(args: ParsedArgs, plan: Pick<RunPlan, "runId" | "c
   return words.map(shellWord).join(" ");
 }
 
+/** What a stub run's scores mean (the stub proposes seeded changes; it is not a model). */
+export const STUB_LABEL = "Mode stub: scores rank the search procedures against the stub LLM's seeded proposals, not optimizers or models; use mode: real to compare those.";
+
 export function summaryLines(report: RunReport, resumeWith: string): string[] {
   const dir = report.plan.runDir;
   const counts = new Map<string, number>();
@@ -91,7 +94,7 @@ export function summaryLines(report: RunReport, resumeWith: string): string[] {
   const tally = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
   // The log holds everything; say so when some files could not be brought level with it.
   const behind = report.behind.length === 0 ? [] : [`Reports behind the log (${report.behind.join(", ")}): rebuild them with trace-bench replay ${dir}`];
-  const spending = [spendingLine(report.state)];
+  const spending = [spendingLine(report.state), ...(report.state.started?.mode === "stub" ? [STUB_LABEL] : [])];
   if (report.interrupted) {
     const done = report.state.orderedJobs().filter((j) => j.finished && j.finished.status !== "cancelled").length;
     return [

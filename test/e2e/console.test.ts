@@ -53,7 +53,8 @@ describe.skipIf(!HAVE_PYTHON_PTY)("run on a terminal (a real pty)", () => {
     expect(screen.current).toBe("");
     const firstSummary = screen.lines.findIndex((l) => l.startsWith("Jobs: "));
     expect(firstSummary).toBe(screen.lines.findIndex((l) => l.startsWith("[8/8]")) + 1);
-    expect(screen.lines.at(-1)).toMatch(/^LLM: \d+ calls, \d+ tokens/);
+    expect(screen.lines.at(-2)).toMatch(/^LLM: \d+ calls, \d+ tokens/);
+    expect(screen.lines.at(-1)).toMatch(/^Mode stub: /);
 
     // Rounded for people on the console, full precision in the files.
     expect(results.find((l) => l.includes("internal:multi_param x PrioritySearch"))).toContain("score_val=-0.065 ");

@@ -77,6 +77,8 @@ describe("mode real: every call in the log", () => {
     expect(summary.cost_usd).toBeCloseTo(expectedCost, 12);
     expect(rows.reduce((t, row) => t + Number(row.cost_usd), 0)).toBeCloseTo(expectedCost, 12);
     expect(summary.llm_by_model["test-model"].calls).toBe(completed.length);
+    expect(summary.llm_note).toBeUndefined(); // only stub runs carry the stub's label
+    expect(r.stdout).not.toContain("Mode stub:");
     // The preflight request is billed too: recorded with RunStarted, reported apart from the jobs.
     const preflight = live.received.findIndex(isPreflight);
     expect(preflight).toBe(0);

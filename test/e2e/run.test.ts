@@ -36,6 +36,9 @@ describe("trace-bench run", () => {
     expect(r.code).toBe(0);
     const runDir = singleRunDir(runs);
     expect(r.stdout).toContain(`Run complete: ${runDir.split("/").pop()}`);
+    // A stub run says what its scores mean, on the console and in the summary.
+    expect(r.stdout).toMatch(/^Mode stub: scores rank the search procedures against the stub LLM's seeded proposals, not optimizers or models/m);
+    expect(JSON.parse(readFileSync(join(runDir, "summary.json"), "utf8")).llm_note).toMatch(/^mode stub: no model was called/);
     expect(r.stdout).toContain(`Results: ${join(runDir, "results.csv")}`);
     for (const f of ["meta/config.snapshot.yaml", "meta/env.json", "meta/git.json", "meta/manifest.json", "meta/files_index.json", "results.csv", "summary.json", "aggregate.csv", "events.db", "events.jsonl"]) {
       expect(existsSync(join(runDir, f)), f).toBe(true);

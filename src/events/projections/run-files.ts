@@ -77,6 +77,8 @@ export function summaryJson(state: RunState, rows: readonly ResultRow[], aggrega
     ...(state.preflight.calls > 0 ? { llm_preflight: { calls: state.preflight.calls, ...state.preflight.tokens, cost_usd: reportedCost(state.preflight.cost) } } : {}),
     // Per task × trainer × optimizer × model over seeds: the rows of aggregate.csv (see aggregates.ts).
     aggregates,
+    // A stub run's scores rank search procedures against seeded proposals, not models.
+    ...(started?.mode === "stub" ? { llm_note: "mode stub: no model was called; scores rank the search procedures against the stub LLM's seeded proposals, not optimizers or models" } : {}),
   });
 }
 
