@@ -17,15 +17,13 @@ import { trainSingleNodeStubTask } from "./trace_examples/train-single-node-stub
 export interface TaskRegistryOptions {
   /** LLM4AD tasks root (`--root`); default: the tasks bundled in benchmarks/llm4ad. */
   readonly root?: string;
-  /** What LLM4AD workers print outside their protocol (task modules, crashes). */
-  readonly onWorkerOutput?: (text: string) => void;
 }
 
 export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
   // Trainable JavaScript runs in this sandbox's worker processes, never in the engine.
   const js = new JsSandbox();
   return [
-    new Llm4adSuite(options.root ?? bundledLlm4adRoot(), {}, options.onWorkerOutput),
+    new Llm4adSuite(options.root ?? bundledLlm4adRoot()),
     staticSuite(
       "trace_examples",
       {

@@ -3,6 +3,7 @@
  * answers POST /v1/chat/completions from a script and records every request it received, when it
  * came, and whether the client hung up before the answer.
  */
+import { afterEach } from "vitest";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -154,5 +155,21 @@ export async function startFakeOpenAiServer(script: readonly ServerStep[], optio
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       }),
+  };
+}
+
+/**
+ * For a test file: `server(...)` starts a fake server that is closed after each test (so no test
+ * waits on another's sockets). Call at the top level of the file.
+ */
+export function fakeOpenAiServers(): (...args: Parameters<typeof startFakeOpenAiServer>) => Promise<FakeOpenAiServer> {
+  const servers: FakeOpenAiServer[] = [];
+  afterEach(async () => {
+    for (const s of servers.splice(0)) await s.close();
+  });
+  return async (...args) => {
+    const s = await startFakeOpenAiServer(...args);
+    servers.push(s);
+    return s;
   };
 }

@@ -72,11 +72,7 @@ export class Llm4adSuite implements TaskSuite {
   private pool: SandboxWorkerPool | null = null;
   private settings: EvaluationSettings;
 
-  constructor(
-    root: string,
-    settings: Partial<EvaluationSettings> = {},
-    private readonly onWorkerOutput: (text: string) => void = () => {},
-  ) {
+  constructor(root: string, settings: Partial<EvaluationSettings> = {}) {
     // Absolute: the workers run in temporary directories of their own.
     this.discovery = discoverLlm4adTasks(resolve(root));
     this.settings = { workers: settings.workers ?? availableParallelism(), memoryMb: settings.memoryMb ?? 4096 };
@@ -102,7 +98,6 @@ export class Llm4adSuite implements TaskSuite {
       args: () => [join(pythonDir(), "trace_bench_worker.py"), "--loader-dir", pythonDir(), "--memory-mb", String(this.settings.memoryMb)],
       size: Math.max(1, this.settings.workers),
       env: { ...sandboxEnv(process.env), PYTHONDONTWRITEBYTECODE: "1", OPENBLAS_NUM_THREADS: "1", OMP_NUM_THREADS: "1", MKL_NUM_THREADS: "1" },
-      onStderr: this.onWorkerOutput,
     });
     return this.pool;
   }

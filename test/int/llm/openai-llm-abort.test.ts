@@ -1,19 +1,11 @@
 /** Per-attempt timeouts and the caller's abort signal: prompt rejection, the HTTP request really closed, no listener left behind. */
 import { getEventListeners } from "node:events";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createOpenAiLlm, type OpenAiLlmOptions } from "../../../adapters/llm/openai-llm.js";
 import { LlmError } from "../../../src/llm/llm-error.js";
-import { startFakeOpenAiServer, type FakeOpenAiServer } from "../../support/fake-openai-server.js";
+import { fakeOpenAiServers, type FakeOpenAiServer } from "../../support/fake-openai-server.js";
 
-const servers: FakeOpenAiServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-async function server(...args: Parameters<typeof startFakeOpenAiServer>) {
-  const s = await startFakeOpenAiServer(...args);
-  servers.push(s);
-  return s;
-}
+const server = fakeOpenAiServers();
 
 const messages = [{ role: "user" as const, content: "hello" }];
 const fast = (baseURL: string, more: Partial<OpenAiLlmOptions> = {}) => createOpenAiLlm({ model: "m", apiKey: "k", baseURL, backoffBaseMs: 1, backoffMaxMs: 5, ...more });

@@ -1,22 +1,14 @@
 /** The run's request limiter as the adapter uses it: shared by jobs, held per HTTP request, abortable while waiting. */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { llmFactory } from "../../../adapters/llm/index.js";
 import { createOpenAiLlm } from "../../../adapters/llm/openai-llm.js";
 import { parseConfigText } from "../../../src/config/config-file.js";
 import type { JobSpec } from "../../../src/config/matrix.js";
 import { resolveRunConfig } from "../../../src/config/run-config.js";
 import { createRequestLimiter } from "../../../src/llm/request-limiter.js";
-import { startFakeOpenAiServer, type FakeOpenAiServer } from "../../support/fake-openai-server.js";
+import { fakeOpenAiServers } from "../../support/fake-openai-server.js";
 
-const servers: FakeOpenAiServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-async function server(...args: Parameters<typeof startFakeOpenAiServer>) {
-  const s = await startFakeOpenAiServer(...args);
-  servers.push(s);
-  return s;
-}
+const server = fakeOpenAiServers();
 
 const messages = [{ role: "user" as const, content: "hello" }];
 const slowish = { reply: "ok", delayMs: 150 };

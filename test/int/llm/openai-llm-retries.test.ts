@@ -1,20 +1,12 @@
 /** Which failures the adapter retries, how it waits between tries, and the LlmError it gives up with. */
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createOpenAiLlm, type OpenAiLlmOptions } from "../../../adapters/llm/openai-llm.js";
 import { LlmError } from "../../../src/llm/llm-error.js";
-import { startFakeOpenAiServer, type FakeOpenAiServer } from "../../support/fake-openai-server.js";
+import { fakeOpenAiServers } from "../../support/fake-openai-server.js";
 
-const servers: FakeOpenAiServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-async function server(...args: Parameters<typeof startFakeOpenAiServer>) {
-  const s = await startFakeOpenAiServer(...args);
-  servers.push(s);
-  return s;
-}
+const server = fakeOpenAiServers();
 
 const messages = [{ role: "user" as const, content: "hello" }];
 /** Tiny backoff: a wait in these tests comes from the server's Retry-After or not at all. */

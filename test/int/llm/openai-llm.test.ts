@@ -1,21 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createOpenAiLlm, usesMaxCompletionTokens } from "../../../adapters/llm/openai-llm.js";
 import { realLlmSettings } from "../../../adapters/llm/index.js";
 import { ConfigError } from "../../../src/config/config-error.js";
 import { estimateTokens } from "../../../src/llm/llm.js";
 import { parseConfigText } from "../../../src/config/config-file.js";
 import { resolveRunConfig } from "../../../src/config/run-config.js";
-import { startFakeOpenAiServer, type FakeOpenAiServer } from "../../support/fake-openai-server.js";
+import { fakeOpenAiServers } from "../../support/fake-openai-server.js";
 
-const servers: FakeOpenAiServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-async function server(...args: Parameters<typeof startFakeOpenAiServer>) {
-  const s = await startFakeOpenAiServer(...args);
-  servers.push(s);
-  return s;
-}
+const server = fakeOpenAiServers();
 
 const messages = [
   { role: "system" as const, content: "sys" },
