@@ -2,8 +2,9 @@
 // In-process timings of one run directory, each in a fresh process so that the first
 // measurement is cold (nothing JIT-compiled yet). Prints one JSON object on stdout.
 //
-//   node bench/probe.mjs resume <run_dir> [repeats]   peekRun + RunSession.open (lock, read + fold, mirrors and
-//                                                     projections checked against the log) + statusOf per job
+//   node bench/probe.mjs resume <run_dir> [repeats]   peekRun + RunSession.open (lock, read + fold; the
+//                                                     mirrors and projections are checked by its worker thread
+//                                                     meanwhile) + statusOf per job + close
 //   node bench/probe.mjs replay <run_dir> [repeats]   replayRun(run_dir), the function behind `replay`
 //
 // Needs `npm run build` (imports dist/).
@@ -23,7 +24,7 @@ const { replayRun } = await import("../dist/src/cli/replay.js");
 const importMs = performance.now() - t0;
 
 /** From nothing (modules loaded) to "resume decision made", split into its phases. */
-function resumeOnce() {
+async function resumeOnce() {
   const a = performance.now();
   const peek = peekRun(runDir);
   if (peek === null) throw new Error(`${runDir} has no event log`);
@@ -42,7 +43,7 @@ function resumeOnce() {
     }
     jobs = ids.length;
   } finally {
-    session.close();
+    await session.close();
   }
   const e = performance.now();
   return { totalMs: e - a, peekMs: p - a, openMs: d - p, decideMs: e - d, events: state.lastSeq, jobs, needWork };
@@ -55,5 +56,5 @@ function replayOnce() {
 }
 
 const runs = [];
-for (let i = 0; i < repeats; i++) runs.push(what === "resume" ? resumeOnce() : replayOnce());
+for (let i = 0; i < repeats; i++) runs.push(what === "resume" ? await resumeOnce() : replayOnce());
 process.stdout.write(`${JSON.stringify({ what, importMs, runs })}\n`);

@@ -248,7 +248,7 @@ if (run8) {
     if (cold.needWork !== 0) throw new BenchError(`resume probe: ${cold.needWork} of ${cold.jobs} jobs would run again (expected 0)`);
     row("5", `open/resume to decision, in-process, cold (${cold.events} events, ${cold.jobs} jobs)`, cold.totalMs, "ms", 1, { op: "<=", value: 200 });
     const phases = ["peekMs", "openMs", "decideMs"].map((k) => `${k.replace("Ms", "")} ${fmt(cold[k], 1)}`).join(" + ");
-    notes.push(`#5 cold phases (ms; open = lock, read + fold, mirrors and projections checked against the log): ${phases}; warm median of ${warm.length}: ${fmt(median(warm.map((r) => r.totalMs)), 1)} ms; importing event-reader/run-session/replay modules: ${fmt(probe.importMs, 0)} ms (not included)`);
+    notes.push(`#5 cold phases (ms; open = lock, read + fold; mirrors and projections are checked by a worker thread meanwhile): ${phases}; warm median of ${warm.length}: ${fmt(median(warm.map((r) => r.totalMs)), 1)} ms; importing event-reader/run-session/replay modules: ${fmt(probe.importMs, 0)} ms (not included)`);
   });
   await measure("5", "full `run` re-invocation, same --run-id", "s", async () => {
     const result = await cli(runArgs(run8.runId, 8));

@@ -102,7 +102,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
             }),
           catch: (error) => error as RunLockedError | EventLogWriteError | EventLogCorruptError,
         }),
-        (s) => Effect.sync(() => s.close()),
+        (s) => Effect.promise(() => s.close()),
       );
       const state = session.state;
       const invocation = yield* Effect.try({
@@ -188,11 +188,11 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
           : { type: "RunFinished", data: { invocation: invocation.invocation, counts: countStatuses(statuses), not_run: notRun } };
       const closed = yield* Effect.either(Effect.try(() => session.appendRunEvents([closing])));
       if (logError !== null) {
-        session.finish(hooks.report);
+        yield* Effect.promise(() => session.finish(hooks.report));
         return yield* Effect.fail(underlying(logError));
       }
       if (closed._tag === "Left") return yield* Effect.fail(underlying(closed.left.error));
-      const behind = session.finish(hooks.report);
+      const behind = yield* Effect.promise(() => session.finish(hooks.report));
       return { plan, state, interrupted: interruptedBy !== null, ranJobs: ranNow.size, behind } satisfies RunReport;
     }),
   );

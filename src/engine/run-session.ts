@@ -1,17 +1,17 @@
 /**
  * A run directory opened for writing: the event log (with its writer lock), the run state folded
- * from it, and the subscribers that derive files from it. Opening brings the mirrors and the
- * projections level with the log (repairing what a crash left behind); `append` commits and then
- * notifies; `finish` writes every projection and records the position it reflects.
+ * from it, and the subscribers that follow it. The mirrors and projections are kept by a worker
+ * thread (derived-files-worker.ts), which first repairs what a crash left behind; `append`
+ * commits, folds and then notifies; `finish` waits until every derived file reflects the log and
+ * records the position the projections reflect.
  */
 import type { Contents } from "../events/content-ref.js";
 import type { Subscriber } from "../events/event-bus.js";
 import { EventBus } from "../events/event-bus.js";
 import { jobStream, RUN_STREAM, type NewEvent, type StoredEvent } from "../events/event-schema.js";
 import { EventStore } from "../events/event-store.js";
-import { MirrorWriter } from "../events/mirror-writer.js";
-import { ProjectionSubscriber } from "../events/projection-subscriber.js";
-import { ProjectionWriter } from "../events/projection-writer.js";
+import { DerivedFilesThread } from "../events/derived-files-thread.js";
+import { PROJECTIONS } from "../events/projection-subscriber.js";
 import { RunState } from "../events/run-state.js";
 
 export interface SessionOptions {
@@ -31,25 +31,19 @@ export class RunSession {
     readonly runDir: string,
     private readonly store: EventStore,
     readonly state: RunState,
-    private readonly projections: ProjectionSubscriber,
+    private readonly derived: DerivedFilesThread,
     private readonly bus: EventBus,
-    private readonly mirrors: MirrorWriter,
   ) {}
 
   /** Opens `runDir` for writing; throws `RunLockedError`, `EventLogWriteError` or `EventLogCorruptError`. */
   static open(runDir: string, runId: string, options: SessionOptions): RunSession {
     const store = EventStore.open(runDir, runId, { command: options.command, ...(options.now ? { now: options.now } : {}) });
     try {
-      // One read of the log: the state folds each event as it is decoded; the mirrors are then
-      // checked against the same rows.
-      const state = new RunState();
-      const rows = store.scan((event) => state.apply(event));
-      const mirrors = new MirrorWriter(runDir, store);
-      mirrors.catchUpFrom(rows);
-      const projections = new ProjectionSubscriber(state, new ProjectionWriter(runDir, state.lastSeq === 0), store, options.refreshMs);
-      if (state.lastSeq > 0 && !projections.isCurrent()) projections.catchUp();
-      const bus = new EventBus([mirrors, projections, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
-      return new RunSession(runDir, store, state, projections, bus, mirrors);
+      const state = new RunState(false);
+      store.scan((event) => state.apply(event));
+      const derived = new DerivedFilesThread({ runDir, fresh: state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
+      const bus = new EventBus([derived, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
+      return new RunSession(runDir, store, state, derived, bus);
     } catch (error) {
       store.close();
       throw error;
@@ -59,6 +53,11 @@ export class RunSession {
   /** Commits the events of `stream` at `expectedVersion` (with the texts they refer to), then notifies the subscribers. */
   append(stream: string, expectedVersion: number, events: readonly NewEvent[], contents?: Contents): StoredEvent[] {
     const stored = this.store.append(stream, expectedVersion, events, contents);
+    for (const event of stored) {
+      this.state.apply(event);
+      // The writer's state serves plans and the closing report: a finished job's details are not needed.
+      if (event.type === "JobFinished" && event.job_id !== null) this.state.releaseDetail(event.job_id);
+    }
     this.bus.publish(stored);
     return stored;
   }
@@ -85,19 +84,25 @@ export class RunSession {
    * Brings every subscriber level with the log and writes every projection. Returns what is
    * still behind (after reporting why): the files can be rebuilt later with `trace-bench replay`.
    */
-  finish(report: (text: string) => void): string[] {
-    const behind = this.bus.settle(this.store.lastSeq());
-    try {
-      this.projections.catchUp();
-    } catch (error) {
-      report(`projections: ${error instanceof Error ? error.message : String(error)}`);
-      if (!behind.includes(this.projections.name)) behind.push(this.projections.name);
+  async finish(report: (text: string) => void): Promise<string[]> {
+    const lastSeq = this.store.lastSeq();
+    const behind = this.bus.settle(lastSeq).filter((name) => name !== this.derived.name);
+    const derived = await this.derived.finish(lastSeq);
+    if (derived.projectionsAt !== null) {
+      try {
+        this.store.recordSubscriberPosition(PROJECTIONS, derived.projectionsAt);
+      } catch (error) {
+        report(`projections: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
-    return behind;
+    return [...behind, ...derived.behind];
   }
 
-  close(): void {
-    this.mirrors.close();
-    this.store.close();
+  async close(): Promise<void> {
+    try {
+      await this.derived.close();
+    } finally {
+      this.store.close();
+    }
   }
 }

@@ -22,11 +22,42 @@ export interface SupervisorOptions extends JobRunOptions {
   readonly mayStart?: () => boolean;
 }
 
+/**
+ * Jobs that never wait on I/O would run the whole matrix in one turn of the event loop, so
+ * signals (Ctrl-C), timers and the console's live line would wait for the end. This lets the
+ * loop turn before a job starts when it has not turned for a while; jobs that wait on I/O (every
+ * real one) turn it themselves, and then nothing is added to their order.
+ */
+function eventLoopTurns(maxStallMs = 50) {
+  let turned = true;
+  let since = performance.now();
+  const watch = () => {
+    turned = false;
+    since = performance.now();
+    setImmediate(() => {
+      turned = true;
+    });
+  };
+  const turn = Effect.async<void>((resume) => {
+    const handle = setImmediate(() => resume(Effect.void));
+    return Effect.sync(() => clearImmediate(handle));
+  });
+  return Effect.suspend(() => {
+    if (turned) {
+      watch();
+      return Effect.void;
+    }
+    if (performance.now() - since < maxStallMs) return Effect.void;
+    return Effect.zipRight(turn, Effect.sync(watch));
+  });
+}
+
 export function superviseJobs(options: SupervisorOptions) {
   return Effect.scoped(
     Effect.gen(function* () {
       const fibers = yield* FiberMap.make<string, void, RecordError>();
       const slots = yield* Effect.makeSemaphore(Math.max(1, options.maxWorkers));
+      const letEventLoopTurn = eventLoopTurns();
       let stopped = false;
       const one = (job: JobAttempt) =>
         runJob(job, options).pipe(
@@ -44,6 +75,7 @@ export function superviseJobs(options: SupervisorOptions) {
         (job) =>
           Effect.gen(function* () {
             yield* slots.take(1);
+            yield* letEventLoopTurn;
             if (stopped || options.mayStart?.() === false) return yield* slots.release(1);
             yield* FiberMap.run(fibers, job.spec.job_id, one(job));
           }),

@@ -40,6 +40,11 @@ export class EventBus {
     }
   }
 
+  /** Marks a subscriber behind (it failed outside `publish`): the next publish or `settle` retries it. */
+  markBehind(name: string): void {
+    this.behind.add(name);
+  }
+
   /** Retries every subscriber that is behind; returns the names of those still behind. */
   settle(lastSeq: number): string[] {
     for (const subscriber of this.subscribers) {

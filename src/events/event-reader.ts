@@ -64,6 +64,16 @@ export class EventReader {
     return () => clearInterval(timer);
   }
 
+  /** The log position a subscriber (projections) last reflected in full, 0 if never (or an old log). */
+  subscriberPosition(name: string): number {
+    try {
+      if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'subscriber_positions'").get() === undefined) return 0;
+      return (this.db.prepare("SELECT position FROM subscriber_positions WHERE name = ?").pluck().get(name) as number | undefined) ?? 0;
+    } catch (error) {
+      throw eventLogFailure(error, eventsDbPath(this.runDir));
+    }
+  }
+
   /** The live process writing this run now (a run in progress), or null. */
   liveWriter(): ReturnType<typeof liveWriterOf> {
     try {

@@ -1,8 +1,8 @@
 /**
  * The projections as a subscriber: folds committed events into the run state and writes the run
  * directory's files from it. A finished job's files are written at once, run-level files at most
- * every `refreshMs`; `catchUp` writes everything and records the log position the files now
- * reflect, so a command that opens the run later knows whether they are behind (a kill after the
+ * every `refreshMs` (less often when rendering them takes long); `catchUp` writes everything and
+ * records the log position the files now reflect, so a command that opens the run later knows whether they are behind (a kill after the
  * last commit but before the last write) and repairs them.
  */
 import type { Subscriber } from "./event-bus.js";
@@ -21,7 +21,7 @@ export interface ProjectionLog {
 
 export class ProjectionSubscriber implements Subscriber {
   readonly name = PROJECTIONS;
-  private lastRefresh = 0;
+  private nextRefresh = 0;
 
   constructor(
     readonly state: RunState,
@@ -29,6 +29,8 @@ export class ProjectionSubscriber implements Subscriber {
     private readonly log: ProjectionLog,
     /** How often run-level files are refreshed while jobs finish (ms). */
     private readonly refreshMs = 1000,
+    /** Drop a job's details once its files are written (a writer's run, where each job finishes once). */
+    private readonly releaseFinished = false,
   ) {}
 
   /** Whether the files on disk reflect the whole log (as far as the recorded position tells). */
@@ -40,11 +42,17 @@ export class ProjectionSubscriber implements Subscriber {
     for (const event of events) this.state.apply(event);
     for (const event of events) {
       if (event.type === "RunStarted") this.writer.writeRunFiles(this.state, START_RUN_FILES);
-      if (event.type === "JobFinished" && event.job_id !== null) this.writer.writeJob(this.state, this.state.jobs.get(event.job_id)!);
+      if (event.type === "JobFinished" && event.job_id !== null) {
+        this.writer.writeJob(this.state, this.state.jobs.get(event.job_id)!);
+        // Its attempt is over for this process: nothing but run-level files needs its details.
+        if (this.releaseFinished) this.state.releaseDetail(event.job_id);
+      }
     }
-    if (Date.now() - this.lastRefresh >= this.refreshMs) {
+    if (Date.now() >= this.nextRefresh) {
+      const started = Date.now();
       this.writer.writeRunFiles(this.state, LIVE_RUN_FILES);
-      this.lastRefresh = Date.now();
+      // A big run's tables take long to render: refreshing them must not become the work itself.
+      this.nextRefresh = Date.now() + Math.max(this.refreshMs, 4 * (Date.now() - started));
     }
   }
 

@@ -49,6 +49,8 @@ export interface JobView {
   log: string;
   /** Seq of the job's latest event (0 before any): what its files were rendered from. */
   lastSeq: number;
+  /** Its files were written and what only they need was dropped (`RunState.releaseDetail`). */
+  released: boolean;
 }
 
 export interface FinishedAttempt extends JobFinishedData {
@@ -62,6 +64,7 @@ export interface FinishedAttempt extends JobFinishedData {
   readonly cost_usd: number | null;
   readonly estimated_tokens: boolean;
   readonly iterations: readonly IterationData[];
+  readonly iteration_count: number;
 }
 
 export const zeroTokens = (): TokenTotals => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
@@ -111,6 +114,12 @@ export class RunState {
   readonly preflight: LlmUse = { calls: 0, failed: 0, aborted: 0, tokens: zeroTokens(), cost: zeroCost() };
   /** Job ids in report order: the latest matrix, then jobs only earlier invocations knew. */
   order: string[] = [];
+
+  /**
+   * @param withJobLogs render each job's stdout.log as its events are applied: the projections
+   *   need it; the writer's own state (plans, the closing report) does not.
+   */
+  constructor(private readonly withJobLogs = true) {}
 
   static fold(events: Iterable<StoredEvent>): RunState {
     const state = new RunState();
@@ -169,8 +178,10 @@ export class RunState {
     const view = this.jobs.get(jobId);
     if (view === undefined) throw new Error(`event ${event.seq}: job ${jobId} is not in any matrix of this run`);
     view.lastSeq = event.seq;
-    const line = jobLogLine(event);
-    if (line !== null) view.log += line;
+    if (this.withJobLogs) {
+      const line = jobLogLine(event);
+      if (line !== null) view.log += line;
+    }
     switch (event.type) {
       case "JobQueued":
         view.attempt = event.data.attempt;
@@ -239,6 +250,7 @@ export class RunState {
           cost_usd: view.llmCalls === 0 ? 0 : reportedCost(view.cost),
           estimated_tokens: view.estimatedTokens,
           iterations: view.iterations,
+          iteration_count: view.iterations.length,
         };
         return;
       default:
@@ -253,6 +265,23 @@ export class RunState {
       return use;
     };
     return [of(this.llmByModel, call.model), of(this.llmByRole, call.role)];
+  }
+
+  /**
+   * Drops what only the job's own files need (its log, evaluations, iteration history, parameter
+   * values) once they are written, so that memory does not grow with the matrix: run-level files,
+   * counts and totals still work; the job's files can no longer be rendered from this state.
+   */
+  releaseDetail(jobId: string): void {
+    const view = this.jobs.get(jobId);
+    if (view === undefined) return;
+    view.released = true;
+    view.log = "";
+    view.evaluations = {};
+    view.iterations = [];
+    if (view.finished !== null) {
+      view.finished = { ...view.finished, iterations: [], initial_values: null, final_values: null, best_values: null, parameters: [] };
+    }
   }
 
   /** Status of a job for resume: its latest finished status, or null if no attempt finished. */
@@ -287,6 +316,7 @@ function newJobView(spec: JobSpecRecord): JobView {
     allAttemptCost: zeroCost(),
     log: "",
     lastSeq: 0,
+    released: false,
   };
 }
 

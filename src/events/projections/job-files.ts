@@ -42,6 +42,7 @@ function renderedState(snapshot: unknown): { readonly json: string; readonly yam
 }
 
 export function jobFiles(state: RunState, job: JobView): Map<string, string> {
+  if (job.released) throw new Error(`job ${job.job_id}: its files were already written from this state and its details released (rebuild them with 'trace-bench replay')`);
   const files = new Map<string, string>();
   const dir = `jobs/${job.job_id}`;
   files.set(`${dir}/stdout.log`, job.log);

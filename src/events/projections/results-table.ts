@@ -102,7 +102,7 @@ export function resultRow(state: RunState, job: JobView): ResultRow | null {
     total_tokens: done.tokens.total_tokens,
     ...stateFiles(job.job_id),
     tb_logdir: tbDir(job.job_id),
-    iterations: done.iterations.length,
+    iterations: done.iteration_count,
     llm_calls: done.llm_calls,
     tokens_estimated: done.estimated_tokens,
     llm_errors: done.llm_errors,

@@ -1,0 +1,91 @@
+/**
+ * The writer's handle on the derived-files worker (derived-files-worker.ts): a subscriber whose
+ * `handle` only tells the worker that the log moved, at most once per turn of the event loop, so
+ * committing stays the only work on a job's path. `finish` waits until every mirror and
+ * projection reflects the log, and says which could not be brought level.
+ */
+import { Worker } from "node:worker_threads";
+import type { Subscriber } from "./event-bus.js";
+import type { StoredEvent } from "./event-schema.js";
+
+export interface DerivedFilesSetup {
+  readonly runDir: string;
+  /** The log was empty when the writer opened it: nothing on disk is a projection yet. */
+  readonly fresh: boolean;
+  /** How often run-level files are refreshed while jobs finish (ms). */
+  readonly refreshMs?: number;
+}
+
+export type DerivedFilesRequest = { readonly type: "moved" } | { readonly type: "finish"; readonly upTo: number };
+
+export type DerivedFilesReply =
+  | { readonly type: "ready" }
+  | { readonly type: "report"; readonly text: string }
+  | { readonly type: "finished"; readonly behind: string[]; readonly projectionsAt: number | null }
+  | { readonly type: "failed"; readonly message: string };
+
+export interface DerivedFilesOutcome {
+  /** Subscribers whose files are behind the log (`trace-bench replay` rebuilds them). */
+  readonly behind: string[];
+  /** The log position the projections now reflect in full (to record), or null. */
+  readonly projectionsAt: number | null;
+}
+
+const WORKER_URL = new URL("./derived-files-worker.js", import.meta.url);
+const ALL_BEHIND = ["mirrors", "projections"];
+
+export class DerivedFilesThread implements Subscriber {
+  readonly name = "derived-files";
+  private readonly worker: Worker;
+  private notifyPending = false;
+  private failure: string | null = null;
+  private outcome: Promise<DerivedFilesOutcome> | null = null;
+  private settle: ((outcome: DerivedFilesOutcome) => void) | null = null;
+
+  constructor(setup: DerivedFilesSetup, report: (text: string) => void) {
+    this.worker = new Worker(WORKER_URL, { workerData: setup });
+    this.worker.on("message", (reply: DerivedFilesReply) => {
+      if (reply.type === "report") report(reply.text);
+      else if (reply.type === "finished") this.settle?.({ behind: reply.behind, projectionsAt: reply.projectionsAt });
+      else if (reply.type === "failed") this.fail(reply.message, report);
+    });
+    this.worker.on("error", (error) => this.fail(error.message, report));
+    this.worker.on("exit", () => this.fail("the worker ended before the files were written", () => undefined));
+  }
+
+  handle(_events: readonly StoredEvent[]): void {
+    if (this.notifyPending || this.failure !== null) return;
+    this.notifyPending = true;
+    setImmediate(() => {
+      this.notifyPending = false;
+      if (this.failure === null) this.worker.postMessage({ type: "moved" } satisfies DerivedFilesRequest);
+    });
+  }
+
+  catchUp(): void {
+    this.handle([]);
+  }
+
+  /** Waits until the derived files reflect the log up to `upTo` (or the worker gave up). */
+  finish(upTo: number): Promise<DerivedFilesOutcome> {
+    this.outcome ??= new Promise<DerivedFilesOutcome>((resolve) => {
+      this.settle = resolve;
+      if (this.failure !== null) resolve({ behind: ALL_BEHIND, projectionsAt: null });
+      else this.worker.postMessage({ type: "finish", upTo } satisfies DerivedFilesRequest);
+    });
+    return this.outcome;
+  }
+
+  /** Stops the worker (after `finish`, or on the way out of a failed run: its files are then behind). */
+  async close(): Promise<void> {
+    this.failure ??= "closed";
+    await this.worker.terminate();
+  }
+
+  private fail(message: string, report: (text: string) => void): void {
+    if (this.failure !== null) return;
+    this.failure = message;
+    report(`derived files: ${message} (the log is intact; rebuild them with 'trace-bench replay')`);
+    this.settle?.({ behind: ALL_BEHIND, projectionsAt: null });
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The worker thread that keeps a run's derived files level with its log: the jsonl mirrors and
+ * the projections (results.csv, summary, each job's files). It reads the committed events itself,
+ * through a read-only connection, whenever the writer says the log moved; so rendering and file
+ * writes never sit on a job's path, and the writer's thread only commits.
+ *
+ * On start it does what opening a run always did: one read of the log folds the state, checks
+ * every mirror against it (repairing what a crash left) and rewrites the projections if their
+ * recorded position is behind. Its position record is handed back to the writer, the one
+ * process that writes the log.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { EventBus } from "./event-bus.js";
+import { EventReader } from "./event-reader.js";
+import { decodeRow } from "./event-store.js";
+import { storedPayload, type EventRow } from "./log-database.js";
+import { MirrorWriter } from "./mirror-writer.js";
+import { PROJECTIONS, ProjectionSubscriber } from "./projection-subscriber.js";
+import { ProjectionWriter } from "./projection-writer.js";
+import { RunState } from "./run-state.js";
+import type { DerivedFilesReply, DerivedFilesRequest, DerivedFilesSetup } from "./derived-files-thread.js";
+
+const port = parentPort!;
+const setup = workerData as DerivedFilesSetup;
+const send = (reply: DerivedFilesReply) => port.postMessage(reply);
+const report = (text: string) => send({ type: "report", text });
+
+/** Subscribers whose repair at start failed: retried with the next events, and at the finish. */
+const behindAtStart: string[] = [];
+function repair(work: () => void, name: string): void {
+  try {
+    work();
+  } catch (error) {
+    report(`${name}: ${error instanceof Error ? error.message : String(error)} (the log is intact; retrying)`);
+    behindAtStart.push(name);
+  }
+}
+
+const decoded = (row: EventRow) => {
+  const event = decodeRow(row);
+  storedPayload.set(event, row.data); // the mirrors copy the stored bytes
+  return event;
+};
+
+const reader = EventReader.open(setup.runDir);
+const state = new RunState();
+/** The position the projections reflect once `catchUp` wrote them; the writer records it. */
+let projectionsAt: number | null = null;
+const mirrors = new MirrorWriter(setup.runDir, reader);
+const projections = new ProjectionSubscriber(
+  state,
+  new ProjectionWriter(setup.runDir, setup.fresh),
+  {
+    readAfter: (afterSeq) => reader.readAfter(afterSeq),
+    subscriberPosition: (name) => reader.subscriberPosition(name),
+    recordSubscriberPosition: (name, position) => {
+      if (name === PROJECTIONS) projectionsAt = position;
+    },
+  },
+  setup.refreshMs ?? 1000,
+  true,
+);
+// A new run's events (the writer may have committed some already) all go through `publish`; an
+// existing run's are read once to fold the state and check what a crash may have left behind.
+let seen = 0;
+if (!setup.fresh) {
+  const rows = reader.rowsAfter(0);
+  for (const row of rows) state.apply(decoded(row));
+  seen = state.lastSeq;
+  repair(() => mirrors.catchUpFrom(rows), mirrors.name);
+  // (Catching up may fold events committed since the scan: the mirrors still get them from `seen` on.)
+  if (state.lastSeq > 0 && !projections.isCurrent()) repair(() => projections.catchUp(), projections.name);
+}
+const bus = new EventBus([mirrors, projections], report, seen);
+for (const name of behindAtStart) bus.markBehind(name);
+
+/** Hands every event committed since the last look to the subscribers. */
+function follow(): void {
+  const fresh = reader.rowsAfter(seen).map(decoded);
+  if (fresh.length === 0) return;
+  seen = fresh.at(-1)!.seq;
+  bus.publish(fresh);
+}
+
+port.on("message", (request: DerivedFilesRequest) => {
+  try {
+    follow();
+    if (request.type !== "finish") return;
+    const behind = bus.settle(request.upTo);
+    try {
+      projections.catchUp();
+    } catch (error) {
+      report(`projections: ${error instanceof Error ? error.message : String(error)}`);
+      if (!behind.includes(projections.name)) behind.push(projections.name);
+    }
+    mirrors.close();
+    reader.close();
+    send({ type: "finished", behind, projectionsAt });
+  } catch (error) {
+    // The log itself could not be read: every derived file is behind, and replay rebuilds them.
+    send({ type: "failed", message: error instanceof Error ? error.message : String(error) });
+  }
+});
+send({ type: "ready" });
