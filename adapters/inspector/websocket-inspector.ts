@@ -29,13 +29,13 @@ export interface WebSocketInspector {
 type Status = "connecting" | "open" | "gone";
 
 /**
- * Connects to `url` at once (without blocking); `onProblem` is told, once, that the inspector
- * cannot be reached or went away. Inspection never throws into the run: events that cannot be
+ * Connects to `url` (a ws:// or wss:// URL without a fragment) at once, without blocking;
+ * `onProblem` is told, once, that the inspector cannot be reached or went away (closing it
+ * ourselves is not a problem). Inspection never throws into the run: events that cannot be
  * delivered are dropped.
  */
 export function openWebSocketInspector(url: string, onProblem: (text: string) => void): WebSocketInspector {
   let status: Status = "connecting";
-  let told = false;
   const waiting: string[] = [];
   let unacknowledged = 0;
   const settled = new EventTarget();
@@ -46,8 +46,6 @@ export function openWebSocketInspector(url: string, onProblem: (text: string) =>
     status = "gone";
     waiting.length = 0;
     settled.dispatchEvent(new Event("change"));
-    if (told) return;
-    told = true;
     onProblem(wasOpen ? `inspector ${url}: ${why}; the run goes on without it` : `inspector ${url} cannot be reached (${why}); the run goes on without it`);
   };
 
@@ -70,22 +68,19 @@ export function openWebSocketInspector(url: string, onProblem: (text: string) =>
     });
   }
 
-  const inspector = createInspector(
-    {
-      send(event: StatelyInspectionEvent) {
-        if (status === "gone") return;
-        let text: string;
-        try {
-          text = JSON.stringify(event);
-        } catch (error) {
-          return giveUp(`an inspection event could not be serialized: ${error instanceof Error ? error.message : String(error)}`);
-        }
-        if (status === "open") transmit(text);
-        else waiting.push(text);
-      },
+  const inspector = createInspector({
+    send(event: StatelyInspectionEvent) {
+      if (status === "gone") return;
+      let text: string;
+      try {
+        text = JSON.stringify(event);
+      } catch (error) {
+        return giveUp(`an inspection event could not be serialized: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (status === "open") transmit(text);
+      else waiting.push(text);
     },
-    { autoStart: false },
-  );
+  });
 
   /** Resolves once `done()` holds, or after `ms`. */
   const until = (done: () => boolean, ms: number): Promise<void> =>

@@ -66,8 +66,8 @@ function numberFlag(args: ParsedArgs, name: string, check: (n: number) => boolea
 function inspectFlag(args: ParsedArgs): string | undefined {
   const raw = args.flags.inspect as string | undefined;
   if (raw === undefined) return undefined;
-  const protocol = URL.canParse(raw) ? new URL(raw).protocol : "";
-  if (protocol !== "ws:" && protocol !== "wss:") {
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if ((url?.protocol !== "ws:" && url?.protocol !== "wss:") || url.hash !== "") {
     throw new UsageError({ verb: "run", problem: `--inspect takes a ws:// or wss:// URL, got '${raw}' (given bare, it connects to ${DEFAULT_INSPECTOR_URL})` });
   }
   return raw;
