@@ -21,6 +21,8 @@ export interface FlagSpec {
   readonly required?: boolean;
   /** Allowed values of a string flag. */
   readonly choices?: readonly string[];
+  /** The value a string flag takes when given bare (`--inspect` alone, or before another flag). */
+  readonly bare?: string;
 }
 
 export interface VerbSpec {
@@ -37,10 +39,13 @@ export interface ParsedArgs {
   readonly help: boolean;
 }
 
+/** How help shows a string flag's value: `FILE`, or `[WS-URL]` when it may be left out. */
+const valueLabel = (f: FlagSpec): string => (f.bare !== undefined ? `[${f.value ?? "VALUE"}]` : (f.value ?? "VALUE"));
+
 export function verbHelp(spec: VerbSpec): string {
   const usageFlags = Object.entries(spec.flags)
     .map(([name, f]) => {
-      const flag = f.type === "string" ? `--${name} ${f.value ?? "VALUE"}` : `--${name}`;
+      const flag = f.type === "string" ? `--${name} ${valueLabel(f)}` : `--${name}`;
       return f.required ? flag : `[${flag}]`;
     })
     .join(" ");
@@ -49,7 +54,7 @@ export function verbHelp(spec: VerbSpec): string {
   if (spec.positional) lines.push(`  ${spec.positional.name.padEnd(34)}${spec.positional.description}`);
   for (const [name, f] of Object.entries(spec.flags)) {
     const names = [`--${name}`, ...(f.aliases ?? []).map((a) => `--${a}`)].join(", ");
-    const label = f.type === "string" ? `${names} ${f.value ?? "VALUE"}` : names;
+    const label = f.type === "string" ? `${names} ${valueLabel(f)}` : names;
     lines.push(`  ${label.padEnd(34)} ${f.description}`);
   }
   lines.push(`  ${"-h, --help".padEnd(34)} Show this help.`);
@@ -62,9 +67,15 @@ export function parseVerbArgs(spec: VerbSpec, argv: readonly string[]): ParsedAr
     options[name] = { type: f.type };
     for (const alias of f.aliases ?? []) options[alias] = { type: f.type };
   }
+  // A bare flag gets its value spelled out, so that parseArgs (which has no optional values) reads it.
+  const args = argv.map((arg, i) => {
+    const bare = arg.startsWith("--") ? spec.flags[arg.slice(2)]?.bare : undefined;
+    const next = argv[i + 1];
+    return bare !== undefined && (next === undefined || next.startsWith("-")) ? `${arg}=${bare}` : arg;
+  });
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: spec.positional !== undefined });
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: spec.positional !== undefined });
   } catch (error) {
     const text = error instanceof Error ? error.message.split("\n")[0]!.replace(/\. To specify a positional.*$/, "") : String(error);
     const unknown = /^Unknown option '--([^']+)'/.exec(text)?.[1];

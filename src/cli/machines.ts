@@ -1,16 +1,17 @@
 /** `trace-bench machines [--json]`: the job state machine, as states and transitions or as JSON. */
 import type { ParsedArgs, VerbSpec } from "./args.js";
+import { jobMachineDefinition } from "../../machines/job-machine-definition.js";
 import { jobMachine } from "../../machines/job.machine.js";
 
 export const spec: VerbSpec = {
   name: "machines",
-  summary: "Print the job state machine: its states and transitions, or with --json the XState definition (for Stately and other visualizers).",
-  flags: { json: { type: "boolean", description: "Print the machine definition as JSON." } },
+  summary: "Print the job state machine: its states and transitions, or with --json its XState definition (for Stately and other visualizers).",
+  flags: { json: { type: "boolean", description: "Print the machine config as JSON: what XState's createMachine() takes (guards and actions by name)." } },
 };
 
 export async function execute(args: ParsedArgs): Promise<number> {
   if (args.flags.json === true) {
-    process.stdout.write(`${JSON.stringify({ job: jobMachine.toJSON() }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(jobMachineDefinition(), null, 2)}\n`);
     return 0;
   }
   const lines: string[] = [];

@@ -28,6 +28,8 @@ import { formatUsd, llmSpending } from "./console-format.js";
 import { ProgressReporter } from "./progress-reporter.js";
 import { llmFactory } from "../../adapters/llm/index.js";
 import { runSummaryJson } from "./run-summary-json.js";
+import { jobActorInspection } from "../engine/job-actor-inspection.js";
+import { DEFAULT_INSPECTOR_URL, openWebSocketInspector } from "../../adapters/inspector/websocket-inspector.js";
 
 export const spec: VerbSpec = {
   name: "run",
@@ -43,6 +45,12 @@ export const spec: VerbSpec = {
     logger: { type: "string", value: "NAME", description: "Logger for every trainer (ConsoleLogger, TensorboardLogger, ..., or none)." },
     "run-id": { type: "string", value: "ID", description: "Write into (and resume) <runs-dir>/<ID>." },
     json: { type: "boolean", description: "Print the closing summary as one JSON object on stdout (run id, run dir, counts, file paths, tokens, cost); progress goes to stderr." },
+    inspect: {
+      type: "string",
+      value: "WS-URL",
+      bare: DEFAULT_INSPECTOR_URL,
+      description: `Stream the job actors' inspection events to a Stately inspector at WS-URL (default ${DEFAULT_INSPECTOR_URL}, where @statelyai/inspect's relay listens).`,
+    },
   },
 };
 
@@ -52,6 +60,17 @@ function numberFlag(args: ParsedArgs, name: string, check: (n: number) => boolea
   const value = Number(raw);
   if (raw === "" || !Number.isFinite(value) || !check(value)) throw new UsageError({ verb: "run", problem: `--${name} must be ${expected}, got '${String(raw)}'` });
   return value;
+}
+
+/** `--inspect`'s WebSocket URL, checked before the run starts. */
+function inspectFlag(args: ParsedArgs): string | undefined {
+  const raw = args.flags.inspect as string | undefined;
+  if (raw === undefined) return undefined;
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if ((url?.protocol !== "ws:" && url?.protocol !== "wss:") || url.hash !== "") {
+    throw new UsageError({ verb: "run", problem: `--inspect takes a ws:// or wss:// URL, got '${raw}' (given bare, it connects to ${DEFAULT_INSPECTOR_URL})` });
+  }
+  return raw;
 }
 
 /** What the run's LLM calls cost, every attempt (replayed replies are free): tokens, and USD when every model has a price. */
@@ -148,6 +167,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
 async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number> {
   const maxWorkers = numberFlag(args, "max-workers", (n) => Number.isInteger(n) && n >= 1, "a whole number ≥ 1");
   const jobTimeout = numberFlag(args, "job-timeout", (n) => n >= 0, "a number of seconds ≥ 0");
+  const inspectUrl = inspectFlag(args);
   const configPath = args.flags.config as string;
   // What `validate --strict` refuses, `run` refuses before it creates anything (one path).
   const loaded = loadRunConfig(configPath);
@@ -210,6 +230,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
     Layer.succeed(TrainerSource, { find: findTrainer }),
     Layer.succeed(LlmSource, { forJob, calls }),
   );
+  const inspection = inspectUrl === undefined ? null : jobActorInspection(openWebSocketInspector(inspectUrl, (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr)));
   const handle = startRun(plan, sources, {
     ...(preflightRecord !== undefined ? { preflight: preflightRecord } : {}),
     onResume: (runId, done, total) => {
@@ -217,7 +238,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
       progress.alreadyDone(done);
     },
     report: (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr),
-    subscribers: (state) => [progress.subscriber(state)],
+    subscribers: (state) => [progress.subscriber(state), ...(inspection !== null ? [inspection.subscriber(state)] : [])],
   });
   stopRun = (error) => {
     progress.note(`trace-bench: the LLM refused the run (${error.kind}): ${error.message}; stopping (no retries, no further jobs)`, process.stderr);
@@ -251,5 +272,6 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   } finally {
     progress.stop();
     for (const name of signalNames) process.off(name, onSignal);
+    await inspection?.close();
   }
 }
