@@ -51,3 +51,19 @@ export function replayRng(draws: readonly RecordedDraw[]): ReplayRng {
     remainingAnswers: () => queue.length - used,
   };
 }
+
+/**
+ * An Rng whose forks are replayed streams, by fork label (e.g. PrioritySearch's
+ * "priority-search/train-loader"); drawing from the root or from any other fork fails.
+ */
+export function replayForks(byLabel: Readonly<Record<string, Rng>>): Rng {
+  const refuse = (what: string) => () => {
+    throw new Error(`replayForks: ${what} is not recorded`);
+  };
+  const unrecorded = (label: string): Rng => ({ next: refuse(`fork ${label}`), int: refuse(`fork ${label}`), fork: refuse(`fork ${label}`) });
+  return {
+    next: refuse("next()"),
+    int: refuse("int()"),
+    fork: (label) => byLabel[label] ?? unrecorded(label),
+  };
+}

@@ -285,7 +285,7 @@ describe("PrioritySearch", () => {
 describe("PrioritySearch memory", () => {
   const optimizer = {} as Optimizer;
   let nextId = 0;
-  const candidate = (scores: (number | null)[] = []): SearchCandidate => ({ id: nextId++, values: {}, optimizer, parentId: null, scores });
+  const candidate = (scores: (number | null)[] = []): SearchCandidate => ({ id: nextId++, values: {}, optimizer, parentId: null, scores, inputs: scores.map(() => null) });
 
   it("keeps an exact top-k and pops the most recent of equal priorities first", () => {
     const memory = new HeapMemory(3);
