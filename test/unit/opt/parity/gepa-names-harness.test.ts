@@ -39,7 +39,7 @@ interface Fixture {
       resolved_optimizer_memory_size: number;
       score_val_initial: number;
       score_val_final: number;
-      calls: { shown_float: number; memory_rounds: number; returned: Values; became_candidate: string }[];
+      calls: { shown_float: number; memory_rounds: number; returned: Values; became_candidate: string; optimizer_step_kwargs: string[] }[];
       evaluations: { guide_calls_inside_trainer: number; by_iteration_and_phase: Record<string, number> };
       iterations: { iteration: number; best: Candidate; exploration: string[]; memory: string[] }[];
       pareto_explore: Explore[];
