@@ -7,7 +7,9 @@
  *      negative scores favours the unseen).
  *   2. The candidates with the highest score on some task form the pool (ties: all of them).
  *   3. A candidate is dropped when another one is best on a strict superset of its tasks.
- *   4. The rest, by overall mean (none counts as 0) descending, cut to `limit`.
+ *   4. The rest, by overall mean (none counts as 0) descending, cut to `limit`. Ties keep the
+ *      pool's order: the first task a candidate is best on, then the memory's order (highest
+ *      priority, then newest; the reference uses its heap array's order here).
  */
 import { candidateMean, type MemoryEntry, type SearchCandidate } from "./priority-search-memory.js";
 
