@@ -19,7 +19,7 @@ import { gitHeadSha } from "../engine/run-environment.js";
 import { missingApiKeys, resolveLlmRoles } from "../llm/llm-roles.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { trainableParameters } from "../domain/parameter.js";
-import { configProblems } from "../engine/config-checks.js";
+import { comparabilityNotes, configProblems } from "../engine/config-checks.js";
 import { parseBenchSelector } from "../tasks/bench-selector.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
@@ -90,6 +90,7 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
 
   // The same checks `run` makes before it creates anything (src/engine/config-checks.ts).
   for (const problem of await configProblems(loaded, registry, { strict, tasks: false })) fail(`${problem.text} [${problem.where}]`);
+  for (const note of comparabilityNotes(loaded)) lines.push(`[NOTE] ${note.text} [${note.where}]`);
 
   const tasks = registry.expandTasks(loaded.config.tasks).filter((t) => selection.includes(suiteOfTaskId(t.id)));
   const loads = new Map<TaskEntry, TaskLoad>();

@@ -10,6 +10,7 @@ import type { LoadedConfig } from "../config/run-config.js";
 import { didYouMean } from "../config/suggest.js";
 import { GUIDE_NAMES, LOGGER_NAMES, isNoLogger } from "../opt/component-names.js";
 import { OPTIMIZER_NAMES } from "../opt/optimizers/optimizer-registry.js";
+import { pythonHarnessNotes } from "../opt/python-harness-notes.js";
 import { acceptedTrainerKwargs, findTrainer, TRAINER_CATALOG, TRAINER_ALIASES } from "../opt/trainer-catalog.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 
@@ -108,4 +109,26 @@ export async function configProblems(loaded: LoadedConfig, registry: TaskRegistr
     }
   }
   return problems;
+}
+
+/**
+ * Notes, not failures: where a trainer's params make a job the pinned Python harness would run
+ * differently (kwargs it ignores, names it resolves to another algorithm), once per trainer and key.
+ */
+export function comparabilityNotes(loaded: LoadedConfig): ConfigProblem[] {
+  const notes: ConfigProblem[] = [];
+  for (const [i, trainer] of loaded.config.trainers.entries()) {
+    const id = findTrainer(trainer.id)?.id ?? trainer.id;
+    const seen = new Set<string | null>();
+    const variants = trainer.params_variants.length > 0 ? trainer.params_variants : [{}];
+    for (const [v, variant] of variants.entries()) {
+      for (const note of pythonHarnessNotes(id, variant)) {
+        if (seen.has(note.key)) continue;
+        seen.add(note.key);
+        const path = note.key === null ? ["trainers", i] : ["trainers", i, "params_variants", v, note.key];
+        notes.push({ where: loaded.locate(path), text: note.text });
+      }
+    }
+  }
+  return notes;
 }

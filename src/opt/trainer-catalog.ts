@@ -38,6 +38,7 @@ export const TRAINER_CATALOG: readonly TrainerInfo[] = [
   ready("MinibatchAlgorithm", async () => (await import("./trainers/minibatch.js")).minibatchAlgorithmTrainer),
   ready("NoOpTrainer", async () => (await import("./trainers/noop-trainer.js")).noOpTrainer),
   pending("OpenEvolveTrainer", NOT_PLANNED),
+  ready("ParetobasedPS", async () => (await import("./trainers/paretobased-ps.js")).paretobasedPsTrainer),
   pending("POLCA", NOT_YET),
   ready("PrioritySearch", async () => (await import("./trainers/priority-search.js")).prioritySearchTrainer),
   pending("PrioritySearch_with_Regressor", "removed from OpenTrace (v0.2.0-alpha only)"),

@@ -82,7 +82,7 @@ describe("list-trainers", () => {
     const rows = r.stdout.split("\n").filter(Boolean).map((line) => line.split("\t"));
     const ids = rows.map((row) => row[0]!);
     expect(ids).toEqual([...ids].sort());
-    for (const id of ["PrioritySearch", "GEPA-Base", "GEPA-UCB", "GEPA-Beam", "BeamsearchAlgorithm", "BeamsearchHistoryAlgorithm", "UCBSearchAlgorithm", "MinibatchAlgorithm", "BasicSearchAlgorithm", "SequentialUpdate", "SequentialSearch", "BeamSearch", "StreamingPrioritySearch", "NoOpTrainer"]) {
+    for (const id of ["PrioritySearch", "GEPA-Base", "GEPA-UCB", "GEPA-Beam", "BeamsearchAlgorithm", "BeamsearchHistoryAlgorithm", "UCBSearchAlgorithm", "MinibatchAlgorithm", "BasicSearchAlgorithm", "SequentialUpdate", "SequentialSearch", "BeamSearch", "StreamingPrioritySearch", "ParetobasedPS", "NoOpTrainer"]) {
       expect(ids).toContain(id);
     }
     for (const row of rows) {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, tempDir } from "../support/cli.js";
-import { csvRows } from "../support/run-dir.js";
+import { csvRows, eventsOf } from "../support/run-dir.js";
 
 /** Runs a config into its own runs dir under a fixed run id and returns the run directory. */
 function runConfig(config: string): { dir: string; code: number | null } {
@@ -24,19 +24,23 @@ describe("every trainer runs in stub mode", () => {
     ]);
   });
 
-  it("every trainer × numeric_param × 2 seeds: all ok, the searches improve on -3.0, and a second run is identical", () => {
+  it("every trainer × numeric_param × 2 seeds: all ok, each ends on the best it reported, and a second run is identical", () => {
     const first = runConfig("configs/all_trainers_stub.yaml");
     const second = runConfig("configs/all_trainers_stub.yaml");
     expect(first.code).toBe(0);
     const rows = csvRows(join(first.dir, "results.csv"));
-    expect(rows).toHaveLength(30);
+    expect(rows).toHaveLength(32);
     expect(rows.filter((r) => r.status !== "ok")).toEqual([]);
-    for (const trainer of ["PrioritySearch", "GEPA-Base", "BasicSearchAlgorithm"]) {
-      for (const row of rows.filter((r) => r.trainer_id === trainer)) {
-        expect(Number(row.score_val_initial), trainer).toBe(-3);
-        expect(Number(row.score_val), trainer).toBeGreaterThan(-3);
-        expect(Number(row.llm_calls), trainer).toBeGreaterThan(0);
-      }
+    // Any search beats -3.0 with the stub's proposals; what a trainer that ends on the wrong
+    // values breaks is this: the harness's own final evaluation equals the best score the trainer
+    // reported last (one example, so a candidate's score is exact).
+    const lastBest = new Map<string, unknown>();
+    for (const e of eventsOf(first.dir)) if (e.type === "IterationCompleted" && e.job_id !== null) lastBest.set(e.job_id, e.data.best_score);
+    for (const row of rows) {
+      expect(Number(row.score_val_initial), row.trainer_id).toBe(-3);
+      if (row.trainer_id === "NoOpTrainer") continue;
+      expect(Number(row.llm_calls), row.trainer_id).toBeGreaterThan(0);
+      expect(Number(row.score_val), `${row.trainer_id} seed ${row.seed}`).toBe(lastBest.get(row.job_id!));
     }
     const comparable = (dir: string) =>
       csvRows(join(dir, "results.csv")).map((r) => ({ ...r, time_seconds: "" }));

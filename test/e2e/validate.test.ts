@@ -94,6 +94,18 @@ describe("validate", () => {
     expect(r.stdout).not.toContain("[FAIL] internal:non_trainable");
   });
 
+  it("notes (exit 0) a kwarg the Python harness ignores: this variant is not comparable with it (#13 ps-options harness_batch_size_alias)", () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants:\n      - batch_size: 2\n");
+    const r = runCli(["validate", "--config", config, "--strict", "--runs-dir", dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      `[NOTE] trainer PrioritySearch: batch_size is honoured here but ignored by the Python harness (the harness renames it train_batch_size, which PrioritySearch does not know, and runs batch 1): this variant's results are not comparable with the Python harness [${config}:5]`,
+    );
+    const plain = runCli(["validate", "--config", writeConfig(tempDir(), "tasks: [internal:numeric_param]\ntrainers: [PrioritySearch]\n")]);
+    expect(plain.stdout).not.toContain("[NOTE]");
+  });
+
   it("validates only the tasks of the --bench suites", () => {
     const dir = tempDir();
     const config = writeConfig(dir, "tasks: [internal:numeric_param, example:greeting_stub, terminal_bench:regex-log]\n");

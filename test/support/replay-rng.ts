@@ -51,3 +51,75 @@ export function replayRng(draws: readonly RecordedDraw[]): ReplayRng {
     remainingAnswers: () => queue.length - used,
   };
 }
+
+/**
+ * An Rng whose forks are replayed streams, by fork label (e.g. PrioritySearch's
+ * "priority-search/train-loader"); drawing from the root or from any other fork fails.
+ */
+export function replayForks(byLabel: Readonly<Record<string, Rng>>): Rng {
+  const refuse = (what: string) => () => {
+    throw new Error(`replayForks: ${what} is not recorded`);
+  };
+  const unrecorded = (label: string): Rng => ({ next: refuse(`fork ${label}`), int: refuse(`fork ${label}`), fork: refuse(`fork ${label}`) });
+  return {
+    next: refuse("next()"),
+    int: refuse("int()"),
+    fork: (label) => byLabel[label] ?? unrecorded(label),
+  };
+}
+
+/** A recorded Python `random.Random` draw (parity scenario gepa-code's `python_random_draws`). */
+export interface PythonRandomDraw {
+  readonly source: string;
+  readonly population_size?: number;
+  readonly weights?: readonly number[];
+  readonly result: number | readonly number[];
+}
+
+/**
+ * An Rng that replays Python `random.Random` choices as GEPA draws them (gepa-core.ts):
+ * `choices(weights)` → one `next()` landing inside the chosen index's share of the weights;
+ * `sample(range(n), 2)` → `int(n)`, `int(n − 1)` as `samplePair` reads them; `random()` → one
+ * `next()` with the recorded value. Any other use, or a draw of another shape, fails.
+ */
+export function replayPythonRandom(draws: readonly PythonRandomDraw[]): ReplayRng {
+  type Answer = { kind: "next"; value: number } | { kind: "int"; bound: number; value: number };
+  const queue: Answer[] = draws.flatMap((d): Answer[] => {
+    const kind = d.source.split(".").at(-1);
+    if (kind === "random") return [{ kind: "next", value: d.result as number }];
+    const result = d.result as readonly number[];
+    if (kind === "choices") {
+      const weights = d.weights!;
+      const before = weights.slice(0, result[0]).reduce((s, w) => s + w, 0);
+      const total = weights.reduce((s, w) => s + w, 0);
+      return [{ kind: "next", value: (before + weights[result[0]!]! / 2) / total }];
+    }
+    if (kind === "sample") {
+      const [i, j] = result as [number, number];
+      const n = d.population_size!;
+      return [
+        { kind: "int", bound: n, value: i },
+        { kind: "int", bound: n - 1, value: j > i ? j - 1 : j },
+      ];
+    }
+    throw new Error(`replayPythonRandom: unknown draw ${d.source}`);
+  });
+  let used = 0;
+  const take = (what: string, bound?: number): number => {
+    const answer = queue[used];
+    if (answer === undefined) throw new Error(`replayPythonRandom: no recorded draw left for ${what}`);
+    if (answer.kind !== (bound === undefined ? "next" : "int") || (answer.kind === "int" && answer.bound !== bound)) {
+      throw new Error(`replayPythonRandom: ${what} asked where the recording expects ${answer.kind === "int" ? `int(${answer.bound})` : "next()"} (answer ${used + 1})`);
+    }
+    used += 1;
+    return answer.value;
+  };
+  return {
+    next: () => take("next()"),
+    int: (n) => take(`int(${n})`, n),
+    fork: () => {
+      throw new Error("replayPythonRandom: fork() is not recorded");
+    },
+    remainingAnswers: () => queue.length - used,
+  };
+}

@@ -1,33 +1,35 @@
 /**
  * The GEPA (+Merge) search loop shared by GEPA-Base, GEPA-UCB and GEPA-Beam (algorithms
- * reference §3.13; OpenTrace `opto/features/gepa/gepa_algorithms.py`).
+ * reference §3.13; OpenTrace `opto/features/gepa/gepa_algorithms.py`). It computes what the
+ * reference computes (parity scenario gepa-code):
  *
- * A candidate is a full set of parameter values scored on a fixed Pareto subset (sampled once,
- * without replacement, from the validate set, else the train set). Each iteration samples a parent
- * with weights max(1, wins)^(1/T) (T = 1), mutates it with one optimizer proposal on a train
- * minibatch (the parent's values fill whatever the proposal leaves unchanged), scores the child on
- * the whole Pareto subset and adds it (no acceptance gate). Every `merge_every` iterations up to 8
- * random pairs are tried for a uniform per-parameter crossover, accepted only when its mean beats
- * both parents'. The buffer is then bounded (variant-specific). The max-mean candidate is returned.
+ * - The agent holds one set of values, changed only by *applying* a candidate's parameters on top
+ *   of whatever it holds. A candidate stores the parameters it was made of: the seed all of them,
+ *   a child only those the optimizer returned, a merge the union of its parents' keys. So a child
+ *   {b: 5} is scored with the `a` the agent held then, and the final agent (the best mean applied
+ *   last) may hold values that were never scored together.
+ * - Pareto subset: sampled once, without replacement, from the validate (else train) examples.
+ * - Each iteration: a parent drawn with weights max(1, wins)^(1/T) (T = 1) is applied; one
+ *   optimizer proposal on a train minibatch (drawn without replacement) gives the child. An
+ *   empty proposal (TERMINATE, an unreadable reply) gives a child that is a full copy of the
+ *   agent's values; an optimizer error skips the iteration. The child is applied, scored on the
+ *   whole Pareto subset and added (no acceptance gate).
+ * - Every `merge_every` iterations up to 8 random pairs of the buffer ranked by (wins, mean) are
+ *   tried; a pair is skipped when it is one candidate, related by ancestry or tried before (in
+ *   any earlier merge). A parameter both parents have comes from either with probability ½ (one
+ *   draw each, in declaration order), one only one parent has is taken from it. The merge is
+ *   applied and scored, and kept only when its mean beats both parents'.
+ * - Ids: GEPA-Base and GEPA-Beam number a candidate by the buffer's length (so ids repeat once
+ *   the buffer is trimmed), GEPA-UCB by a counter from 1. Base/Beam keep the top `limit` by
+ *   (wins, mean); UCB evicts the one lowest (wins, mean) candidate when over its limit.
+ * - A candidate's mean is −∞ when any of its Pareto scores is invalid; wins go, per instance, to
+ *   the first candidate with the strictly highest score (an invalid score counts as −∞).
  *
- * Deliberate departures from the Python code (what its authors meant, reference §7):
- * - An exception-free but empty proposal (TERMINATE, unreadable reply, or values equal to the
- *   parent's) adds no duplicate of the parent (quirk 14): the iteration is skipped with a note.
- * - A child stores all parameter values (Python stored only the changed ones).
- * - Candidate ids come from a counter (Base/Beam used `len(buffer)`, which repeats after trimming
- *   and breaks the ancestry check).
- * - A crossover that reproduces one of its parents is not evaluated (it cannot beat that parent
- *   except by noise, and would duplicate it); the try still counts and the pair is marked tried.
- * - GEPA-UCB evicts down to `max_buffer_size` (Python evicted one per iteration, so an accepted
- *   merge grew the buffer past its limit).
- * - An invalid per-instance score (null) counts as −∞ in the win count (Python compared None).
- *
- * Randomness (all from `context.rng`, in this order, which makes a seed reproducible):
- *   1. Pareto subset: `sampleWithoutReplacement` over the validate (else train) examples.
- *   2. Each iteration: one `rng.next()` for the parent (also with a single candidate), then
- *      `sampleWithoutReplacement` over the train examples for the minibatch.
- *   3. Each merge try: two `rng.int` for the pair (Python's `rng.sample(range(n), 2)`), then, for
- *      an eligible pair, one `rng.next()` per trainable parameter (in declaration order).
+ * Randomness comes from two forks of `context.rng`, as the reference has two generators:
+ * "gepa/numpy" draws the Pareto subset then each iteration's minibatch (numpy there);
+ * "gepa/random" draws each parent (one `next()`, also with a single candidate), each merge pair
+ * (two `int`s, Python's `rng.sample(range(n), 2)`) and each crossover choice (one `next()`)
+ * (`random.Random` there).
  */
 import type { Kwargs } from "../../config/kwargs.js";
 import { sampleWithoutReplacement } from "../data-loader.js";
@@ -40,7 +42,7 @@ import type { TrainerContext, TrainerResult } from "../trainer.js";
 
 export interface GepaCandidate {
   readonly id: number;
-  /** Every parameter's value (trainable or not). */
+  /** The parameters it is made of: all of them for the seed, a child's those the optimizer returned. */
   readonly values: ParameterValues;
   /** Per-instance scores on the Pareto subset (null: the example failed). */
   readonly evalVector: readonly (number | null)[];
@@ -57,7 +59,7 @@ export interface GepaCandidate {
 export type BufferPolicy =
   /** GEPA-Base / GEPA-Beam: sort by (wins, mean) descending and keep the first `limit`. */
   | "keep-top"
-  /** GEPA-UCB: sort by (wins, mean) ascending and evict from the front until `limit` remain. */
+  /** GEPA-UCB: sort by (wins, mean) ascending and evict the first one (one per iteration). */
   | "evict-lowest";
 
 export interface GepaVariant {
@@ -74,6 +76,8 @@ export interface GepaVariant {
   readonly bufferPolicy: BufferPolicy;
   /** The kwarg that overrides the buffer limit, if the variant has one. */
   readonly bufferSizeKwarg?: string;
+  /** How candidates are numbered: by the buffer's length at creation (ids repeat after trims), or a counter from 1. */
+  readonly ids: "buffer-length" | "counter";
 }
 
 export interface GepaSettings {
@@ -138,13 +142,18 @@ export function samplePair(n: number, rng: Rng): [number, number] {
   return [i, j];
 }
 
-/** Python's `_uniform_merge_params`: each trainable parameter from `a` or `b` with probability ½. */
-export function uniformMerge(a: ParameterValues, b: ParameterValues, trainable: readonly string[], rng: Rng): ParameterValues {
-  const merged: Record<string, JsonValue> = { ...a };
-  for (const name of trainable) {
-    const fromA = rng.next() < 0.5;
-    const value = fromA ? a[name] : b[name];
-    if (value !== undefined) merged[name] = value;
+/**
+ * Python's `_uniform_merge_params`: the union of the two parents' parameters; one both have comes
+ * from `a` when a draw is below ½, else from `b` (one draw per shared parameter, in `names` order).
+ */
+export function uniformMerge(a: ParameterValues, b: ParameterValues, names: readonly string[], rng: Rng): ParameterValues {
+  const merged: Record<string, JsonValue> = {};
+  for (const name of names) {
+    const inA = Object.hasOwn(a, name);
+    const inB = Object.hasOwn(b, name);
+    if (inA && inB) merged[name] = rng.next() < 0.5 ? a[name]! : b[name]!;
+    else if (inA) merged[name] = a[name]!;
+    else if (inB) merged[name] = b[name]!;
   }
   return merged;
 }
@@ -170,7 +179,7 @@ export function trimBuffer(buffer: GepaCandidate[], limit: number, policy: Buffe
     return buffer.splice(limit);
   }
   buffer.sort(byWinsThenMean);
-  return buffer.splice(0, buffer.length - limit);
+  return buffer.splice(0, 1);
 }
 
 /** The first candidate with the highest mean (Python's `max(buffer, key=mean)`). */
@@ -178,14 +187,6 @@ export function bestByMean(buffer: readonly GepaCandidate[]): GepaCandidate {
   let best = buffer[0]!;
   for (const c of buffer) if (c.mean > best.mean) best = c;
   return best;
-}
-
-export function sameValue(x: JsonValue | undefined, y: JsonValue | undefined): boolean {
-  return JSON.stringify(x) === JSON.stringify(y);
-}
-
-function sameValues(x: ParameterValues, y: ParameterValues, names: readonly string[]): boolean {
-  return names.every((name) => sameValue(x[name], y[name]));
 }
 
 const finiteOrNull = (x: number | null | undefined): number | null => (typeof x === "number" && Number.isFinite(x) ? x : null);
@@ -224,11 +225,19 @@ export function gepaSettings(kwargs: Kwargs, variant: GepaVariant): GepaSettings
 
 const MAX_MERGE_TRIES = 8;
 
+/** What a run did, for tests and diagnostics. */
+export type GepaEvent =
+  | { readonly kind: "parent"; readonly iteration: number; readonly buffer: readonly { id: number; wins: number; mean: number }[]; readonly parentId: number }
+  | { readonly kind: "candidate"; readonly candidate: GepaCandidate; readonly phase: "seed" | "child" | "merge" }
+  | { readonly kind: "merge"; readonly iteration: number; readonly poolIds: readonly number[]; readonly evaluated: readonly { values: ParameterValues; evalVector: readonly (number | null)[] }[]; readonly accepted: boolean };
+
 type Mutation = { readonly kind: "child"; readonly values: ParameterValues } | { readonly kind: "skip"; readonly reason: string };
 
-/** One GEPA run (all three variants differ only in defaults, kwarg names and buffer policy). */
-export async function runGepa(context: TrainerContext, variant: GepaVariant): Promise<TrainerResult> {
-  const { rng, signal } = context;
+/** One GEPA run (all three variants differ only in defaults, kwarg names, ids and buffer policy). */
+export async function runGepa(context: TrainerContext, variant: GepaVariant, observer?: (event: GepaEvent) => void): Promise<TrainerResult> {
+  const { signal } = context;
+  const numpyRng = context.rng.fork("gepa/numpy");
+  const randomRng = context.rng.fork("gepa/random");
   const settings = gepaSettings(context.kwargs, variant);
   const label = variant.id;
 
@@ -236,22 +245,32 @@ export async function runGepa(context: TrainerContext, variant: GepaVariant): Pr
   if (trainExamples.length === 0) throw new Error(`${label}: the train dataset is empty`);
   const validateExamples = context.validate ? examplesOf(context.validate) : [];
   const paretoSource = validateExamples.length > 0 ? validateExamples : trainExamples;
-  const pareto: Example[] = sampleWithoutReplacement(paretoSource, Math.min(settings.paretoSubsetSize, paretoSource.length), rng);
+  const pareto: Example[] = sampleWithoutReplacement(paretoSource, Math.min(settings.paretoSubsetSize, paretoSource.length), numpyRng);
 
-  const trainable = context.parameters.filter((p) => p.trainable).map((p) => p.name);
+  const names = context.parameters.map((p) => p.name);
   const optimizer: Optimizer = context.createOptimizer();
-  let nextId = 0;
+  let counter = 1;
+  const buffer: GepaCandidate[] = [];
+  const nextId = () => (variant.ids === "counter" ? counter++ : buffer.length);
 
+  /** What the agent holds; a candidate is applied on top of it. */
+  let held: ParameterValues = { ...context.initialValues };
+  const apply = (values: ParameterValues) => {
+    held = { ...held, ...values };
+  };
+
+  /** Applies `values` and scores the agent on the Pareto subset. */
   const evaluate = async (values: ParameterValues) => {
-    const rollouts = await context.rollout(values, pareto, { minScore: null });
+    apply(values);
+    const rollouts = await context.rollout(held, pareto, { minScore: null });
     const evalVector = rollouts.map((r) => finiteOrNull(r.score));
     return { evalVector, mean: vectorMean(evalVector) };
   };
 
   const mutate = async (parent: GepaCandidate, batch: readonly Example[]): Promise<Mutation> => {
     // Trace's standard forward step: a failing example scores 0 and shows its error as feedback.
-    const rollouts = await context.rollout(parent.values, batch, { minScore: 0 });
-    const problem = context.problem(parent.values, rollouts);
+    const rollouts = await context.rollout(held, batch, { minScore: 0 });
+    const problem = context.problem(held, rollouts);
     let proposal;
     try {
       proposal = await optimizer.propose(problem, signal);
@@ -260,46 +279,35 @@ export async function runGepa(context: TrainerContext, variant: GepaVariant): Pr
       return { kind: "skip", reason: `the optimizer failed: ${error instanceof Error ? error.message : String(error)}` };
     }
     for (const note of proposal.notes) context.note(note);
-    const proposed = Object.keys(proposal.update);
-    if (proposed.length === 0) {
-      const why = proposal.terminated
-        ? "the optimizer answered TERMINATE"
-        : proposal.notes.some((n) => n.startsWith("unreadable reply"))
-          ? "the reply could not be read"
-          : proposal.notes.length > 0
-            ? "no proposed value could be used"
-            : "the optimizer proposed no change";
-      return { kind: "skip", reason: why };
-    }
-    if (proposed.every((name) => sameValue(proposal.update[name], parent.values[name]))) {
-      return { kind: "skip", reason: "the proposal repeats the parent's values" };
-    }
-    return { kind: "child", values: { ...parent.values, ...proposal.update } };
+    if (Object.keys(proposal.update).length > 0) return { kind: "child", values: { ...proposal.update } };
+    const why = proposal.terminated ? "the optimizer answered TERMINATE" : proposal.notes.length > 0 ? "no proposed value could be used" : "the optimizer proposed no change";
+    // The reference adds a copy of the agent's values as the child.
+    context.note(`${label}: ${why}; the child of #${parent.id} is a copy of the agent's values`);
+    return { kind: "child", values: { ...held } };
   };
 
   const triedPairs = new Set<string>();
-  const maybeMerge = async (buffer: GepaCandidate[], iteration: number): Promise<string> => {
+  const maybeMerge = async (iteration: number): Promise<string> => {
     if (buffer.length < 2) return "merge: fewer than two candidates";
     const pool = rankByWinsAndMean(buffer);
     const tries: string[] = [];
+    const evaluated: { values: ParameterValues; evalVector: readonly (number | null)[] }[] = [];
+    const report = (accepted: boolean) => observer?.({ kind: "merge", iteration, poolIds: pool.map((c) => c.id), evaluated, accepted });
     for (let t = 0; t < MAX_MERGE_TRIES; t++) {
-      const [i, j] = samplePair(pool.length, rng);
+      const [i, j] = samplePair(pool.length, randomRng);
       const a = pool[i]!;
       const b = pool[j]!;
       if (a.id === b.id || a.ancestors.has(b.id) || b.ancestors.has(a.id)) continue;
       const key = `${Math.min(a.id, b.id)},${Math.max(a.id, b.id)}`;
       if (triedPairs.has(key)) continue;
       triedPairs.add(key);
-      const values = uniformMerge(a.values, b.values, trainable, rng);
+      const values = uniformMerge(a.values, b.values, names, randomRng);
       const pair = `#${a.id}×#${b.id}`;
-      if (sameValues(values, a.values, trainable) || sameValues(values, b.values, trainable)) {
-        tries.push(`${pair} reproduces a parent (not evaluated)`);
-        continue;
-      }
       const scored = await evaluate(values);
+      evaluated.push({ values, evalVector: scored.evalVector });
       if (scored.mean > Math.max(a.mean, b.mean)) {
         const merged: GepaCandidate = {
-          id: nextId++,
+          id: nextId(),
           values,
           ...scored,
           parentIds: [a.id, b.id],
@@ -308,23 +316,29 @@ export async function runGepa(context: TrainerContext, variant: GepaVariant): Pr
           wins: 0,
         };
         buffer.push(merged);
+        observer?.({ kind: "candidate", candidate: merged, phase: "merge" });
+        report(true);
         tries.push(`${pair} → #${merged.id} mean ${formatMean(merged.mean)} beats both parents (${formatMean(a.mean)}, ${formatMean(b.mean)}): accepted`);
         return `merge: ${tries.join("; ")}`;
       }
       tries.push(`${pair} mean ${formatMean(scored.mean)} does not beat both parents (${formatMean(a.mean)}, ${formatMean(b.mean)})`);
     }
+    report(false);
     return tries.length === 0 ? "merge: no eligible pair (untried and not related by ancestry)" : `merge: ${tries.join("; ")}; nothing accepted`;
   };
 
-  const seed = await evaluate(context.initialValues);
-  const buffer: GepaCandidate[] = [
-    { id: nextId++, values: { ...context.initialValues }, ...seed, parentIds: [], ancestors: new Set(), createdIter: 0, wins: 0 },
-  ];
+  const seedValues = { ...context.initialValues };
+  const seedId = nextId();
+  const seed: GepaCandidate = { id: seedId, values: seedValues, ...(await evaluate(seedValues)), parentIds: [], ancestors: new Set(), createdIter: 0, wins: 0 };
+  buffer.push(seed);
+  observer?.({ kind: "candidate", candidate: seed, phase: "seed" });
 
   for (let iteration = 1; iteration <= settings.iterations; iteration++) {
     signal.throwIfAborted();
-    const parent = sampleParent(buffer, rng);
-    const batch = sampleWithoutReplacement(trainExamples, Math.min(settings.trainBatchSize, trainExamples.length), rng);
+    const parent = sampleParent(buffer, randomRng);
+    observer?.({ kind: "parent", iteration, buffer: buffer.map((c) => ({ id: c.id, wins: c.wins, mean: c.mean })), parentId: parent.id });
+    apply(parent.values);
+    const batch = sampleWithoutReplacement(trainExamples, Math.min(settings.trainBatchSize, trainExamples.length), numpyRng);
     const mutation = await mutate(parent, batch);
     let childScore: number | null = null;
     if (mutation.kind === "skip") {
@@ -333,7 +347,7 @@ export async function runGepa(context: TrainerContext, variant: GepaVariant): Pr
     } else {
       const scored = await evaluate(mutation.values);
       const child: GepaCandidate = {
-        id: nextId++,
+        id: nextId(),
         values: mutation.values,
         ...scored,
         parentIds: [parent.id],
@@ -342,14 +356,17 @@ export async function runGepa(context: TrainerContext, variant: GepaVariant): Pr
         wins: 0,
       };
       buffer.push(child);
+      observer?.({ kind: "candidate", candidate: child, phase: "child" });
       childScore = finiteOrNull(child.mean);
       if (childScore === null) context.note(`${label}: child #${child.id} failed on part of the Pareto subset (mean −∞)`);
-      if (settings.mergeEvery > 0 && iteration % settings.mergeEvery === 0) context.note(await maybeMerge(buffer, iteration));
+      if (settings.mergeEvery > 0 && iteration % settings.mergeEvery === 0) context.note(await maybeMerge(iteration));
       const evicted = trimBuffer(buffer, settings.maxBufferSize, variant.bufferPolicy);
       if (evicted.length > 0) context.note(`${label}: evicted ${evicted.map((c) => `#${c.id}`).join(", ")} (lowest wins, mean)`);
     }
     const best = bestByMean(buffer);
-    context.emit({ step: iteration, score: childScore, best_score: finiteOrNull(best.mean), values: best.values });
+    context.emit({ step: iteration, score: childScore, best_score: finiteOrNull(best.mean), values: { ...held, ...best.values } });
   }
-  return { values: bestByMean(buffer).values };
+  // The agent ends with the best mean applied on top of what it holds (not necessarily scored together).
+  apply(bestByMean(buffer).values);
+  return { values: held };
 }

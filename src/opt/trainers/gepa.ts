@@ -1,10 +1,13 @@
 /**
  * The GEPA family (algorithms reference §3.13): GEPA-Base (`GEPAAlgorithmBase`), GEPA-UCB
  * (`GEPAUCBSearch`) and GEPA-Beam (`GEPABeamPareto`). They share one loop (gepa-core.ts) and differ
- * in the iteration kwarg, the class defaults and how the buffer is bounded. The Python rng seeds
- * (13 / 7 / 11) are replaced by the job's seeded rng. Trace-Bench's defaults (spec §2.6:
- * 1 iteration, train_batch_size 2, merge_every 2, pareto_subset_size 2) arrive in the kwargs; the
- * defaults below are the Python classes' own, used only when a kwarg is missing.
+ * in the iteration kwarg, the class defaults, candidate ids and how the buffer is bounded. The
+ * Python rng seeds (13 / 7 / 11) are replaced by the job's seeded rng. Trace-Bench's defaults
+ * (spec §2.6: 1 iteration, train_batch_size 2, merge_every 2, pareto_subset_size 2) arrive in the
+ * kwargs; the defaults below are the Python classes' own, used only when a kwarg is missing.
+ * The pinned Trace-Bench harness cannot import these classes and runs ParetobasedPS for the three
+ * names instead (parity scenario gepa-names-harness); trace-bench runs GEPA for them and offers
+ * ParetobasedPS under its own name (paretobased-ps.ts).
  */
 import type { Trainer } from "../trainer.js";
 import { runGepa, type GepaVariant } from "./gepa-core.js";
@@ -16,6 +19,7 @@ export const GEPA_BASE: GepaVariant = {
   iterationsKwarg: "num_iters",
   defaults: { iterations: 100, trainBatchSize: 2, mergeEvery: 5, paretoSubsetSize: 24, maxBufferSize: 16 },
   bufferPolicy: "keep-top",
+  ids: "buffer-length",
 };
 
 export const GEPA_UCB: GepaVariant = {
@@ -24,6 +28,7 @@ export const GEPA_UCB: GepaVariant = {
   defaults: { iterations: 120, trainBatchSize: 2, mergeEvery: 6, paretoSubsetSize: 24, maxBufferSize: 16 },
   bufferPolicy: "evict-lowest",
   bufferSizeKwarg: "max_buffer_size",
+  ids: "counter",
 };
 
 export const GEPA_BEAM: GepaVariant = {
@@ -31,6 +36,7 @@ export const GEPA_BEAM: GepaVariant = {
   iterationsKwarg: "num_search_iterations",
   defaults: { iterations: 120, trainBatchSize: 2, mergeEvery: 6, paretoSubsetSize: 24, maxBufferSize: 16 },
   bufferPolicy: "keep-top",
+  ids: "buffer-length",
 };
 
 export const gepaBaseTrainer: Trainer = {

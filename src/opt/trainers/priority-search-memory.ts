@@ -22,6 +22,8 @@ export interface SearchCandidate {
   readonly parentId: number | null;
   /** Scores of all rollouts credited to this candidate (null = the rollout was invalid). */
   readonly scores: (number | null)[];
+  /** The input of each credited rollout, parallel to `scores` (ParetobasedPS scores per task). */
+  readonly inputs: unknown[];
 }
 
 /** Trace's `ModuleCandidate.mean_score`: mean of the non-null scores; null without any. */

@@ -43,6 +43,11 @@ export interface PrioritySearchOptions {
   /** Priority of a candidate without rollouts (Trace: `max_score`, the upper end of score_range). */
   readonly defaultPriority: number;
   readonly streaming?: StreamingOptions;
+  /**
+   * How exploration candidates are chosen: the highest priorities (PrioritySearch), or the Pareto
+   * frontier of per-task scores (ParetobasedPS, which then ignores `use_best_candidate_to_explore`).
+   */
+  readonly exploration: "priority" | "pareto";
 }
 
 export class TrainerKwargError extends Error {
@@ -170,5 +175,6 @@ export function readPrioritySearchOptions(kwargs: Kwargs, label: string, default
     decoupleOptimizers: boolKwarg(kwargs, label, "decouple_optimizers", true),
     validateProposals: true,
     defaultPriority: scoreRange[1],
+    exploration: "priority",
   };
 }

@@ -1,7 +1,7 @@
 /**
  * PrioritySearch (algorithms reference §3.7 SearchTemplate + §3.8 PrioritySearch), the engine
- * shared by StreamingPrioritySearch (§3.9) and the SequentialUpdate / SequentialSearch /
- * BeamSearch presets (§3.12).
+ * shared by StreamingPrioritySearch (§3.9), ParetobasedPS and the SequentialUpdate /
+ * SequentialSearch / BeamSearch presets (§3.12).
  *
  * A candidate is a full set of parameter values (plus the optimizer that proposed it and the
  * scores credited to it). Each iteration ≥ 1:
@@ -25,7 +25,8 @@
  *   5. exploration and new candidates (re-)enter memory with their exploration priority
  *      (mean | UCB | −creation order); the best (highest mean) candidate is exploited and, with
  *      `use_best_candidate_to_explore`, explored again together with the highest-priority
- *      candidates popped from memory until there are `num_candidates`.
+ *      candidates popped from memory until there are `num_candidates` (ParetobasedPS explores
+ *      the Pareto frontier of per-task scores instead: priority-search-pareto.ts).
  * Iteration 0 fills memory with `num_candidates` copies of the initial values at the default
  * priority (max score) and makes no LLM call and no evaluation.
  *
@@ -58,6 +59,7 @@ import { examplesOf, type Example, type Rollout } from "../rollout.js";
 import type { Trainer, TrainerContext, TrainerResult } from "../trainer.js";
 import { candidateMean, compareEntries, HeapMemory, scoredCount, SearchMemories, type SearchCandidate } from "./priority-search-memory.js";
 import { readPrioritySearchOptions, type PrioritySearchOptions } from "./priority-search-options.js";
+import { distinctTasks, paretoFrontier } from "./priority-search-pareto.js";
 
 export { readPrioritySearchOptions, TrainerKwargError, type PrioritySearchOptions, type ScoreFunction, type StreamingOptions } from "./priority-search-options.js";
 export { candidateMean, HeapMemory, SearchMemories, type SearchCandidate, type MemoryEntry } from "./priority-search-memory.js";
@@ -144,6 +146,8 @@ class PrioritySearchRun {
   private readonly trainLoader: DataLoader;
   private readonly validateLoader: DataLoader | null;
   private numProposals: number;
+  /** The distinct training inputs (ParetobasedPS's tasks). */
+  private readonly tasks: readonly string[];
 
   constructor(
     private readonly context: TrainerContext,
@@ -159,6 +163,7 @@ class PrioritySearchRun {
     const train = examplesOf(context.train);
     if (train.length === 0) throw new Error(`${options.label}: the training dataset is empty`);
     this.trainLoader = new DataLoader(train, loaderBatch, trainRng);
+    this.tasks = distinctTasks(train.map((e) => e.input));
     const validate = context.validate ? examplesOf(context.validate) : [];
     this.validateLoader = validate.length > 0 ? new DataLoader(validate, loaderBatch, validateRng) : null;
     this.memories = new SearchMemories(options.longTermMemorySize, options.shortTermMemorySize, options.memoryUpdateFrequency);
@@ -168,7 +173,7 @@ class PrioritySearchRun {
   }
 
   private newCandidate(values: ParameterValues, optimizer: Optimizer, parentId: number | null): SearchCandidate {
-    return { id: this.nextId++, values, optimizer, parentId, scores: [] };
+    return { id: this.nextId++, values, optimizer, parentId, scores: [], inputs: [] };
   }
 
   /** Trace's `compute_exploration_priority`; a candidate without rollouts gets the default priority. */
@@ -215,13 +220,21 @@ class PrioritySearchRun {
   }
 
   private credit(candidate: SearchCandidate, rollouts: readonly Rollout[]): void {
-    for (const r of rollouts) candidate.scores.push(r.score);
+    for (const r of rollouts) {
+      candidate.scores.push(r.score);
+      candidate.inputs.push(r.input);
+    }
   }
 
   /** Exploit (best mean, not removed) then explore (best first, then pops by priority). */
   private select(memory: HeapMemory): Selection {
     const bestEntry = memory.best(candidateMean);
     if (bestEntry === undefined) throw new Error(`${this.options.label}: the memory is empty; nothing to exploit`);
+    if (this.options.exploration === "pareto") {
+      const exploration = paretoFrontier(memory.snapshot(), this.tasks, this.options.numCandidates);
+      for (const c of exploration) memory.remove(c);
+      return { best: bestEntry.candidate, bestPriority: bestEntry.priority, exploration };
+    }
     const exploration: SearchCandidate[] = [];
     if (this.options.streaming) {
       // Streaming: new candidates have no rollouts and are scored only by exploring them, so they

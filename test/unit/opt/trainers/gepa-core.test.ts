@@ -92,13 +92,22 @@ describe("GEPA merge helpers", () => {
     expect([...seen].sort()).toEqual(["0,1", "0,2", "1,0", "1,2", "2,0", "2,1"]);
   });
 
-  it("crosses over per trainable parameter with probability ½ each (one draw per parameter, in order)", () => {
-    const a = { x: "ax", y: "ay", fixed: 1 };
-    const b = { x: "bx", y: "by", fixed: 1 };
+  it("crosses over each shared parameter with probability ½ (one draw each, in order)", () => {
+    const a = { x: "ax", y: "ay" };
+    const b = { x: "bx", y: "by" };
     const rng = fakeRng([0.1, 0.7]);
-    expect(uniformMerge(a, b, ["x", "y"], rng)).toEqual({ x: "ax", y: "by", fixed: 1 });
+    expect(uniformMerge(a, b, ["x", "y"], rng)).toEqual({ x: "ax", y: "by" });
     expect(rng.used()).toBe(2);
-    expect(uniformMerge(a, b, ["x", "y"], fakeRng([0.5, 0.49]))).toEqual({ x: "bx", y: "ay", fixed: 1 });
+    expect(uniformMerge(a, b, ["x", "y"], fakeRng([0.5, 0.49]))).toEqual({ x: "bx", y: "ay" });
+  });
+
+  it("takes a parameter only one parent has from it without a draw (gepa-code: disjoint keys, no draw)", () => {
+    const rng = fakeRng([0.9]);
+    expect(uniformMerge({ a: 3 }, { b: 5, a: 1 }, ["a", "b"], rng)).toEqual({ a: 1, b: 5 });
+    expect(rng.used()).toBe(1);
+    const none = fakeRng([]);
+    expect(uniformMerge({ a: 3 }, { b: 5 }, ["a", "b"], none)).toEqual({ a: 3, b: 5 });
+    expect(none.used()).toBe(0);
   });
 });
 
@@ -115,7 +124,7 @@ describe("GEPA buffer limits", () => {
     expect(buffer).toEqual([d, c]);
   });
 
-  it("GEPA-UCB evicts the lowest (wins, mean) until `limit` remain", () => {
+  it("GEPA-UCB evicts the one lowest (wins, mean) candidate per call, re-ordering the buffer ascending", () => {
     const a = cand([1, 0, 0]);
     const b = cand([0, 0, 0]);
     const c = cand([0, 2, 0]);
@@ -123,8 +132,9 @@ describe("GEPA buffer limits", () => {
     const buffer = [a, b, c, d];
     expect(trimBuffer(buffer, 3, "evict-lowest")).toEqual([b]);
     expect(buffer).toEqual([a, c, d]);
-    expect(trimBuffer(buffer, 1, "evict-lowest")).toEqual([a, c]);
-    expect(buffer).toEqual([d]);
+    // One per iteration, as the reference: an accepted merge can leave the buffer one over.
+    expect(trimBuffer(buffer, 1, "evict-lowest")).toEqual([a]);
+    expect(buffer).toEqual([c, d]);
   });
 
   it("returns the first candidate with the highest mean (invalid = −∞)", () => {

@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { createStubLlm } from "../../../../adapters/llm/stub-llm.js";
 import { builtinTaskRegistry } from "../../../../adapters/tasks/index.js";
 import type { ChatRequest } from "../../../../src/llm/llm.js";
+import { runPrioritySearch, type IterationSnapshot } from "../../../../src/opt/trainers/priority-search.js";
 import { beamSearchTrainer, readPresetOptions, sequentialSearchTrainer, sequentialUpdateTrainer } from "../../../../src/opt/trainers/priority-search-presets.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
 import { shownValues } from "../../../support/shown-values.js";
-import { runTrainer } from "../../../support/trainer-harness.js";
+import { harnessContext, runTrainer } from "../../../support/trainer-harness.js";
 
 const numericParam = () => builtinTaskRegistry().load("internal:numeric_param", {});
 const reply = (value: number) => xmlReply({ value });
@@ -64,10 +65,23 @@ describe("PrioritySearch presets", () => {
     expect(readPresetOptions({ num_candidates: 3 }, "BeamSearch").options).toMatchObject({ numCandidates: 3, longTermMemorySize: 3, shortTermMemorySize: 3 });
   });
 
-  it("improve numeric_param with the stub LLM", async () => {
-    for (const trainer of [sequentialUpdateTrainer, sequentialSearchTrainer, beamSearchTrainer]) {
-      const run = await runTrainer(trainer, await numericParam(), createStubLlm(2), { kwargs: { num_epochs: 0, num_steps: 5, num_candidates: 2 } });
-      expect(run.iterations.at(-1)!.best_score as number, trainer.id).toBeGreaterThan(-3);
+  it("keep their memory bound with the stub LLM: one candidate carried (SequentialUpdate/Search) or num_candidates (BeamSearch), the best of them", async () => {
+    for (const [preset, beam] of [["SequentialUpdate", 1], ["SequentialSearch", 1], ["BeamSearch", 2]] as const) {
+      const kwargs = { num_epochs: 0, num_steps: 5, num_candidates: 2, num_proposals: 2 };
+      const snapshots: IterationSnapshot[] = [];
+      const { context } = harnessContext(await numericParam(), createStubLlm(2), { kwargs });
+      const result = await runPrioritySearch(context, readPresetOptions(kwargs, preset).options, (s) => snapshots.push(s));
+      expect(snapshots, preset).toHaveLength(4);
+      const score = (values: Record<string, unknown>) => -Math.abs(Number(values.value) - 3);
+      for (const s of snapshots) {
+        // The candidates kept are exactly the ones explored next (memory emptied by the pops).
+        expect(s.exploration, preset).toHaveLength(beam);
+        expect(s.longTermMemorySize + s.shortTermMemorySize, preset).toBe(0);
+        // They are the best `beam` of everything explored or created this iteration.
+        const pool = [...s.explored, ...s.created].map((c) => score(c.values)).sort((a, b) => b - a);
+        expect(s.exploration.map((c) => score(c.values)).sort((a, b) => b - a), preset).toEqual(pool.slice(0, beam));
+      }
+      expect(score(result.values), preset).toBe(Math.max(...snapshots.at(-1)!.exploration.map((c) => score(c.values))));
     }
   });
 });

@@ -65,12 +65,21 @@ describe("StreamingPrioritySearch", () => {
     expect(() => readStreamingOptions({ exploration_ratio: 1.5 })).toThrow(/exploration_ratio/);
   });
 
-  it("is deterministic and improves numeric_param with the stub LLM", async () => {
-    const run = async () =>
-      (await runTrainer(streamingPrioritySearchTrainer, await numericParam(), createStubLlm(9), { kwargs: { num_epochs: 0, num_steps: 6, num_candidates: 4 }, seed: 9 })).iterations;
+  it("is deterministic with the stub LLM, and its best is always a scored candidate (the reference adopts unscored ones: streaming-priority-search)", async () => {
+    const kwargs = { num_epochs: 0, num_steps: 6, num_candidates: 4 };
+    const run = async () => (await runTrainer(streamingPrioritySearchTrainer, await numericParam(), createStubLlm(9), { kwargs, seed: 9 })).iterations;
     const first = await run();
     expect(await run()).toEqual(first);
     expect(first).toHaveLength(5);
-    expect(first.at(-1)!.best_score as number).toBeGreaterThan(-3);
+    // New candidates enter unscored, yet every iteration's best has rollouts and its true score.
+    const snapshots: IterationSnapshot[] = [];
+    const { context } = harnessContext(await numericParam(), createStubLlm(9), { kwargs, seed: 9 });
+    await runPrioritySearch(context, readStreamingOptions(kwargs), (s) => snapshots.push(s));
+    expect(snapshots).toHaveLength(5);
+    expect(snapshots.some((s) => s.created.length > 0 && s.created.every((c) => c.rollouts === 0))).toBe(true);
+    for (const s of snapshots) {
+      expect(s.best.rollouts).toBeGreaterThan(0);
+      expect(s.best.mean).toBe(-Math.abs(Number(s.best.values.value) - 3));
+    }
   });
 });

@@ -188,15 +188,22 @@ describe("PrioritySearch", () => {
     expect(first).toHaveLength(3);
   });
 
-  it("improves numeric_param over the initial −3 with the stub LLM", async () => {
-    const run = await runTrainer(prioritySearchTrainer, await numericParam(), createStubLlm(1), { kwargs: { ...TB_DEFAULTS, num_steps: 5 } });
-    expect(run.iterations).toHaveLength(4);
-    const last = run.iterations.at(-1)!;
-    expect(last.best_score as number).toBeGreaterThan(-3);
-    expect(run.values.value).not.toBe(0);
-    // The emitted best-so-far never decreases.
-    const bests = run.iterations.map((i) => i.best_score as number);
-    expect([...bests].sort((a, b) => a - b)).toEqual(bests);
+  it("with the stub LLM, ends on the best candidate it ever scored and reports that candidate's score", async () => {
+    // Any search beats −3 with the stub's spread of proposals; what a wrong exploit step (newest,
+    // last explored, a candidate dropped from memory) breaks is: the final values are those of
+    // the highest mean among every candidate created, and the score reported is that mean.
+    const bundle = await numericParam();
+    const snapshots: IterationSnapshot[] = [];
+    const { context, events } = harnessContext(bundle, createStubLlm(1), { kwargs: { ...TB_DEFAULTS, num_steps: 5 } });
+    const result = await runPrioritySearch(context, readPrioritySearchOptions({ ...TB_DEFAULTS, num_steps: 5 }, "PrioritySearch"), (s) => snapshots.push(s));
+    expect(snapshots).toHaveLength(4);
+    const score = (values: Record<string, unknown>) => -Math.abs(Number(values.value) - 3);
+    const created = snapshots.flatMap((s) => s.created);
+    expect(created.length).toBeGreaterThan(4);
+    const best = Math.max(score(context.initialValues), ...created.map((c) => score(c.values)));
+    expect(score(result.values)).toBe(best);
+    const last = events.filter((e) => e.type === "IterationCompleted").at(-1)!.data as Record<string, unknown>;
+    expect([last.score, last.best_score]).toEqual([best, best]);
   });
 
   it("score_function 'ucb' with a finite score_range: clipped mean + bonus", async () => {
@@ -285,7 +292,7 @@ describe("PrioritySearch", () => {
 describe("PrioritySearch memory", () => {
   const optimizer = {} as Optimizer;
   let nextId = 0;
-  const candidate = (scores: (number | null)[] = []): SearchCandidate => ({ id: nextId++, values: {}, optimizer, parentId: null, scores });
+  const candidate = (scores: (number | null)[] = []): SearchCandidate => ({ id: nextId++, values: {}, optimizer, parentId: null, scores, inputs: scores.map(() => null) });
 
   it("keeps an exact top-k and pops the most recent of equal priorities first", () => {
     const memory = new HeapMemory(3);
