@@ -6,7 +6,7 @@ import type { Kwargs } from "../../config/kwargs.js";
 import type { ChatMessage, Llm } from "../../llm/llm.js";
 import type { Optimizer, Proposal } from "../optimizer.js";
 import type { JsonValue } from "../../domain/json-value.js";
-import type { ProblemInstance } from "../problem.js";
+import { parameterOf, type ProblemInstance } from "../problem.js";
 import { coerceValue } from "./coerce-value.js";
 import {
   JSON_OUTPUT_FORMAT,
@@ -155,7 +155,7 @@ function toProposal(problem: ProblemInstance, parsed: ParsedReply, reply: string
   for (const variable of problem.variables) {
     if (!(variable.name in parsed.suggestion)) continue;
     const coerced = coerceValue(variable.kind, parsed.suggestion[variable.name]);
-    if (coerced.ok) update[variable.name] = coerced.value;
+    if (coerced.ok) update[parameterOf(variable)] = coerced.value;
     else notes.push(`${variable.name}: ${coerced.problem}; left unchanged`);
   }
   const unknown = Object.keys(parsed.suggestion).filter((k) => !problem.variables.some((v) => v.name === k));
