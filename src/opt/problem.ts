@@ -38,6 +38,8 @@ export interface ProblemGraphNode {
   readonly value: string;
   readonly description: string;
   readonly kind: "node" | "parameter" | "message" | "exception";
+  /** The op that produced it (a message node). */
+  readonly op?: string;
   /** Indices (into `ProblemGraph.nodes`) of its parents in the graph. */
   readonly parents: readonly number[];
   /** Set for a trainable parameter shown under #Variables: the variable's name. */
@@ -121,7 +123,7 @@ export function buildProblem(source: ProblemSource): ProblemInstance {
     return summarizeTrace(
       traces as Node[],
       batchify(rollouts.map((r) => r.feedback)) + (source.feedbackSuffix ?? ""),
-      parameters.map((p) => p.name),
+      parameters,
     );
   }
   const fixed = parameters.filter((p) => !p.trainable);

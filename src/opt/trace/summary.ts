@@ -17,6 +17,7 @@
  */
 import { pythonFloatRepr } from "../../codec/python-json.js";
 import type { JsonValue } from "../../domain/json-value.js";
+import type { ParameterSpec } from "../../domain/parameter.js";
 import type { ProblemGraph, ProblemGraphNode, ProblemInstance, ProblemNode, ProblemVariable } from "../problem.js";
 import { Node } from "./node.js";
 import { BATCHIFY_OP } from "./operation.js";
@@ -39,11 +40,15 @@ export function batchifyNode(outputs: readonly Node[]): Node<string> {
 
 /**
  * The problem for one batch: `outputs` are the rollouts' output (or exception) nodes, `feedback`
- * the batched feedback, `parameterOrder` the model's parameter names in its own order.
+ * the batched feedback, `parameters` the task's parameters in the model's order (a parameter the
+ * task marks fixed is an input, whatever the model declared).
  */
-export function summarizeTrace(outputs: readonly Node[], feedback: string, parameterOrder: readonly string[]): ProblemInstance {
+export function summarizeTrace(outputs: readonly Node[], feedback: string, parameters: readonly ParameterSpec[]): ProblemInstance {
   const output = batchifyNode(outputs);
-  const graph = propagatedGraph(output);
+  const trainableSpecs = new Set(parameters.filter((p) => p.trainable).map((p) => p.name));
+  const trainable = (node: Node) => node.parameter !== undefined && trainableSpecs.has(node.parameter.spec);
+  const parameterOrder = parameters.map((p) => p.name);
+  const graph = propagatedGraph(output, trainable);
   const inGraph = new Set(graph);
   const names = graphNames(graph);
   const name = (node: Node) => names.get(node)!;
@@ -60,7 +65,7 @@ export function summarizeTrace(outputs: readonly Node[], feedback: string, param
 
   for (const node of graph) {
     if (isRoot(node)) {
-      if (node.trainable && node.parameter) {
+      if (trainable(node) && node.parameter) {
         variables.push({
           name: name(node),
           parameter: node.parameter.spec,
@@ -83,13 +88,14 @@ export function summarizeTrace(outputs: readonly Node[], feedback: string, param
   const index = new Map(graph.map((node, i) => [node, i]));
   const variableNames = new Map(variables.map((v) => [v.parameter!, v.name]));
   const nodes: ProblemGraphNode[] = graph.map((node) => {
-    const variable = node.trainable && node.parameter && isRoot(node) ? { variable: name(node) } : {};
+    const variable = trainable(node) && isRoot(node) ? { variable: name(node) } : {};
     return {
       name: name(node),
       type: node.type,
       value: renderNodeValue(node),
       description: node.description,
       kind: node.kind,
+      ...(node.op && !isRoot(node) ? { op: node.op.name } : {}),
       parents: isRoot(node) ? [] : node.parents.map((p) => index.get(canonical(p, graph))!),
       ...variable,
     };
@@ -109,8 +115,8 @@ function canonical(node: Node, graph: readonly Node[]): Node {
 }
 
 /** The nodes feedback reaches from `output` (see the file comment), sorted by level, stable. */
-function propagatedGraph(output: Node): Node[] {
-  const dependsOnTrainable = memoized((node: Node, self: (n: Node) => boolean): boolean => node.trainable || node.parents.some(self));
+function propagatedGraph(output: Node, trainable: (node: Node) => boolean): Node[] {
+  const dependsOnTrainable = memoized((node: Node, self: (n: Node) => boolean): boolean => trainable(node) || node.parents.some(self));
   const graph: Node[] = [output];
   const byKey = new Map<string, Node>();
   const canon = (node: Node): Node => {
