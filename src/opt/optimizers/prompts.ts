@@ -74,14 +74,42 @@ Write one <variable> block for each variable you want to change. You may change 
 
 If no change is needed, output only TERMINATE.`;
 
-/** Values of non-trainable nodes are cut at 2000 characters; variables never are (OPROv2's solutions are, code aside). */
+/**
+ * Values of non-trainable nodes are cut at 2000 characters; variables never are, except OPROv2's
+ * solutions, whose code keeps its definition line and doc comment whole and cuts the body
+ * (parity scenario prompt-truncation).
+ */
 const NODE_CHAR_LIMIT = 2000;
 const clip = (text: string) => (text.length > NODE_CHAR_LIMIT ? `${text.slice(0, NODE_CHAR_LIMIT)}...(skipped due to length limit)` : text);
+
+/** A function's source split into its head (definition line, then a docstring or doc comment) and body. */
+export function splitCodeHead(source: string): { readonly head: string; readonly body: string } {
+  const lines = source.split("\n");
+  let end = 1;
+  const next = (lines[end] ?? "").trim();
+  const closer = next.startsWith('"""') ? '"""' : next.startsWith("'''") ? "'''" : next.startsWith("/*") ? "*/" : null;
+  if (closer !== null) {
+    // The docstring may close on its own first line.
+    const first = next.slice(closer === "*/" ? 2 : 3);
+    while (end < lines.length && !(end === 1 ? first : lines[end]!).includes(closer)) end++;
+    end = Math.min(end + 1, lines.length);
+  } else {
+    while (end < lines.length && lines[end]!.trim().startsWith("//")) end++;
+  }
+  const head = lines.slice(0, end).join("\n");
+  return end >= lines.length ? { head, body: "" } : { head: `${head}\n`, body: lines.slice(end).join("\n") };
+}
+
+const clipSolution = (v: ProblemVariable, value: string) => {
+  if (v.kind !== "code") return clip(value);
+  const { head, body } = splitCodeHead(value);
+  return head + clip(body);
+};
 
 const xmlVariable = (v: ProblemVariable, tag = "variable", clipValue = false) => {
   const value = renderValue(v.value, v.kind);
   return (
-    `<${tag} name="${v.name}" type="${v.type}">\n<value>\n${clipValue && v.kind !== "code" ? clip(value) : value}\n</value>\n` +
+    `<${tag} name="${v.name}" type="${v.type}">\n<value>\n${clipValue ? clipSolution(v, value) : value}\n</value>\n` +
     (v.description || v.kind === "code" ? `<constraint>\n${v.description}\n</constraint>\n` : "") +
     `</${tag}>`
   );
