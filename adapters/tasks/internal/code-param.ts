@@ -21,6 +21,6 @@ export function codeParamTask(): TaskBundle {
     guide: exactMatch,
     train_dataset: { inputs: [null], infos: [SOURCE] },
     optimizer_kwargs: { objective: "Make the code exactly match the expected source.", memory_size: 5 },
-    metadata: { benchmark: "internal", entry: "CodeParamAgent" },
+    metadata: { benchmark: "internal", entry: "CodeParamAgentModel" },
   };
 }

@@ -22,6 +22,6 @@ export function multiParamTask(): TaskBundle {
     guide: negativeAbsoluteError,
     train_dataset: { inputs: [null], infos: [3.0] },
     optimizer_kwargs: { objective: "Change a and b so that their sum equals the target value.", memory_size: 5 },
-    metadata: { benchmark: "internal", entry: "MultiParamAgent" },
+    metadata: { benchmark: "internal", entry: "MultiParamAgentModel" },
   };
 }

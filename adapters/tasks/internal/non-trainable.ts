@@ -16,6 +16,6 @@ export function nonTrainableTask(): TaskBundle {
     guide: exactMatch,
     train_dataset: { inputs: [null], infos: ["fixed"] },
     optimizer_kwargs: { objective: "Nothing can change; the value is fixed.", memory_size: 1 },
-    metadata: { benchmark: "internal", entry: "NonTrainableAgent" },
+    metadata: { benchmark: "internal", entry: "NonTrainableAgentModel" },
   };
 }

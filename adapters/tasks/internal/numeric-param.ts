@@ -27,6 +27,6 @@ export function numericParamTask(js: JsSandbox): TaskBundle {
     guide: negativeAbsoluteError,
     train_dataset: { inputs: [null], infos: [3.0] },
     optimizer_kwargs: { objective: "Match the numeric target value.", memory_size: 5 },
-    metadata: { benchmark: "internal", entry: "NumericParamAgent" },
+    metadata: { benchmark: "internal", entry: "NumericParamAgentModel" },
   };
 }
