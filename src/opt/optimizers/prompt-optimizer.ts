@@ -11,6 +11,7 @@ import { coerceValue } from "./coerce-value.js";
 import {
   JSON_OUTPUT_FORMAT,
   OPRO_OUTPUT_FORMAT,
+  OPRO_V2_OUTPUT_FORMAT,
   OPRO_V2_REPRESENTATION,
   oproUserPrompt,
   oproV2UserPrompt,
@@ -53,7 +54,7 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
     defaultObjective: "Propose a new solution that will incorporate the feedback.",
     defaultMemorySize: 5,
     defaultMaxTokens: 8192,
-    system: `${OPRO_V2_REPRESENTATION}\n\n${XML_OUTPUT_FORMAT}`,
+    system: `${OPRO_V2_REPRESENTATION}\n\n${OPRO_V2_OUTPUT_FORMAT}`,
     user: oproV2UserPrompt,
   },
   OptoPrime: {

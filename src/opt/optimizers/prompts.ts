@@ -48,7 +48,7 @@ value
 
 When data_type is code, the value is the source code of a function, possibly with its docstring.`;
 
-export const XML_OUTPUT_FORMAT = `Reply in this XML format:
+const xmlOutputFormat = (reasoning: string) => `Reply in this XML format:
 
 <reasoning>
 Why you suggest the new values (or why nothing should change).
@@ -68,11 +68,20 @@ new value of variable_2
 </value>
 </variable>
 
-In <reasoning>, work through: 1. what the #Instruction means; 2. what the #Feedback on the #Outputs implies for the #Variables, given how #Code uses them and the values in #Documentation, #Inputs and #Others; 3. which changes to the #Variables you suggest and what result you expect.
+${reasoning}
 
 Write one <variable> block for each variable you want to change. You may change only the values in #Variables. When a variable's type is code, write its complete new definition as code without syntax errors, and keep the function name and signature.
 
 If no change is needed, output only TERMINATE.`;
+
+export const XML_OUTPUT_FORMAT = xmlOutputFormat(
+  "In <reasoning>, work through: 1. what the #Instruction means; 2. what the #Feedback on the #Outputs implies for the #Variables, given how #Code uses them and the values in #Documentation, #Inputs and #Others; 3. which changes to the #Variables you suggest and what result you expect.",
+);
+
+/** OPROv2 shows no graph, so its reasoning steps name only the parts it has (parity scenario default-optimizer). */
+export const OPRO_V2_OUTPUT_FORMAT = xmlOutputFormat(
+  "In <reasoning>, work through: 1. what the #Instruction asks of the solution; 2. what the #Feedback implies for the #Variables; 3. which changes to the #Variables you suggest and what result you expect.",
+);
 
 /**
  * Values of non-trainable nodes are cut at 2000 characters; variables never are, except OPROv2's
@@ -156,8 +165,8 @@ export function v2UserPrompt(objective: string, problem: ProblemInstance, memory
 export const OPRO_V2_REPRESENTATION = `You are asked to change a proposed solution according to feedback on it.
 
 A problem has these parts:
-- #Problem Context: what the solution is for.
-- #Variables: the current solution, which you may change.
+- #Instruction (written under # Problem Context): what the solution is for.
+- #Variables (written under # Solution): the current solution, which you may change.
 - #Feedback: feedback on the current solution.
 
 The solution is written like this:

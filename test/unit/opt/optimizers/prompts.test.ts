@@ -185,7 +185,7 @@ describe("OPRO prompt", () => {
     const [history, rest] = user.split("================================");
     const example = JSON.parse(history!.replace("Below are some example variables and their feedbacks.", "").trim()) as { variables: unknown; feedback: string };
     expect(example.variables).toEqual({ float0: 1, float1: 1 });
-    expect(example.feedback).toMatch(/^ID \[0\]: target=3\nID \[1\]: target=5\n$/);
+    expect(example.feedback).toMatch(/^ID \[0\]: target=3\.0\nID \[1\]: target=5\.0\n$/);
     expect(history).toContain('{\n    "variables": {\n        "float0": 1');
     expectInOrder(rest!, [OBJECTIVE, "Your response:"]);
     const system = systemPrompt(request);
