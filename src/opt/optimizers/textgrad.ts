@@ -60,7 +60,7 @@ export type ImprovedValue = { readonly ok: true; readonly value: string } | { re
  * The new value in an update reply, tolerantly: the text between <IMPROVED_VARIABLE> tags (an
  * unclosed tag runs to the end, as OpenTrace's split does); else an OptoPrimeV2-style
  * `<variable>` block naming this variable (a model answering in another optimizer's format);
- * else, when the reply has no such markup at all, the whole reply as a bare value.
+ * a bare reply without either is skipped, as the reference skips it (parity scenario textgrad).
  */
 export function parseImprovedVariable(reply: string, name: string): ImprovedValue {
   const open = reply.indexOf(IMPROVED_OPEN);
@@ -74,8 +74,7 @@ export function parseImprovedVariable(reply: string, name: string): ImprovedValu
     const proposed = parseXmlReply(reply).suggestion[name];
     return typeof proposed === "string" && proposed !== "" ? { ok: true, value: proposed } : { ok: false, problem: `no ${IMPROVED_OPEN} block and no value for '${name}'` };
   }
-  const bare = reply.trim();
-  return bare === "" ? { ok: false, problem: "empty reply" } : { ok: true, value: bare };
+  return { ok: false, problem: reply.trim() === "" ? "empty reply" : `no ${IMPROVED_OPEN} block` };
 }
 
 export class TextGradOptimizer implements Optimizer {

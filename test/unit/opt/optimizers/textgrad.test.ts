@@ -231,9 +231,12 @@ describe("TextGrad update parsing", () => {
     expect((await propose("number", 1, "<IMPROVED_VARIABLE> 7")).update).toEqual({ x: 7 });
   });
 
-  it("accepts a bare value when the tags are missing", async () => {
-    expect((await propose("number", 1, " 1.25\n")).update).toEqual({ x: 1.25 });
-    expect((await propose("text", "old", "just the new text")).update).toEqual({ x: "just the new text" });
+  it("skips a bare value without the tags, as the reference does", async () => {
+    for (const [kind, value, reply] of [["number", 1, " 1.25\n"], ["text", "old", "just the new text"]] as const) {
+      const proposal = await propose(kind, value, reply);
+      expect(proposal.update).toEqual({});
+      expect(proposal.notes).toEqual(["x: no <IMPROVED_VARIABLE> block; left unchanged"]);
+    }
   });
 
   it("accepts an OptoPrimeV2-style <variable> block for this variable", async () => {
@@ -257,7 +260,7 @@ describe("TextGrad update parsing", () => {
   });
 
   it("one unreadable update does not stop the others", async () => {
-    const llm = scriptedLlm(["ga", "gb", "no idea", improved("9")]);
+    const llm = scriptedLlm(["ga", "gb", improved("no idea"), improved("9")]);
     const proposal = await new TextGradOptimizer(llm).propose(handProblem([variable("a", "number", 1), variable("b", "number", 1)]), signal);
     expect(proposal.update).toEqual({ b: 9 });
     expect(proposal.notes).toEqual([expect.stringMatching(/^a: not a number/)]);
