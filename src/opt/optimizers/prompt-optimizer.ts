@@ -10,7 +10,6 @@ import { parameterOf, type ProblemInstance } from "../problem.js";
 import { coerceValue } from "./coerce-value.js";
 import {
   JSON_OUTPUT_FORMAT,
-  OPRO_OUTPUT_FORMAT,
   OPRO_V2_OUTPUT_FORMAT,
   OPRO_V2_REPRESENTATION,
   oproUserPrompt,
@@ -73,7 +72,8 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
     defaultMemorySize: 0,
     defaultMaxTokens: 4096,
     unboundedHistory: true,
-    system: OPRO_OUTPUT_FORMAT,
+    // The reference's OPRO asks for OptoPrime's JSON (reasoning, answer, suggestion) without explaining the parts (parity scenario opro-v1-prompt).
+    system: JSON_OUTPUT_FORMAT,
     user: (objective, problem, memory) =>
       oproUserPrompt(objective, [...memory, { variables: Object.fromEntries(problem.variables.map((v) => [v.name, v.value])), feedback: problem.feedback }]),
   },

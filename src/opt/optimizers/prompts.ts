@@ -264,17 +264,8 @@ export function v1UserPrompt(objective: string, problem: ProblemInstance, memory
 
 // ---------------------------------------------------------------- OPRO (JSON, example history)
 
-export const OPRO_OUTPUT_FORMAT = `Reply in this JSON format:
-{
-  "suggestion": {
-    <variable_1>: <suggested value>,
-    <variable_2>: <suggested value>
-  }
-}
-For a (code) variable, give its complete new definition as valid code, keeping the function name and signature.
-If no change is needed, output TERMINATE.`;
-
 export function oproUserPrompt(objective: string, examples: readonly MemoryEntry[]): string {
   const shown = examples.map((e) => JSON.stringify({ variables: e.variables, feedback: e.feedback }, null, 4));
-  return ["Below are some example variables and their feedbacks.", "", shown.join("\n\n"), "", SEPARATOR, "", objective, "", "Your response:"].join("\n");
+  // The objective is the prompt's last line, as in the reference.
+  return ["Below are some example variables and their feedbacks.", "", shown.join("\n\n"), "", SEPARATOR, "", objective].join("\n");
 }
