@@ -13,6 +13,7 @@ import type { ChatRequest } from "../../../../src/llm/llm.js";
 import { codeParameterName, defineTraceModel } from "../../../../src/opt/trace/model.js";
 import { GRADIENT_SYSTEM_PROMPT, UPDATE_SYSTEM_PROMPT } from "../../../../src/opt/optimizers/textgrad-prompts.js";
 import { minibatchAlgorithmTrainer } from "../../../../src/opt/trainers/minibatch.js";
+import { prioritySearchTrainer } from "../../../../src/opt/trainers/priority-search.js";
 import { graphName } from "../../../support/prompt-facts.js";
 import { scriptedLlm } from "../../../support/scripted-llm.js";
 import { harnessContext, runTrainer } from "../../../support/trainer-harness.js";
@@ -97,6 +98,17 @@ describe("parity textgrad", () => {
     const { requests, proposal } = await direct(bundle, 1, (r) => (kindOf(r) === "update" ? "3.0" : "free-text gradient"));
     expect(requests.map(kindOf)).toEqual([...Array(run.calls_by_kind.gradient).fill("gradient"), ...Array(run.calls_by_kind.update).fill("update")]);
     expect(proposal.update).toEqual(run.update_returned);
+  });
+
+  it("textgrad under_trainers PrioritySearch: the reference raises TypeError before any call; here each of the 4 proposals makes its 6 calls (deliberate difference)", async () => {
+    const bundle = await registry.load("internal:numeric_param", {});
+    const code = String(bundle.parameters.find((p) => p.kind === "code")!.value);
+    const reference = recorded.under_trainers.PrioritySearch;
+    expect([reference.error.type, reference.llm_calls]).toEqual(["TypeError", 0]);
+    const llm = scriptedLlm(Array(24).fill(replies(code)));
+    const result = await runTrainer(prioritySearchTrainer, bundle, llm, { optimizer: "TextGrad", kwargs: reference.train_kwargs });
+    expect(llm.remaining()).toBe(0);
+    expect(result.values).toEqual({ [codeParameterName("emit")]: code, value: 3.0 });
   });
 
   it("textgrad under_trainers MinibatchAlgorithm: 6 calls, final value 3.0 (PrioritySearch, which raises TypeError in the reference, runs here)", async () => {
