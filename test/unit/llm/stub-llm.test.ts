@@ -6,6 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { createStubLlm, STUB_MODEL, type StubAlternatives } from "../../../adapters/llm/stub-llm.js";
 import { readStubRequest } from "../../../adapters/llm/stub-request.js";
+import { codeParamStubAlternatives } from "../../../adapters/tasks/internal/code-param.js";
+import { BUILTIN_STUB_ALTERNATIVES } from "../../../adapters/tasks/stub-alternatives.js";
 import { estimateTokens, type ChatRequest } from "../../../src/llm/llm.js";
 import { createOptimizer } from "../../../src/opt/optimizers/optimizer-registry.js";
 import { DIALECTS } from "../../../src/opt/optimizers/prompt-optimizer.js";
@@ -147,6 +149,14 @@ describe("proposals", () => {
   it("alternatives count only for a parameter that holds one of them (another task's parameter of the same name stays)", async () => {
     const p = problemOf([variable("t", "text", "Howdy"), variable("constructor", "text", "x")]);
     expect(await propose("OptoPrimeV2", p, 1, { t: ["Hello", "Hi"] })).toMatchObject({ update: {}, terminated: true });
+  });
+
+  it("a traced task's parameter, shown by its graph name, takes the alternatives of the list that holds its value (code_param's code)", async () => {
+    const bundle = await loadBundle("internal:code_param");
+    const { context, problem } = await contextAndProblem(bundle, createStubLlm(3, BUILTIN_STUB_ALTERNATIVES), "OptoPrimeV2");
+    expect(problem.variables.map((v) => [v.name, v.parameter])).toEqual([["__code0", "code"]]);
+    const { update } = await context.createOptimizer().propose(problem, signal);
+    expect(codeParamStubAlternatives.code.slice(1)).toContain(update.code);
   });
 
   it("json parameters take alternatives too, and survive the reply format", async () => {
