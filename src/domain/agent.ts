@@ -1,7 +1,6 @@
 /** The agent turns an input into a response using the current parameter values. */
 import type { ParameterValues } from "./parameter.js";
 import type { TaskCallContext } from "./task-call-context.js";
-import type { Node } from "../opt/trace/node.js";
 
 /** How an agent uses its parameters, shown to optimizers as #Code and #Documentation. */
 export interface AgentProgram {
@@ -15,13 +14,4 @@ export interface Agent {
   readonly program?: AgentProgram;
   /** The response for one input under the given parameter values; throws on an execution error. */
   run(input: unknown, values: ParameterValues, context: TaskCallContext): unknown;
-}
-
-/**
- * An agent written as a Trace model (src/opt/trace/model.ts): a forward pass records the graph
- * its output was computed by, which optimizers read their problem from. It throws
- * `ExecutionError` (carrying the exception node) when an op fails.
- */
-export interface TracedAgent extends Agent {
-  forward(input: unknown, values: ParameterValues, context: TaskCallContext): Promise<Node>;
 }

@@ -9,7 +9,7 @@
  * name, an op's code parameter under the op's name (so `emit` comes before `value`). Optimizers
  * that update parameters one by one (TextGrad) follow it.
  */
-import type { Agent, TracedAgent } from "../../domain/agent.js";
+import type { Agent } from "../../domain/agent.js";
 import type { JsonValue } from "../../domain/json-value.js";
 import type { ParameterKind, ParameterSpec, ParameterValues } from "../../domain/parameter.js";
 import type { TaskCallContext } from "../../domain/task-call-context.js";
@@ -54,6 +54,15 @@ export interface TraceModelDefinition {
   readonly parameters?: readonly ModelParameter[];
   readonly trainableOps?: readonly TrainableOp[];
   forward(scope: ModelScope, input: unknown): Promise<Node>;
+}
+
+/**
+ * An agent written as a Trace model: a forward pass records the graph its output was computed by,
+ * which optimizers read their problem from. It throws `ExecutionError` (carrying the exception
+ * node) when an op fails.
+ */
+export interface TracedAgent extends Agent {
+  forward(input: unknown, values: ParameterValues, context: TaskCallContext): Promise<Node>;
 }
 
 export interface TraceModel {
