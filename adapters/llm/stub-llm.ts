@@ -32,8 +32,11 @@ function proposeValue(variable: AskedVariable, alternatives: StubAlternatives, r
     const whole = Math.round(delta) === 0 ? (delta < 0 ? -1 : 1) : Math.round(delta);
     return value + whole;
   }
-  const offered = Object.hasOwn(alternatives, variable.name) ? alternatives[variable.name]! : [];
   const current = JSON.stringify(value);
+  // A traced task's prompt names its parameters by graph name (`__code0`): find their list by the value they hold.
+  const offered = Object.hasOwn(alternatives, variable.name)
+    ? alternatives[variable.name]!
+    : (Object.values(alternatives).find((list) => list.some((c) => JSON.stringify(c) === current)) ?? []);
   // Offered values count only for a parameter that holds one of them: another task's parameter of the same name stays.
   if (!offered.some((c) => JSON.stringify(c) === current)) return undefined;
   const others = offered.filter((c) => JSON.stringify(c) !== current);

@@ -32,12 +32,16 @@ export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
       },
       () => js.close(),
     ),
-    staticSuite("internal", {
-      code_param: codeParamTask,
-      numeric_param: numericParamTask,
-      multi_param: multiParamTask,
-      non_trainable: nonTrainableTask,
-    }),
+    staticSuite(
+      "internal",
+      {
+        code_param: codeParamTask,
+        numeric_param: () => numericParamTask(js),
+        multi_param: multiParamTask,
+        non_trainable: nonTrainableTask,
+      },
+      () => js.close(),
+    ),
     pendingSuite("veribench"),
     pendingSuite("hf"),
     pendingSuite("terminal_bench"),

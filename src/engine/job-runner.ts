@@ -159,7 +159,7 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
             initialValues: initial,
             trainerKwargs: job.resolved_kwargs.trainer_kwargs,
             seed: job.seed,
-            optimizer: { name: resolved.optimizer ?? defaultOptimizerFor(bundle.parameters), kwargs: resolved.optimizer_kwargs },
+            optimizer: { name: resolved.optimizer ?? defaultOptimizerFor(bundle), kwargs: resolved.optimizer_kwargs },
             recorder: { attempt, record: (facts) => recorder.executeNow({ type: "RecordFacts", facts }) },
             llm,
             calls,

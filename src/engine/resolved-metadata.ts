@@ -25,7 +25,7 @@ export function resolvedMetadata(job: JobSpec, bundle: TaskBundle | null): Resol
   // TensorBoard-style loggers write into the job's tb/ directory.
   if (k.logger !== null && /tensorboard/i.test(k.logger)) loggerKwargs.logdir = tbDir(job.job_id);
   return sanitize({
-    optimizer: k.optimizer ?? (bundle === null ? null : defaultOptimizerFor(bundle.parameters)),
+    optimizer: k.optimizer ?? (bundle === null ? null : defaultOptimizerFor(bundle)),
     guide: k.guide ?? bundle?.guide.name ?? null,
     logger: bundle === null ? k.logger : resolvedLoggerName(k.logger),
     trainer_kwargs: k.trainer_kwargs,

@@ -9,9 +9,14 @@ import type { Agent } from "../domain/agent.js";
 import type { JsonValue } from "../domain/json-value.js";
 import type { ParameterKind, ParameterSpec, ParameterValues } from "../domain/parameter.js";
 import type { Rollout } from "./rollout.js";
+import type { Node } from "./trace/node.js";
+import { summarizeTrace } from "./trace/summary.js";
 
 export interface ProblemVariable {
+  /** The name the LLM sees: the graph name (`float0`, `__code0`) for a traced agent. */
   readonly name: string;
+  /** The parameter the value belongs to (its name in the job's values); default `name`. */
+  readonly parameter?: string;
   readonly kind: ParameterKind;
   /** The Python type name shown to the LLM: float, int, str, code, list, dict. */
   readonly type: string;
@@ -25,7 +30,33 @@ export interface ProblemNode {
   readonly value: string;
 }
 
+/** One node of a problem's traced graph, as TextGrad walks it. */
+export interface ProblemGraphNode {
+  readonly name: string;
+  readonly type: string;
+  /** The value as the prompts show it. */
+  readonly value: string;
+  readonly description: string;
+  readonly kind: "node" | "parameter" | "message" | "exception";
+  /** The op that produced it (a message node). */
+  readonly op?: string;
+  /** Indices (into `ProblemGraph.nodes`) of its parents in the graph. */
+  readonly parents: readonly number[];
+  /** Set for a trainable parameter shown under #Variables: the variable's name. */
+  readonly variable?: string;
+}
+
+/** The traced graph a problem was summarized from: nodes by level (roots first), the output last. */
+export interface ProblemGraph {
+  readonly nodes: readonly ProblemGraphNode[];
+  readonly output: number;
+  /** The variables (their names) in the model's parameter order. */
+  readonly parameterOrder: readonly string[];
+}
+
 export interface ProblemInstance {
+  /** Set when the agent is a Trace model: the graph the sections below were computed from. */
+  readonly graph?: ProblemGraph;
   readonly code: string;
   readonly documentation: Readonly<Record<string, string>>;
   readonly variables: readonly ProblemVariable[];
@@ -82,8 +113,19 @@ export interface ProblemSource {
   readonly feedbackSuffix?: string;
 }
 
+/** The parameter a variable's value belongs to. */
+export const parameterOf = (variable: ProblemVariable): string => variable.parameter ?? variable.name;
+
 export function buildProblem(source: ProblemSource): ProblemInstance {
   const { parameters, values, agent, rollouts } = source;
+  const traces = rollouts.map((r) => r.trace);
+  if (rollouts.length > 0 && traces.every((t) => t !== undefined)) {
+    return summarizeTrace(
+      traces as Node[],
+      batchify(rollouts.map((r) => r.feedback)) + (source.feedbackSuffix ?? ""),
+      parameters,
+    );
+  }
   const fixed = parameters.filter((p) => !p.trainable);
   const program = agent.program;
   const names = parameters.map((p) => p.name).join(", ");

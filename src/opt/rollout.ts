@@ -9,6 +9,9 @@ import type { Guide } from "../domain/guide.js";
 import type { TaskCallContext } from "../domain/task-call-context.js";
 import { mapBounded } from "./bounded.js";
 import type { ParameterValues } from "../domain/parameter.js";
+import { isTracedAgent } from "./trace/model.js";
+import type { Node } from "./trace/node.js";
+import { errorMessage, ExecutionError } from "./trace/operation.js";
 
 export interface Example {
   readonly input: unknown;
@@ -22,6 +25,8 @@ export interface Rollout extends Example {
   readonly scores?: Readonly<Record<string, number>>;
   /** Set when the agent or guide threw. */
   readonly error?: string;
+  /** The output node (or exception node) of a traced agent's forward pass. */
+  readonly trace?: Node;
 }
 
 export function examplesOf(dataset: Dataset): Example[] {
@@ -47,20 +52,29 @@ export async function rolloutOne(agent: Agent, guide: Guide, values: ParameterVa
   options.signal.throwIfAborted();
   options.onEvaluation?.();
   let response: unknown;
+  let trace: { trace?: Node } = {};
   try {
-    response = await agent.run(example.input, values, callContext(options));
+    if (isTracedAgent(agent)) {
+      const output = await agent.forward(example.input, values, callContext(options));
+      trace = { trace: output };
+      response = output.value;
+    } else {
+      response = await agent.run(example.input, values, callContext(options));
+    }
   } catch (error) {
     options.signal.throwIfAborted();
-    const message = error instanceof Error ? `(${error.name}) ${error.message}` : String(error);
-    return { ...example, response: message, score: options.minScore ?? null, feedback: message, error: message };
+    const message = errorMessage(error);
+    // A traced op that failed leaves its exception node as the output, as Trace's standard forward does.
+    const crashed = error instanceof ExecutionError ? { trace: error.exceptionNode } : {};
+    return { ...example, response: message, score: options.minScore ?? null, feedback: message, error: message, ...crashed };
   }
   try {
     const result = await guide.evaluate(example.input, response, example.info, callContext(options));
-    return { ...example, response, score: result.score, feedback: result.feedback, ...(result.scores ? { scores: result.scores } : {}) };
+    return { ...example, response, score: result.score, feedback: result.feedback, ...(result.scores ? { scores: result.scores } : {}), ...trace };
   } catch (error) {
     options.signal.throwIfAborted();
     const message = error instanceof Error ? error.message : String(error);
-    return { ...example, response, score: options.minScore ?? null, feedback: `guide error: ${message}`, error: message };
+    return { ...example, response, score: options.minScore ?? null, feedback: `guide error: ${message}`, error: message, ...trace };
   }
 }
 

@@ -57,9 +57,9 @@ describe.skipIf(!HAVE_PYTHON_PTY)("run on a terminal (a real pty)", () => {
     expect(screen.lines.at(-1)).toMatch(/^Mode stub: /);
 
     // Rounded for people on the console, full precision in the files.
-    expect(results.find((l) => l.includes("internal:multi_param x PrioritySearch"))).toContain("score_val=-0.065 ");
+    expect(results.find((l) => l.includes("internal:multi_param x PrioritySearch"))).toContain("score_val=-0.731 ");
     const row = csvRows(join(singleRunDir(dir), "results.csv")).find((r) => r.task_id === "internal:multi_param" && r.trainer_id === "PrioritySearch");
-    expect(row!.score_val).toBe("-0.06499999999999995");
+    expect(row!.score_val).toBe("-0.7309999999999999");
     // A failed or skipped job says why, on its one line.
     expect(results.find((l) => l.includes(" failed "))).toMatch(/ — training_error: \(Error\) flaky agent failed on call 2$/);
     expect(results.filter((l) => l.includes(" skipped ")).every((l) => l.endsWith(" — fixture tool is not installed on this machine"))).toBe(true);
@@ -106,7 +106,7 @@ describe("run piped (not a terminal)", () => {
     expect(results).toHaveLength(8);
     for (const line of results) expect(line).toMatch(RESULT_LINE);
     expect(lines.some((l) => / running /.test(l))).toBe(false);
-    expect(results.find((l) => l.includes("internal:multi_param x PrioritySearch"))).toContain("score_val=-0.065 ");
+    expect(results.find((l) => l.includes("internal:multi_param x PrioritySearch"))).toContain("score_val=-0.731 ");
     expect(results.find((l) => l.includes(" failed "))).toMatch(/ — training_error: \(Error\) flaky agent failed on call 2$/);
     expect(results.filter((l) => l.includes(" skipped "))).toHaveLength(2);
     expect(results.filter((l) => l.includes(" skipped ")).every((l) => l.endsWith(" — fixture tool is not installed on this machine"))).toBe(true);

@@ -27,10 +27,10 @@ async function server(script: readonly ServerStep[], fallback?: ServerStep): Pro
   return s;
 }
 
-/** A reply that depends only on the request: the same request always gets the same answer. */
+/** A reply that depends only on the request (numeric_param's float is `float0` in its traced graph): the same request always gets the same answer. */
 function deterministicReply(body: Record<string, unknown>): string {
   const h = createHash("sha256").update(JSON.stringify(body.messages)).digest().readUInt32LE(0);
-  return xmlReply({ value: Math.round(((h % 1000) / 100 - 5) * 100) / 100 });
+  return xmlReply({ float0: Math.round(((h % 1000) / 100 - 5) * 100) / 100 });
 }
 
 const isPreflight = (r: ReceivedRequest) => JSON.stringify(r.body.messages).includes("Reply with the word OK.");
@@ -203,7 +203,7 @@ describe("mode real: the run stops", () => {
 
 describe("mode real: interruption", () => {
   it("a job timeout aborts the request in flight: the job ends timeout and the call is recorded aborted", async () => {
-    const s = await server(["OK"], { reply: xmlReply({ value: 1 }), delayMs: 30_000 });
+    const s = await server(["OK"], { reply: xmlReply({ float0: 1 }), delayMs: 30_000 });
     const dir = tempDir();
     const body = "job_timeout: 1\ntasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 2}]\n";
     const r = await run(["run", "--config", config(dir, s, body), "--runs-dir", dir, "--run-id", "a"]);
@@ -216,7 +216,7 @@ describe("mode real: interruption", () => {
   });
 
   it("Ctrl-C aborts the request in flight: the server sees the connection closed and the log records the call aborted", async () => {
-    const s = await server(["OK"], { reply: xmlReply({ value: 1 }), delayMs: 30_000 });
+    const s = await server(["OK"], { reply: xmlReply({ float0: 1 }), delayMs: 30_000 });
     const dir = tempDir();
     const body = "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 2}]\n";
     const child = spawn(process.execPath, [CLI, "run", "--config", config(dir, s, body), "--runs-dir", dir, "--run-id", "a"], {

@@ -27,7 +27,8 @@ function runAsync(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ co
 
 describe("mode real: the openai client against an OpenAI-compatible server", () => {
   it("runs PrioritySearch through HTTP, meters the provider's tokens, and keeps the key out of every file", async () => {
-    const server = await startFakeOpenAiServer([], { fallback: () => xmlReply({ value: 3.0 }, "the target is 3") });
+    // numeric_param is a Trace model: OptoPrimeV2 by default, its float shown under its graph name.
+    const server = await startFakeOpenAiServer([], { fallback: () => xmlReply({ float0: 3.0 }, "the target is 3") });
     servers.push(server);
     const dir = tempDir();
     const config = join(dir, "real.yaml");
@@ -43,8 +44,8 @@ describe("mode real: the openai client against an OpenAI-compatible server", () 
     expect(JSON.stringify(server.received[0]!.body.messages)).toContain("Reply with the word OK.");
     expect(server.received.every((q) => q.authorization === `Bearer ${secret}` && q.body.model === "test-model")).toBe(true);
     const prompt = String((server.received[1]!.body.messages as { content: string }[])[1]!.content);
-    expect(prompt).toContain("# Problem Context");
-    expect(prompt).toContain('<solution name="value" type="float">');
+    expect(prompt).toContain("# Code\neval0 = eval(self=NumericParamAgentModel0, value=float0, __code=__code0)\nbatchify0 = batchify(args_0=eval0)\n");
+    expect(prompt).toContain('<variable name="float0" type="float">');
 
     const runDir = join(dir, "real");
     const [row] = csvRows(join(runDir, "results.csv"));

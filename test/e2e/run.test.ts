@@ -90,7 +90,7 @@ describe("trace-bench run", () => {
     expect(r.code).toBe(0);
     const rows = csvRows(join(singleRunDir(dir), "results.csv"));
     expect(rows.map((x) => [x.status, x.feedback])).toEqual([
-      ["ok", "train_dataset: mean over 1 examples. target=3"],
+      ["ok", "train_dataset: mean over 1 examples. target=3.0"],
       ["skipped", "fixture tool is not installed on this machine"],
     ]);
   });

@@ -1,15 +1,32 @@
 import type { TaskBundle } from "../../../src/domain/task-bundle.js";
+import { defineTraceModel } from "../../../src/opt/trace/model.js";
+import type { JsSandbox } from "../../sandbox/js-sandbox.js";
 import { negativeAbsoluteError } from "../guides.js";
+import { sandboxRunner } from "./sandbox-runner.js";
 
-/** A single float parameter that should reach 3.0. Initial score −3.0. */
-export function numericParamTask(): TaskBundle {
+const EMIT = `function emit(value) {
+  return value;
+}`;
+
+/**
+ * Trace-Bench's NumericParamAgentModel: a trainable float `value` (0.0) returned through the
+ * trainable op `emit`, whose source is a second parameter and runs in the JavaScript sandbox.
+ * The target is 3.0; the initial score −3.0.
+ */
+export function numericParamTask(js: JsSandbox): TaskBundle {
+  const model = defineTraceModel({
+    name: "NumericParamAgentModel",
+    parameters: [{ name: "value", kind: "number", value: 0.0, description: "A number to tune." }],
+    trainableOps: [{ name: "emit", source: EMIT, run: sandboxRunner(js) }],
+    forward: (self) => self.call("emit", { value: self.param("value") }),
+  });
   return {
     taskId: "internal:numeric_param",
-    parameters: [{ name: "value", kind: "number", value: 0.0, description: "A number to tune.", trainable: true }],
-    agent: { name: "NumericParamAgent", program: { code: "output = value" }, run: (_input, values) => values.value },
+    parameters: model.parameters,
+    agent: model.agent,
     guide: negativeAbsoluteError,
     train_dataset: { inputs: [null], infos: [3.0] },
-    optimizer_kwargs: { objective: "Change the number so that it equals the target value given in the feedback.", memory_size: 5 },
-    metadata: { benchmark: "internal", entry: "NumericParamAgent" },
+    optimizer_kwargs: { objective: "Match the numeric target value.", memory_size: 5 },
+    metadata: { benchmark: "internal", entry: "NumericParamAgentModel" },
   };
 }

@@ -6,11 +6,11 @@ import type { Kwargs } from "../../config/kwargs.js";
 import type { ChatMessage, Llm } from "../../llm/llm.js";
 import type { Optimizer, Proposal } from "../optimizer.js";
 import type { JsonValue } from "../../domain/json-value.js";
-import type { ProblemInstance } from "../problem.js";
+import { parameterOf, type ProblemInstance } from "../problem.js";
 import { coerceValue } from "./coerce-value.js";
 import {
   JSON_OUTPUT_FORMAT,
-  OPRO_OUTPUT_FORMAT,
+  OPRO_V2_OUTPUT_FORMAT,
   OPRO_V2_REPRESENTATION,
   oproUserPrompt,
   oproV2UserPrompt,
@@ -53,7 +53,7 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
     defaultObjective: "Propose a new solution that will incorporate the feedback.",
     defaultMemorySize: 5,
     defaultMaxTokens: 8192,
-    system: `${OPRO_V2_REPRESENTATION}\n\n${XML_OUTPUT_FORMAT}`,
+    system: `${OPRO_V2_REPRESENTATION}\n\n${OPRO_V2_OUTPUT_FORMAT}`,
     user: oproV2UserPrompt,
   },
   OptoPrime: {
@@ -72,7 +72,8 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
     defaultMemorySize: 0,
     defaultMaxTokens: 4096,
     unboundedHistory: true,
-    system: OPRO_OUTPUT_FORMAT,
+    // The reference's OPRO asks for OptoPrime's JSON (reasoning, answer, suggestion) without explaining the parts (parity scenario opro-v1-prompt).
+    system: JSON_OUTPUT_FORMAT,
     user: (objective, problem, memory) =>
       oproUserPrompt(objective, [...memory, { variables: Object.fromEntries(problem.variables.map((v) => [v.name, v.value])), feedback: problem.feedback }]),
   },
@@ -155,7 +156,7 @@ function toProposal(problem: ProblemInstance, parsed: ParsedReply, reply: string
   for (const variable of problem.variables) {
     if (!(variable.name in parsed.suggestion)) continue;
     const coerced = coerceValue(variable.kind, parsed.suggestion[variable.name]);
-    if (coerced.ok) update[variable.name] = coerced.value;
+    if (coerced.ok) update[parameterOf(variable)] = coerced.value;
     else notes.push(`${variable.name}: ${coerced.problem}; left unchanged`);
   }
   const unknown = Object.keys(parsed.suggestion).filter((k) => !problem.variables.some((v) => v.name === k));

@@ -48,7 +48,7 @@ value
 
 When data_type is code, the value is the source code of a function, possibly with its docstring.`;
 
-export const XML_OUTPUT_FORMAT = `Reply in this XML format:
+const xmlOutputFormat = (reasoning: string) => `Reply in this XML format:
 
 <reasoning>
 Why you suggest the new values (or why nothing should change).
@@ -68,20 +68,57 @@ new value of variable_2
 </value>
 </variable>
 
-In <reasoning>, work through: 1. what the #Instruction means; 2. what the #Feedback on the #Outputs implies for the #Variables, given how #Code uses them and the values in #Documentation, #Inputs and #Others; 3. which changes to the #Variables you suggest and what result you expect.
+${reasoning}
 
 Write one <variable> block for each variable you want to change. You may change only the values in #Variables. When a variable's type is code, write its complete new definition as code without syntax errors, and keep the function name and signature.
 
 If no change is needed, output only TERMINATE.`;
 
-/** Values of non-trainable nodes are cut at 2000 characters; variables never are (OPROv2's solutions are, code aside). */
+export const XML_OUTPUT_FORMAT = xmlOutputFormat(
+  "In <reasoning>, work through: 1. what the #Instruction means; 2. what the #Feedback on the #Outputs implies for the #Variables, given how #Code uses them and the values in #Documentation, #Inputs and #Others; 3. which changes to the #Variables you suggest and what result you expect.",
+);
+
+/** OPROv2 shows no graph, so its reasoning steps name only the parts it has (parity scenario default-optimizer). */
+export const OPRO_V2_OUTPUT_FORMAT = xmlOutputFormat(
+  "In <reasoning>, work through: 1. what the #Instruction asks of the solution; 2. what the #Feedback implies for the #Variables; 3. which changes to the #Variables you suggest and what result you expect.",
+);
+
+/**
+ * Values of non-trainable nodes are cut at 2000 characters; variables never are, except OPROv2's
+ * solutions, whose code keeps its definition line and doc comment whole and cuts the body
+ * (parity scenario prompt-truncation).
+ */
 const NODE_CHAR_LIMIT = 2000;
 const clip = (text: string) => (text.length > NODE_CHAR_LIMIT ? `${text.slice(0, NODE_CHAR_LIMIT)}...(skipped due to length limit)` : text);
+
+/** A function's source split into its head (definition line, then a docstring or doc comment) and body. */
+export function splitCodeHead(source: string): { readonly head: string; readonly body: string } {
+  const lines = source.split("\n");
+  let end = 1;
+  const next = (lines[end] ?? "").trim();
+  const closer = next.startsWith('"""') ? '"""' : next.startsWith("'''") ? "'''" : next.startsWith("/*") ? "*/" : null;
+  if (closer !== null) {
+    // The docstring may close on its own first line.
+    const first = next.slice(closer === "*/" ? 2 : 3);
+    while (end < lines.length && !(end === 1 ? first : lines[end]!).includes(closer)) end++;
+    end = Math.min(end + 1, lines.length);
+  } else {
+    while (end < lines.length && lines[end]!.trim().startsWith("//")) end++;
+  }
+  const head = lines.slice(0, end).join("\n");
+  return end >= lines.length ? { head, body: "" } : { head: `${head}\n`, body: lines.slice(end).join("\n") };
+}
+
+const clipSolution = (v: ProblemVariable, value: string) => {
+  if (v.kind !== "code") return clip(value);
+  const { head, body } = splitCodeHead(value);
+  return head + clip(body);
+};
 
 const xmlVariable = (v: ProblemVariable, tag = "variable", clipValue = false) => {
   const value = renderValue(v.value, v.kind);
   return (
-    `<${tag} name="${v.name}" type="${v.type}">\n<value>\n${clipValue && v.kind !== "code" ? clip(value) : value}\n</value>\n` +
+    `<${tag} name="${v.name}" type="${v.type}">\n<value>\n${clipValue ? clipSolution(v, value) : value}\n</value>\n` +
     (v.description || v.kind === "code" ? `<constraint>\n${v.description}\n</constraint>\n` : "") +
     `</${tag}>`
   );
@@ -128,8 +165,8 @@ export function v2UserPrompt(objective: string, problem: ProblemInstance, memory
 export const OPRO_V2_REPRESENTATION = `You are asked to change a proposed solution according to feedback on it.
 
 A problem has these parts:
-- #Problem Context: what the solution is for.
-- #Variables: the current solution, which you may change.
+- #Instruction (written under # Problem Context): what the solution is for.
+- #Variables (written under # Solution): the current solution, which you may change.
 - #Feedback: feedback on the current solution.
 
 The solution is written like this:
@@ -227,17 +264,8 @@ export function v1UserPrompt(objective: string, problem: ProblemInstance, memory
 
 // ---------------------------------------------------------------- OPRO (JSON, example history)
 
-export const OPRO_OUTPUT_FORMAT = `Reply in this JSON format:
-{
-  "suggestion": {
-    <variable_1>: <suggested value>,
-    <variable_2>: <suggested value>
-  }
-}
-For a (code) variable, give its complete new definition as valid code, keeping the function name and signature.
-If no change is needed, output TERMINATE.`;
-
 export function oproUserPrompt(objective: string, examples: readonly MemoryEntry[]): string {
   const shown = examples.map((e) => JSON.stringify({ variables: e.variables, feedback: e.feedback }, null, 4));
-  return ["Below are some example variables and their feedbacks.", "", shown.join("\n\n"), "", SEPARATOR, "", objective, "", "Your response:"].join("\n");
+  // The objective is the prompt's last line, as in the reference.
+  return ["Below are some example variables and their feedbacks.", "", shown.join("\n\n"), "", SEPARATOR, "", objective].join("\n");
 }

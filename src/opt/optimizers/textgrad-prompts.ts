@@ -4,7 +4,7 @@
  * the same tags (`<ROLE>`, `<VARIABLE>`, `<LM_INPUT>`, `<LM_OUTPUT>`, `<FEEDBACK>`, `<CONVERSATION>`,
  * `<CONTEXT>`, `<CONSTRAINTS>`, and `<IMPROVED_VARIABLE>` around the answer).
  */
-import { renderValue, type ProblemInstance, type ProblemVariable } from "../problem.js";
+import { renderValue, type ProblemGraphNode, type ProblemInstance, type ProblemVariable } from "../problem.js";
 
 export const IMPROVED_OPEN = "<IMPROVED_VARIABLE>";
 export const IMPROVED_CLOSE = "</IMPROVED_VARIABLE>";
@@ -34,41 +34,41 @@ export function roleOf(variable: ProblemVariable): string {
   return variable.description.trim() === "" ? base : `${base} (${variable.description.trim()})`;
 }
 
-/**
- * What the output is used as (TextGrad's `response_desc`): the program that produced it, its
- * inputs, and the other trainable variables it used (each gets its own gradient and update).
- */
-export function outputRole(problem: ProblemInstance, variable: ProblemVariable): string {
-  const inputs = problem.inputs.map((n) => `${n.name} (${n.type}):\n${n.value.trimEnd()}`).join("\n");
-  const others = problem.variables.filter((v) => v.name !== variable.name).map((v) => `${v.name} (${v.type}):\n${renderValue(v.value, v.kind)}`);
-  return (
-    `the output of the program below, run with the variable and these inputs (one "ID [i]: ..." entry per example).\n\nProgram:\n${problem.code.trimEnd()}\n\nInputs:\n${inputs}` +
-    (others.length > 0 ? `\n\nOther variables of the program, improved separately:\n${others.join("\n")}` : "")
-  );
+/** The role of any graph node: a variable's as above; another node's type, name, and what made it. */
+export function nodeRole(node: ProblemGraphNode, documentation?: string): string {
+  const kind = node.variable !== undefined ? "variable" : node.op !== undefined ? `output of the operation ${node.op}` : "input";
+  const about = [node.description.trim(), documentation?.trim() ?? ""].filter((s) => s !== "").join(" ");
+  const base = `${node.type} ${kind === "variable" ? "variable" : "node"} '${node.name}'${kind === "variable" ? "" : ` (${kind})`}`;
+  return about === "" ? base : `${base} (${about})`;
 }
 
 export function outputValue(problem: ProblemInstance): string {
   return problem.outputs.map((n) => n.value.trimEnd()).join("\n");
 }
 
-/** The conversation a gradient is about: the variable went in, the output came out. */
-export function conversation(variable: ProblemVariable, output: string): string {
-  return `<LM_INPUT> ${renderValue(variable.value, variable.kind)} </LM_INPUT>\n\n<LM_OUTPUT> ${output} </LM_OUTPUT>\n\n`;
+/** One edge of the graph: `input` went into the operation that produced `output`. */
+export interface GraphEdge {
+  readonly input: ProblemGraphNode;
+  readonly output: ProblemGraphNode;
+  /** The documentation of the output's operation. */
+  readonly documentation?: string | undefined;
 }
 
-const objectiveLine = (objective: string | undefined) => (objective ? `The overall objective of the system: ${objective}\n\n` : "");
+/** The conversation a gradient is about: the input's value went in, the output's came out. */
+export function edgeConversation(edge: GraphEdge): string {
+  return `<LM_INPUT> ${edge.input.value} </LM_INPUT>\n\n<LM_OUTPUT> ${edge.output.value.trimEnd()} </LM_OUTPUT>\n\n`;
+}
 
-/** The backward prompt for one edge (variable → output), given the feedback on the output. */
-export function gradientUserPrompt(problem: ProblemInstance, variable: ProblemVariable, outputFeedback: string, objective?: string): string {
-  const role = roleOf(variable);
+/** The backward prompt for one edge, given the gradient (feedback) that reached the output. */
+export function edgeGradientPrompt(edge: GraphEdge, outputFeedback: string): string {
+  const role = nodeRole(edge.input);
   return (
     `You will give feedback on a variable with this role: <ROLE> ${role} </ROLE>. Here is a conversation with a language model (LM):\n\n` +
-    conversation(variable, outputValue(problem)) +
-    `This conversation is one step of a larger system. The <LM_OUTPUT> was then used as ${outputRole(problem, variable)}\n\n` +
-    objectiveLine(objective) +
-    `<OBJECTIVE_FUNCTION>Your goal is to give feedback on the variable that addresses this feedback on the LM_OUTPUT:\n<FEEDBACK>${outputFeedback.trimEnd()}</FEEDBACK> </OBJECTIVE_FUNCTION>\n\n` +
+    edgeConversation(edge) +
+    `This conversation is one step of a larger system. The <LM_OUTPUT> is the output of the operation, used as ${nodeRole(edge.output, edge.documentation)}.\n\n` +
+    `<OBJECTIVE_FUNCTION>Your goal is to give feedback on the variable that addresses this feedback on the <OP_OUTPUT>:\n${outputFeedback.trimEnd()} </OBJECTIVE_FUNCTION>\n\n` +
     `We want feedback on the ${role} in this conversation. Concretely, give feedback on this span of text:\n\n` +
-    `<VARIABLE> ${shortValue(renderValue(variable.value, variable.kind))} </VARIABLE>\n\n` +
+    `<VARIABLE> ${shortValue(edge.input.value)} </VARIABLE>\n\n` +
     `From the history above, explain how the ${role} could change so that the <OBJECTIVE_FUNCTION> is better met. Be creative, critical and precise.\n\n`
   );
 }
@@ -126,7 +126,7 @@ export function constraintsOf(variable: ProblemVariable): string {
   return [variable.description.trim(), typeRule[variable.kind]].filter((s) => s !== "").join("\n");
 }
 
-export function updateUserPrompt(variable: ProblemVariable, gradients: readonly GradientWithContext[], objective?: string): string {
+export function updateUserPrompt(variable: ProblemVariable, gradients: readonly GradientWithContext[]): string {
   const role = roleOf(variable);
   return (
     `Here is the role of the variable you will improve: <ROLE>${role}</ROLE>.\n\n` +
@@ -134,7 +134,6 @@ export function updateUserPrompt(variable: ProblemVariable, gradients: readonly 
     `Here is the context and the feedback we received for the variable:\n\n` +
     `<CONTEXT>${gradients.map(gradientText).join("\n")}</CONTEXT>\n\n` +
     `Improve the variable (${role}) using the feedback given in <FEEDBACK> tags.\n` +
-    objectiveLine(objective) +
     `You must respect these constraints:\n\n<CONSTRAINTS>${constraintsOf(variable)}</CONSTRAINTS>\n\n` +
     `Send the improved variable in this format:\n\n${IMPROVED_OPEN}{the improved variable}${IMPROVED_CLOSE}\n\n` +
     `Send ONLY the improved variable between the ${IMPROVED_OPEN} tags, and nothing else.`

@@ -1,41 +1,43 @@
 /**
- * TextGrad (algorithms reference §2.5): textual gradient descent over our graph
- * `input → agent(parameters) → output`.
+ * TextGrad (algorithms reference §2.5): textual gradient descent over the problem's traced graph
+ * (parity scenario textgrad).
  *
- * Call accounting, per `propose` (P = trainable parameters, i.e. `problem.variables.length`):
- *   1. reduce:   1 call when the feedback is batched over several examples (two or more
- *                `ID [i]:` entries), 0 otherwise. The output node then has one gradient per
- *                example, and TextGrad summarizes several gradients on a node before propagating.
- *   2. backward: 1 call per edge parameter → output, i.e. P calls (the gradient engine).
- *   3. update:   1 call per parameter, i.e. P calls (answer between <IMPROVED_VARIABLE> tags).
- *   Total: 2·P + (batch > 1 ? 1 : 0); no calls at all when P = 0.
- * This matches §3.14 (edges + reduces + #params). Calls run one after another, in that order,
- * parameters in problem order.
+ * Call accounting, per `propose`:
+ *   1. backward: the nodes in reverse level order (the output first), roots skipped. A node's
+ *      gradient is the user's feedback on the output, else what its children sent it; where
+ *      several gradients meet on one node, 1 "reduce" call summarizes them first. Then 1 call per
+ *      edge node → parent, for every parent (fixed inputs included), each parent collecting one
+ *      gradient with the conversation it came over;
+ *   2. update: 1 call per variable, in the model's parameter order, with every gradient it
+ *      collected (answer between <IMPROVED_VARIABLE> tags).
+ *   Total: edges + reduces + variables (§3.14); on numeric_param with one example, 4 + 0 + 2.
+ * A problem without a graph (an untraced agent) is read as the graph `output ← variables`.
  *
  * Errors: an update reply that cannot be read or coerced leaves that parameter out of the update
  * with a note (TextGrad prints and skips); nothing here throws for a bad reply. A failing LLM call
- * (network, abort) propagates, as in every other optimizer. Not replicated: OpenTrace's
- * `.choices` indexing on an already-extracted string (§7 quirk 11) and its json_object request for
- * replies that are tagged text.
+ * (network, abort) propagates, as in every other optimizer. Not replicated (docs/differences.md):
+ * the reference's update prompts carry a response object's repr where the gradient belongs (here
+ * the gradient text), its `.choices` indexing on an already-extracted string (§7 quirk 11) and
+ * its json_object request for replies that are tagged text. As in the reference, the objective
+ * kwarg appears in no prompt.
  */
 import type { Kwargs } from "../../config/kwargs.js";
 import type { ChatRequest, Llm } from "../../llm/llm.js";
 import type { Optimizer, Proposal } from "../optimizer.js";
 import type { JsonValue } from "../../domain/json-value.js";
-import type { ProblemInstance } from "../problem.js";
+import { parameterOf, renderValue, type ProblemGraph, type ProblemGraphNode, type ProblemInstance } from "../problem.js";
 import { coerceValue } from "./coerce-value.js";
 import { parseXmlReply } from "./suggestion-parser.js";
 import {
-  conversation,
+  edgeConversation,
+  edgeGradientPrompt,
   GRADIENT_SYSTEM_PROMPT,
-  gradientUserPrompt,
   IMPROVED_CLOSE,
   IMPROVED_OPEN,
-  outputRole,
+  nodeRole,
   outputValue,
   REDUCE_SYSTEM_PROMPT,
   reduceUserPrompt,
-  roleOf,
   UPDATE_SYSTEM_PROMPT,
   updateUserPrompt,
   type GradientWithContext,
@@ -44,34 +46,12 @@ import {
 export const TEXTGRAD_DEFAULT_MAX_TOKENS = 4096;
 
 export interface TextGradOptions {
-  readonly objective?: string;
   readonly maxTokens?: number;
 }
 
-/** TextGrad's kwargs (objective, max_tokens); unknown ones are ignored. */
+/** TextGrad's kwargs (max_tokens); others, the objective included, are ignored as by the reference. */
 export function textGradOptions(kwargs: Kwargs): TextGradOptions {
-  return {
-    ...(typeof kwargs.objective === "string" && kwargs.objective.trim() !== "" ? { objective: kwargs.objective } : {}),
-    ...(typeof kwargs.max_tokens === "number" && kwargs.max_tokens > 0 ? { maxTokens: kwargs.max_tokens } : {}),
-  };
-}
-
-/**
- * The per-example items of a batched feedback (`ID [0]: ...\nID [1]: ...\n`), each with its
- * `ID [i]:` prefix. Markers count only at line starts and in order (0, 1, 2, ...); a feedback
- * that does not start with `ID [0]:` is one item. Text after the last entry (e.g. a history
- * suffix) stays with the last item.
- */
-export function feedbackItems(feedback: string): string[] {
-  if (!feedback.startsWith("ID [0]:")) return [feedback.trimEnd()];
-  const starts: number[] = [0];
-  for (let k = 1; ; k++) {
-    const marker = `\nID [${k}]:`;
-    const at = feedback.indexOf(marker, starts[starts.length - 1]!);
-    if (at < 0) break;
-    starts.push(at + 1);
-  }
-  return starts.map((start, i) => feedback.slice(start, starts[i + 1] ?? feedback.length).trimEnd());
+  return typeof kwargs.max_tokens === "number" && kwargs.max_tokens > 0 ? { maxTokens: kwargs.max_tokens } : {};
 }
 
 export type ImprovedValue = { readonly ok: true; readonly value: string } | { readonly ok: false; readonly problem: string };
@@ -80,7 +60,7 @@ export type ImprovedValue = { readonly ok: true; readonly value: string } | { re
  * The new value in an update reply, tolerantly: the text between <IMPROVED_VARIABLE> tags (an
  * unclosed tag runs to the end, as OpenTrace's split does); else an OptoPrimeV2-style
  * `<variable>` block naming this variable (a model answering in another optimizer's format);
- * else, when the reply has no such markup at all, the whole reply as a bare value.
+ * a bare reply without either is skipped, as the reference skips it (parity scenario textgrad).
  */
 export function parseImprovedVariable(reply: string, name: string): ImprovedValue {
   const open = reply.indexOf(IMPROVED_OPEN);
@@ -94,8 +74,7 @@ export function parseImprovedVariable(reply: string, name: string): ImprovedValu
     const proposed = parseXmlReply(reply).suggestion[name];
     return typeof proposed === "string" && proposed !== "" ? { ok: true, value: proposed } : { ok: false, problem: `no ${IMPROVED_OPEN} block and no value for '${name}'` };
   }
-  const bare = reply.trim();
-  return bare === "" ? { ok: false, problem: "empty reply" } : { ok: true, value: bare };
+  return { ok: false, problem: reply.trim() === "" ? "empty reply" : `no ${IMPROVED_OPEN} block` };
 }
 
 export class TextGradOptimizer implements Optimizer {
@@ -118,26 +97,39 @@ export class TextGradOptimizer implements Optimizer {
   async propose(problem: ProblemInstance, signal: AbortSignal): Promise<Proposal> {
     const variables = problem.variables;
     if (variables.length === 0) return { update: {}, reply: "", reasoning: "", terminated: false, notes: ["no trainable parameters; nothing to optimize"] };
-    const { objective } = this.options;
+    const graph = problem.graph ?? untracedGraph(problem);
+    const levels = nodeLevels(graph);
 
-    // 1. The gradient on the output: the user's feedback, reduced when there are several.
-    const items = feedbackItems(problem.feedback);
-    const outputGradient = items.length > 1 ? await this.call(REDUCE_SYSTEM_PROMPT, reduceUserPrompt(items), signal) : items[0]!;
-
-    // 2. Backward: one call per edge parameter → output.
-    const output = outputValue(problem);
-    const grads = new Map<string, GradientWithContext[]>();
-    for (const variable of variables) {
-      const gradient = await this.call(GRADIENT_SYSTEM_PROMPT, gradientUserPrompt(problem, variable, outputGradient, objective), signal);
-      grads.set(variable.name, [{ gradient, context: { conversation: conversation(variable, output), outputRole: outputRole(problem, variable), role: roleOf(variable) } }]);
+    // 1. Backward, output first: reduce where gradients meet, then one call per edge.
+    const received = graph.nodes.map((): GradientWithContext[] => []);
+    const reasoning: string[] = [];
+    const order = graph.nodes.map((_, i) => i).sort((a, b) => levels[b]! - levels[a]! || a - b);
+    for (const index of order) {
+      const node = graph.nodes[index]!;
+      if (node.parents.length === 0) continue;
+      const incoming = index === graph.output ? [problem.feedback.trimEnd()] : received[index]!.map((g) => g.gradient);
+      if (incoming.length === 0) continue;
+      const gradient = incoming.length > 1 ? await this.call(REDUCE_SYSTEM_PROMPT, reduceUserPrompt(incoming), signal) : incoming[0]!;
+      if (incoming.length > 1) reasoning.push(`[reduced feedback on ${node.name}]\n${gradient}`);
+      for (const parentIndex of node.parents) {
+        const parent = graph.nodes[parentIndex]!;
+        const edge = { input: parent, output: node, documentation: node.op ? problem.documentation[node.op] : undefined };
+        const answer = await this.call(GRADIENT_SYSTEM_PROMPT, edgeGradientPrompt(edge, gradient), signal);
+        received[parentIndex]!.push({ gradient: answer, context: { conversation: edgeConversation(edge), outputRole: nodeRole(node, edge.documentation), role: nodeRole(parent) } });
+        if (parent.variable !== undefined) reasoning.push(`[gradient for ${parent.name} from ${node.name}]\n${answer}`);
+      }
     }
 
-    // 3. Update: one call per parameter; unreadable answers are skipped with a note.
+    // 2. Update: one call per variable, in the model's parameter order; unreadable answers are skipped with a note.
     const update: Record<string, JsonValue> = {};
     const notes: string[] = [];
     const replies: string[] = [];
-    for (const variable of variables) {
-      const reply = await this.call(UPDATE_SYSTEM_PROMPT, updateUserPrompt(variable, grads.get(variable.name) ?? [], objective), signal);
+    const byName = new Map(variables.map((v) => [v.name, v]));
+    for (const name of graph.parameterOrder) {
+      const variable = byName.get(name);
+      const index = graph.nodes.findIndex((n) => n.variable === name);
+      if (variable === undefined || index < 0) continue;
+      const reply = await this.call(UPDATE_SYSTEM_PROMPT, updateUserPrompt(variable, received[index]!), signal);
       replies.push(`[${variable.name}]\n${reply}`);
       const parsed = parseImprovedVariable(reply, variable.name);
       if (!parsed.ok) {
@@ -145,15 +137,10 @@ export class TextGradOptimizer implements Optimizer {
         continue;
       }
       const coerced = coerceValue(variable.kind, parsed.value);
-      if (coerced.ok) update[variable.name] = coerced.value;
+      if (coerced.ok) update[parameterOf(variable)] = coerced.value;
       else notes.push(`${variable.name}: ${coerced.problem}; left unchanged`);
     }
-
-    const reasoning = [
-      ...(items.length > 1 ? [`[reduced feedback]\n${outputGradient}`] : []),
-      ...variables.map((v) => `[gradient for ${v.name}]\n${grads.get(v.name)?.[0]?.gradient ?? ""}`),
-    ].join("\n\n");
-    return { update, reply: replies.join("\n\n"), reasoning, terminated: false, notes };
+    return { update, reply: replies.join("\n\n"), reasoning: reasoning.join("\n\n"), terminated: false, notes };
   }
 
   private async call(system: string, user: string, signal: AbortSignal): Promise<string> {
@@ -167,4 +154,28 @@ export class TextGradOptimizer implements Optimizer {
     };
     return (await this.llm.complete(request, signal)).content;
   }
+}
+
+/** An untraced agent's problem as a graph: its variables feed the batched output directly. */
+function untracedGraph(problem: ProblemInstance): ProblemGraph {
+  const variables: ProblemGraphNode[] = problem.variables.map((v) => ({
+    name: v.name,
+    type: v.type,
+    value: renderValue(v.value, v.kind),
+    description: v.description,
+    kind: "parameter",
+    parents: [],
+    variable: v.name,
+  }));
+  const output: ProblemGraphNode = { name: "output", type: "str", value: outputValue(problem), description: problem.code, kind: "message", parents: variables.map((_, i) => i) };
+  return { nodes: [...variables, output], output: variables.length, parameterOrder: problem.variables.map((v) => v.name) };
+}
+
+/** Each node's level (nodes come roots first, each after its parents). */
+function nodeLevels(graph: ProblemGraph): number[] {
+  const levels: number[] = [];
+  graph.nodes.forEach((node, i) => {
+    levels[i] = node.parents.length === 0 ? 0 : Math.max(...node.parents.map((p) => levels[p] ?? 0)) + 1;
+  });
+  return levels;
 }

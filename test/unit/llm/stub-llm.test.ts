@@ -6,6 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { createStubLlm, STUB_MODEL, type StubAlternatives } from "../../../adapters/llm/stub-llm.js";
 import { readStubRequest } from "../../../adapters/llm/stub-request.js";
+import { codeParamStubAlternatives } from "../../../adapters/tasks/internal/code-param.js";
+import { BUILTIN_STUB_ALTERNATIVES } from "../../../adapters/tasks/stub-alternatives.js";
 import { estimateTokens, type ChatRequest } from "../../../src/llm/llm.js";
 import { createOptimizer } from "../../../src/opt/optimizers/optimizer-registry.js";
 import { DIALECTS } from "../../../src/opt/optimizers/prompt-optimizer.js";
@@ -149,6 +151,14 @@ describe("proposals", () => {
     expect(await propose("OptoPrimeV2", p, 1, { t: ["Hello", "Hi"] })).toMatchObject({ update: {}, terminated: true });
   });
 
+  it("a traced task's parameter, shown by its graph name, takes the alternatives of the list that holds its value (code_param's code)", async () => {
+    const bundle = await loadBundle("internal:code_param");
+    const { context, problem } = await contextAndProblem(bundle, createStubLlm(3, BUILTIN_STUB_ALTERNATIVES), "OptoPrimeV2");
+    expect(problem.variables.map((v) => [v.name, v.parameter])).toEqual([["__code0", "code"]]);
+    const { update } = await context.createOptimizer().propose(problem, signal);
+    expect(codeParamStubAlternatives.code.slice(1)).toContain(update.code);
+  });
+
   it("json parameters take alternatives too, and survive the reply format", async () => {
     const p = problemOf([variable("j", "json", { k: 1 })]);
     for (const optimizer of PROPOSERS) expect((await propose(optimizer, p, 5, { j: [{ k: 1 }, { k: [2, "two"] }] })).update, optimizer).toEqual({ j: { k: [2, "two"] } });
@@ -165,7 +175,8 @@ describe("proposals", () => {
     const xml = DIALECTS[name]!.format === "xml";
     const parsed = xml ? parseXmlReply(proposal.reply) : parseJsonReply(proposal.reply);
     expect(parsed.problem).toBeUndefined();
-    expect(Object.keys(parsed.suggestion).sort()).toEqual(["a", "b"]);
+    // The reply names the graph's variables; the update is keyed by parameter.
+    expect(Object.keys(parsed.suggestion).sort()).toEqual(["float0", "float1"]);
     if (!xml) expect(() => JSON.parse(proposal.reply) as unknown).not.toThrow();
   });
 

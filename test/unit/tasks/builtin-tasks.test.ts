@@ -123,6 +123,6 @@ describe("scoreDataset edge cases (spec §5.3)", () => {
     const result = await scoreDataset(bundle, { value: 2 }, split);
     expect(result.score).toBe(-2);
     expect(result.exampleScores).toEqual([-1, -3]);
-    expect(result.feedback).toBe("validate_dataset: mean over 2 examples. target=1 | target=5");
+    expect(result.feedback).toBe("validate_dataset: mean over 2 examples. target=1.0 | target=5.0");
   });
 });

@@ -89,14 +89,14 @@ describe("memory", () => {
     const optimizer = context.createOptimizer();
     await optimizer.propose(problem, signal);
     await optimizer.propose(problem, signal);
-    expect(userPrompt(llm.requests[1]!)).toContain('<round 1>\n<variable>\n<name>a</name>');
+    expect(userPrompt(llm.requests[1]!)).toContain('<round 1>\n<variable>\n<name>float0</name>');
   });
 });
 
 describe("propose", () => {
-  it("returns only coerced values of trainable variables, with notes for the rest", async () => {
+  it("returns only coerced values of trainable variables (by parameter name), with notes for the rest", async () => {
     const bundle = await loadBundle();
-    const reply = xmlReply({ a: " 2.5 ", b: "abc", c: "9" }, "Raise a.");
+    const reply = xmlReply({ float0: " 2.5 ", float1: "abc", c: "9" }, "Raise a.");
     const llm = scriptedLlm([reply]);
     const { context, problem } = await contextAndProblem(bundle, llm, "OptoPrimeV2");
     const proposal = await context.createOptimizer().propose(problem, signal);
@@ -104,7 +104,7 @@ describe("propose", () => {
     expect(proposal.reasoning).toBe("Raise a.");
     expect(proposal.terminated).toBe(false);
     expect(proposal.reply).toBe(reply);
-    expect(proposal.notes).toEqual([expect.stringMatching(/^b: not a number: "abc"; left unchanged$/), "ignored suggestions for unknown variables: c"]);
+    expect(proposal.notes).toEqual([expect.stringMatching(/^float1: not a number: "abc"; left unchanged$/), "ignored suggestions for unknown variables: c"]);
   });
 
   it("ignores a proposal for a non-trainable parameter", async () => {

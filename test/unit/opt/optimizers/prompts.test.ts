@@ -9,6 +9,8 @@ import { jsonReply, scriptedLlm, xmlReply } from "../../../support/scripted-llm.
 import { contextAndProblem, expectInOrder, loadBundle, problemOf, signal, systemPrompt, userPrompt, variable } from "./fixtures.js";
 
 const OBJECTIVE = "Change a and b so that their sum equals the target value.";
+/** multi_param's traced graph on two examples: one add per example, then the batch. */
+const CODE = "add0 = add(x=float0, y=float1)\nadd1 = add(x=float0, y=float1)\nbatchify0 = batchify(args_0=add0, args_1=add1)";
 const TWO_EXAMPLES = [
   { input: null, info: 3.0 },
   { input: "x", info: 5.0 },
@@ -26,26 +28,24 @@ async function firstRequest(name: string, reply: string, optimizerKwargs = {}) {
 
 describe("OptoPrime (V1) prompt", () => {
   it("contains every section in order with the expected variable lines", async () => {
-    const { request, problem } = await firstRequest("OptoPrime", jsonReply({ a: 2 }));
+    const { request, problem } = await firstRequest("OptoPrime", jsonReply({ float0: 2 }));
     const user = userPrompt(request);
     const [docName, doc] = Object.entries(problem.documentation)[0]!;
     expectInOrder(user, [
       "Now you see the problem instance:",
       "================================",
       `#Instruction\n${OBJECTIVE}\n`,
-      `\n#Code\n${problem.code}\n`,
+      `\n#Code\n${CODE}\n`,
       `\n#Documentation\n[${docName}] ${doc}\n`,
-      "\n#Variables\n(float) a=1.0\n(float) b=1.0\n",
-      "\n#Constraints\n(float) a: First addend.\n(float) b: Second addend.\n",
-      "\n#Inputs\n(str) input=ID [0]: None\nID [1]: x\n",
-      "\n#Others\n",
-      "\n#Outputs\n(str) output=ID [0]: ",
-      "ID [1]: ",
+      "\n#Variables\n(float) float0=1.0\n(float) float1=1.0\n",
+      "\n#Constraints\n(float) float0: First addend.\n(float) float1: Second addend.\n",
+      "\n#Inputs\n\n",
+      "\n#Others\n(float) add0=2.0\n(float) add1=2.0\n",
+      "\n#Outputs\n(str) batchify0=ID [0]: 2.0\nID [1]: 2.0\n",
       "\n#Feedback\nID [0]: target=3",
       "\nID [1]: target=5",
       "================================",
     ]);
-    expect(user).toMatch(/\(str\) output=ID \[0\]: 2(\.0)?\nID \[1\]: 2(\.0)?\n/);
     expect(user.trimEnd().endsWith("Your response:")).toBe(true);
     // V1 has no XML and no memory on a first call.
     expect(user).not.toContain("<variable");
@@ -82,19 +82,19 @@ describe("OptoPrimeV2 prompt", () => {
       "Now you see the problem instance:",
       "================================",
       `# Instruction\n${OBJECTIVE}\n`,
-      `\n# Code\n${problem.code}\n`,
+      `\n# Code\n${CODE}\n`,
       `\n# Documentation\n[${docName}] ${doc}\n`,
-      '\n# Variables\n<variable name="a" type="float">\n<value>\n1.0\n</value>\n<constraint>\nFirst addend.\n</constraint>\n</variable>\n' +
-        '<variable name="b" type="float">\n<value>\n1.0\n</value>\n<constraint>\nSecond addend.\n</constraint>\n</variable>\n',
-      '\n# Inputs\n<node name="input" type="str">\n<value>\nID [0]: None\nID [1]: x\n\n</value>\n</node>\n',
-      "\n# Others\n",
-      '\n# Outputs\n<node name="output" type="str">\n<value>\nID [0]: ',
+      '\n# Variables\n<variable name="float0" type="float">\n<value>\n1.0\n</value>\n<constraint>\nFirst addend.\n</constraint>\n</variable>\n' +
+        '<variable name="float1" type="float">\n<value>\n1.0\n</value>\n<constraint>\nSecond addend.\n</constraint>\n</variable>\n',
+      "\n# Inputs\n\n",
+      '\n# Others\n<node name="add0" type="float">\n<value>\n2.0\n</value>\n</node>\n',
+      '\n# Outputs\n<node name="batchify0" type="str">\n<value>\nID [0]: 2.0\nID [1]: 2.0\n\n</value>\n</node>\n',
       "\n# Feedback\nID [0]: target=3",
       "\nID [1]: target=5",
       "================================",
     ]);
     expect(user).not.toContain("# Constraints");
-    expect(user.endsWith("What are your suggestions on variables a, b?\n\nYour response:")).toBe(true);
+    expect(user.endsWith("What are your suggestions on variables float0, float1?\n\nYour response:")).toBe(true);
   });
 
   it("has a system prompt with the XML output format and the TERMINATE rule", async () => {
@@ -137,14 +137,14 @@ describe("OPROv2 prompt", () => {
     expectInOrder(user, [
       "================================",
       `# Problem Context\n${OBJECTIVE}\n`,
-      '\n# Solution\n<solution name="a" type="float">\n<value>\n1.0\n</value>\n<constraint>\nFirst addend.\n</constraint>\n</solution>\n' +
-        '<solution name="b" type="float">\n<value>\n1.0\n</value>\n<constraint>\nSecond addend.\n</constraint>\n</solution>\n',
+      '\n# Solution\n<solution name="float0" type="float">\n<value>\n1.0\n</value>\n<constraint>\nFirst addend.\n</constraint>\n</solution>\n' +
+        '<solution name="float1" type="float">\n<value>\n1.0\n</value>\n<constraint>\nSecond addend.\n</constraint>\n</solution>\n',
       "\n# Feedback\nID [0]: target=3",
       "\nID [1]: target=5",
       "================================",
     ]);
     for (const absent of ["# Code", "# Documentation", "# Inputs", "# Outputs", "<node"]) expect(user).not.toContain(absent);
-    expect(user.endsWith("What are your revised solutions on a, b?\n\nYour response:")).toBe(true);
+    expect(user.endsWith("What are your revised solutions on float0, float1?\n\nYour response:")).toBe(true);
     const system = systemPrompt(request);
     expect(system).toContain('<solution name="variable_name" type="data_type">');
     expect(system).toContain("<reasoning>");
@@ -168,12 +168,12 @@ describe("OPROv2 prompt", () => {
     expect(user).toContain('<solution name="u" type="float">\n<value>\n2.5\n</value>');
   });
 
-  it("never cuts a code solution", () => {
-    const code = `def f(x):\n    return ${"1 + ".repeat(700)}x`;
+  it("cuts a code solution's body at 2000 characters but keeps its definition line whole", () => {
+    const body = `    return ${"1 + ".repeat(700)}x`;
+    const code = `def f(x):\n${body}`;
     const optimizer = createOptimizer("OPROv2", {}, scriptedLlm([])) as PromptOptimizer;
     const user = userPrompt({ messages: optimizer.messages(problemOf([variable("f", "code", code)])) });
-    expect(user).toContain(`<solution name="f" type="code">\n<value>\n${code}\n</value>`);
-    expect(user).not.toContain("skipped due to length limit");
+    expect(user).toContain(`<solution name="f" type="code">\n<value>\ndef f(x):\n${body.slice(0, 2000)}...(skipped due to length limit)\n</value>`);
   });
 });
 
@@ -184,14 +184,16 @@ describe("OPRO prompt", () => {
     expect(user.startsWith("Below are some example variables and their feedbacks.\n\n")).toBe(true);
     const [history, rest] = user.split("================================");
     const example = JSON.parse(history!.replace("Below are some example variables and their feedbacks.", "").trim()) as { variables: unknown; feedback: string };
-    expect(example.variables).toEqual({ a: 1, b: 1 });
-    expect(example.feedback).toMatch(/^ID \[0\]: target=3\nID \[1\]: target=5\n$/);
-    expect(history).toContain('{\n    "variables": {\n        "a": 1');
-    expectInOrder(rest!, [OBJECTIVE, "Your response:"]);
+    expect(example.variables).toEqual({ float0: 1, float1: 1 });
+    expect(example.feedback).toMatch(/^ID \[0\]: target=3\.0\nID \[1\]: target=5\.0\n$/);
+    expect(history).toContain('{\n    "variables": {\n        "float0": 1');
+    expect(rest!.trimEnd().endsWith(`\n${OBJECTIVE}`)).toBe(true);
     const system = systemPrompt(request);
     expect(system).toContain('"suggestion": {');
     expect(system).toContain("TERMINATE");
-    expect(system).not.toContain("#Code");
+    // OptoPrime's JSON format (reasoning, answer, suggestion), without the legend of a problem's parts.
+    expect(system).toContain('"answer":');
+    expect(system).not.toContain("A problem has these parts");
   });
 });
 

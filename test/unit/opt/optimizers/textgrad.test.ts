@@ -4,7 +4,7 @@ import { builtinTaskRegistry } from "../../../../adapters/tasks/index.js";
 import type { Kwargs } from "../../../../src/config/kwargs.js";
 import type { ChatRequest, Llm } from "../../../../src/llm/llm.js";
 import { createOptimizer, OPTIMIZER_NAMES, UNAVAILABLE_OPTIMIZERS } from "../../../../src/opt/optimizers/optimizer-registry.js";
-import { feedbackItems, parseImprovedVariable, TEXTGRAD_DEFAULT_MAX_TOKENS, TextGradOptimizer } from "../../../../src/opt/optimizers/textgrad.js";
+import { parseImprovedVariable, TEXTGRAD_DEFAULT_MAX_TOKENS, TextGradOptimizer } from "../../../../src/opt/optimizers/textgrad.js";
 import { GRADIENT_SYSTEM_PROMPT, REDUCE_SYSTEM_PROMPT, shortValue, UPDATE_SYSTEM_PROMPT } from "../../../../src/opt/optimizers/textgrad-prompts.js";
 import type { JsonValue } from "../../../../src/domain/json-value.js";
 import type { ParameterKind } from "../../../../src/domain/parameter.js";
@@ -13,6 +13,7 @@ import { examplesOf, type Example } from "../../../../src/opt/rollout.js";
 import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm } from "../../../support/scripted-llm.js";
 import { harnessContext } from "../../../support/trainer-harness.js";
+import { defineTraceModel } from "../../../../src/opt/trace/model.js";
 
 const signal = new AbortController().signal;
 const improved = (value: string) => `<IMPROVED_VARIABLE>${value}</IMPROVED_VARIABLE>`;
@@ -53,54 +54,89 @@ function handProblem(variables: readonly ProblemVariable[], feedback = "ID [0]: 
   };
 }
 
-describe("TextGrad call accounting (2·P + [batch > 1])", () => {
-  it("one parameter, batch 1: one backward call, one update call", async () => {
+describe("TextGrad call accounting over the traced graph (edges + reduces + variables)", () => {
+  const G = GRADIENT_SYSTEM_PROMPT;
+  const U = UPDATE_SYSTEM_PROMPT;
+
+  it("multi_param, a trainable, batch 1: batchify→add, add→a, add→b (a fixed input), then update a", async () => {
     const bundle = await multiParam(["a"]);
-    const llm = scriptedLlm(["grad a", improved("2.0")]);
+    const llm = scriptedLlm(["grad add", "grad a", "grad b", improved("2.0")]);
     const { problem } = await realProblem(bundle, llm);
-    expect(problem.variables.map((v) => v.name)).toEqual(["a"]);
+    expect(problem.variables.map((v) => [v.name, v.parameter])).toEqual([["float0", "a"]]);
     const proposal = await new TextGradOptimizer(llm).propose(problem, signal);
-    expect(llm.requests).toHaveLength(2);
-    expect(llm.requests.map(system)).toEqual([GRADIENT_SYSTEM_PROMPT, UPDATE_SYSTEM_PROMPT]);
+    expect(llm.requests.map(system)).toEqual([G, G, G, U]);
+    expect(user(llm.requests[0]!)).toContain("<ROLE> float node 'add0' (output of the operation add)");
+    expect(user(llm.requests[1]!)).toContain("<ROLE> float variable 'float0' (First addend.) </ROLE>");
+    // b is fixed here: an input of add, which gets a gradient but no update.
+    expect(user(llm.requests[2]!)).toContain("<ROLE> float node 'float1' (input)");
     expect(proposal.update).toEqual({ a: 2 });
   });
 
-  it("two parameters, batch 1: backward a, backward b, update a, update b", async () => {
-    const llm = scriptedLlm(["grad a", "grad b", improved("1.5"), improved("1.5")]);
+  it("multi_param, batch 1: 3 backward calls, then a and b updated in parameter order", async () => {
+    const llm = scriptedLlm(["grad add", "grad a", "grad b", improved("1.5"), improved("1.5")]);
     const { problem } = await realProblem(await multiParam(), llm);
     const proposal = await new TextGradOptimizer(llm).propose(problem, signal);
-    expect(llm.requests.map(system)).toEqual([GRADIENT_SYSTEM_PROMPT, GRADIENT_SYSTEM_PROMPT, UPDATE_SYSTEM_PROMPT, UPDATE_SYSTEM_PROMPT]);
-    expect(user(llm.requests[0]!)).toContain("<ROLE> float variable 'a' (First addend.) </ROLE>");
-    expect(user(llm.requests[1]!)).toContain("<ROLE> float variable 'b' (Second addend.) </ROLE>");
-    // Each backward prompt shows the other trainable variable as context.
-    expect(user(llm.requests[0]!)).toContain("Other variables of the program, improved separately:\nb (float):\n1.0");
-    expect(user(llm.requests[1]!)).toContain("Other variables of the program, improved separately:\na (float):\n1.0");
-    expect(user(llm.requests[2]!)).toContain("<FEEDBACK>grad a</FEEDBACK>");
-    expect(user(llm.requests[3]!)).toContain("<FEEDBACK>grad b</FEEDBACK>");
+    expect(llm.requests.map(system)).toEqual([G, G, G, U, U]);
+    // The gradient on add (from the output) is what add passes on to its inputs.
+    expect(user(llm.requests[0]!)).toContain("<OP_OUTPUT>:\nID [0]: target=3");
+    expect(user(llm.requests[1]!)).toContain("<OP_OUTPUT>:\ngrad add");
+    expect(user(llm.requests[3]!)).toContain("<ROLE>float variable 'float0' (First addend.)</ROLE>");
+    expect(user(llm.requests[3]!)).toContain("<FEEDBACK>grad a</FEEDBACK>");
+    expect(user(llm.requests[4]!)).toContain("<FEEDBACK>grad b</FEEDBACK>");
     expect(proposal).toMatchObject({ update: { a: 1.5, b: 1.5 }, terminated: false, notes: [] });
     expect(proposal.reasoning).toContain("grad a");
     expect(proposal.reasoning).toContain("grad b");
   });
 
-  it("one parameter, batch 2: a reduce call first, then backward and update", async () => {
-    const llm = scriptedLlm(["summary of both", "grad a", improved("3.0")]);
-    const { problem } = await realProblem(await multiParam(["a"]), llm, TWO_EXAMPLES);
-    const proposal = await new TextGradOptimizer(llm).propose(problem, signal);
-    expect(llm.requests.map(system)).toEqual([REDUCE_SYSTEM_PROMPT, GRADIENT_SYSTEM_PROMPT, UPDATE_SYSTEM_PROMPT]);
-    expect(user(llm.requests[0]!)).toBe("<FEEDBACK>ID [0]: target=3</FEEDBACK>\n<FEEDBACK>ID [1]: target=5</FEEDBACK>");
-    expect(user(llm.requests[1]!)).toContain("<FEEDBACK>summary of both</FEEDBACK>");
-    expect(proposal.update).toEqual({ a: 3 });
-    expect(proposal.reasoning).toContain("summary of both");
-  });
-
-  it("two parameters, batch 2: 1 reduce + 2 backward + 2 update = 5 calls", async () => {
-    const llm = scriptedLlm(["summary", "grad a", "grad b", improved("1.2"), improved("1.8")]);
+  it("multi_param, batch 2: no reduce (each node gets one gradient): 2 + 4 backward calls, 2 updates with 2 gradients each", async () => {
+    const llm = scriptedLlm(["g0", "g1", "ga0", "gb0", "ga1", "gb1", improved("1.2"), improved("1.8")]);
     const { problem } = await realProblem(await multiParam(), llm, TWO_EXAMPLES);
     const proposal = await new TextGradOptimizer(llm).propose(problem, signal);
-    expect(llm.requests.map(system)).toEqual([REDUCE_SYSTEM_PROMPT, GRADIENT_SYSTEM_PROMPT, GRADIENT_SYSTEM_PROMPT, UPDATE_SYSTEM_PROMPT, UPDATE_SYSTEM_PROMPT]);
-    for (const r of llm.requests.slice(1, 3)) expect(user(r)).toContain("<FEEDBACK>summary</FEEDBACK>");
+    expect(llm.requests.map(system)).toEqual([G, G, G, G, G, G, U, U]);
+    expect(user(llm.requests[6]!).match(/<\/FEEDBACK>/g)).toHaveLength(2);
+    expect(user(llm.requests[6]!)).toContain("<FEEDBACK>ga0</FEEDBACK>");
+    expect(user(llm.requests[6]!)).toContain("<FEEDBACK>ga1</FEEDBACK>");
     expect(llm.remaining()).toBe(0);
     expect(proposal.update).toEqual({ a: 1.2, b: 1.8 });
+  });
+
+  it("a reduce call where two gradients meet on an operation's output (a diamond)", async () => {
+    const twice = { name: "twice", documentation: "Doubles x." };
+    const plus = { name: "plus", documentation: "Adds x and y." };
+    const model = defineTraceModel({
+      name: "DiamondModel",
+      parameters: [{ name: "a", kind: "number", value: 1, description: "The a." }],
+      async forward(self) {
+        const y = await self.op(twice, { x: self.param("a") }, ({ x }) => 2 * Number(x));
+        const left = await self.op(twice, { x: y }, ({ x }) => 2 * Number(x));
+        const right = await self.op(twice, { x: y }, ({ x }) => 2 * Number(x));
+        return self.op(plus, { x: left, y: right }, ({ x, y: z }) => Number(x) + Number(z));
+      },
+    });
+    const bundle: TaskBundle = { ...(await multiParam()), parameters: model.parameters, agent: model.agent };
+    // batchify→plus, plus→twice1, plus→twice2, twice1→twice0, twice2→twice0, reduce on twice0, twice0→a, update a.
+    const llm = scriptedLlm(["g", "gl", "gr", "gy1", "gy2", "reduced", "ga", improved("0.75")]);
+    const { problem } = await realProblem(bundle, llm);
+    expect(problem.code.split("\n")).toEqual([
+      "twice0 = twice(x=float0)",
+      "twice1 = twice(x=twice0)",
+      "twice2 = twice(x=twice0)",
+      "plus0 = plus(x=twice1, y=twice2)",
+      "batchify0 = batchify(args_0=plus0)",
+    ]);
+    const proposal = await new TextGradOptimizer(llm).propose(problem, signal);
+    expect(llm.requests.map(system)).toEqual([G, G, G, G, G, REDUCE_SYSTEM_PROMPT, G, U]);
+    expect(user(llm.requests[5]!)).toBe("<FEEDBACK>gy1</FEEDBACK>\n<FEEDBACK>gy2</FEEDBACK>");
+    expect(user(llm.requests[6]!)).toContain("<OP_OUTPUT>:\nreduced");
+    expect(proposal.update).toEqual({ a: 0.75 });
+  });
+
+  it("an untraced agent's problem: one backward call per variable (output ← variable), one update each", async () => {
+    const llm = scriptedLlm(["grad a", "grad b", improved("2"), improved("3")]);
+    const proposal = await new TextGradOptimizer(llm).propose(handProblem([variable("a", "number", 1), variable("b", "number", 1)]), signal);
+    expect(llm.requests.map(system)).toEqual([G, G, U, U]);
+    expect(user(llm.requests[0]!)).toContain("<OP_OUTPUT>:\nID [0]: try again");
+    expect(proposal.update).toEqual({ a: 2, b: 3 });
   });
 
   it("no trainable parameters: no call, a note", async () => {
@@ -111,45 +147,44 @@ describe("TextGrad call accounting (2·P + [batch > 1])", () => {
     expect(proposal.notes).toHaveLength(1);
   });
 
-  it("every call is metered by the trainer context (4 LlmCallCompleted for two parameters)", async () => {
-    const llm = scriptedLlm(["g", "g", improved("1"), improved("2")]);
+  it("every call is metered by the trainer context (5 LlmCallCompleted on multi_param)", async () => {
+    const llm = scriptedLlm(["g", "g", "g", improved("1"), improved("2")]);
     const { context, events, problem } = await realProblem(await multiParam(), llm);
     const optimizer = context.createOptimizer();
     expect(optimizer.name).toBe("TextGrad");
     await optimizer.propose(problem, signal);
-    expect(events.filter((e) => e.type === "LlmCallCompleted")).toHaveLength(4);
+    expect(events.filter((e) => e.type === "LlmCallCompleted")).toHaveLength(5);
   });
 });
 
 describe("TextGrad prompts", () => {
-  it("the backward prompt holds the parameter's value, role, output and feedback in their tags", async () => {
-    const llm = scriptedLlm(["grad a", improved("2.0")]);
+  it("a backward prompt holds the edge's input and output values, the input's role and the gradient reaching the output", async () => {
+    const llm = scriptedLlm(["grad add", "grad a", "grad b", improved("2.0")]);
     const { problem } = await realProblem(await multiParam(["a"]), llm);
     await new TextGradOptimizer(llm).propose(problem, signal);
-    const request = llm.requests[0]!;
+    const request = llm.requests[1]!;
     const prompt = user(request);
-    expect(prompt).toContain("<ROLE> float variable 'a' (First addend.) </ROLE>");
+    expect(prompt).toContain("<ROLE> float variable 'float0' (First addend.) </ROLE>");
     expect(prompt).toContain("<LM_INPUT> 1.0 </LM_INPUT>");
-    expect(prompt).toContain("<LM_OUTPUT> ID [0]: 2 </LM_OUTPUT>");
-    expect(prompt).toContain("<FEEDBACK>ID [0]: target=3</FEEDBACK>");
+    expect(prompt).toContain("<LM_OUTPUT> 2.0 </LM_OUTPUT>");
+    expect(prompt).toContain("float node 'add0' (output of the operation add) (This is an add operator of x and y.)");
+    expect(prompt).toContain("<OBJECTIVE_FUNCTION>Your goal is to give feedback on the variable that addresses this feedback on the <OP_OUTPUT>:\ngrad add </OBJECTIVE_FUNCTION>");
     expect(prompt).toContain("<VARIABLE> 1.0 </VARIABLE>");
-    expect(prompt).toContain("<OBJECTIVE_FUNCTION>");
-    expect(prompt).toContain("output = a + b");
-    // b is fixed here, so it is an input of the program, not a variable.
-    expect(prompt).toMatch(/Inputs:[\s\S]*b \(float\):\n1\.0/);
+    // The reference's gradient prompts carry these tags and no <FEEDBACK> (parity scenario textgrad).
+    expect([...new Set(prompt.match(/<([A-Z_]+)>/g))].sort()).toEqual(["<LM_INPUT>", "<LM_OUTPUT>", "<OBJECTIVE_FUNCTION>", "<OP_OUTPUT>", "<ROLE>", "<VARIABLE>"]);
     expect(request.maxTokens).toBe(TEXTGRAD_DEFAULT_MAX_TOKENS);
     expect(request.responseFormat).toBeUndefined();
   });
 
   it("the update prompt holds the role, short value, gradient with its conversation, constraints and the answer tags", async () => {
-    const llm = scriptedLlm(["make a bigger", improved("2.0")]);
+    const llm = scriptedLlm(["grad add", "make a bigger", "grad b", improved("2.0")]);
     const { problem } = await realProblem(await multiParam(["a"]), llm);
     await new TextGradOptimizer(llm).propose(problem, signal);
-    const request = llm.requests[1]!;
+    const request = llm.requests[3]!;
     const prompt = user(request);
-    expect(prompt).toContain("<ROLE>float variable 'a' (First addend.)</ROLE>");
+    expect(prompt).toContain("<ROLE>float variable 'float0' (First addend.)</ROLE>");
     expect(prompt).toContain("<VARIABLE> 1.0 </VARIABLE>");
-    expect(prompt).toContain("<CONTEXT>Here is a conversation:\n\n<CONVERSATION><LM_INPUT> 1.0 </LM_INPUT>");
+    expect(prompt).toContain("<CONTEXT>Here is a conversation:\n\n<CONVERSATION><LM_INPUT> 1.0 </LM_INPUT>\n\n<LM_OUTPUT> 2.0 </LM_OUTPUT>");
     expect(prompt).toContain("<FEEDBACK>make a bigger</FEEDBACK>");
     expect(prompt).toContain("<CONSTRAINTS>First addend.\nThe value is a number (float): write the number only.</CONSTRAINTS>");
     expect(prompt).toContain("<IMPROVED_VARIABLE>{the improved variable}</IMPROVED_VARIABLE>");
@@ -167,12 +202,12 @@ describe("TextGrad prompts", () => {
     expect(user(llm.requests[0]!)).toContain(`<LM_INPUT> ${long} </LM_INPUT>`);
   });
 
-  it("the objective kwarg appears in the backward and update prompts; max_tokens is honoured", async () => {
+  it("as in the reference, the objective kwarg appears in no prompt; max_tokens is honoured", async () => {
     const llm = scriptedLlm(["g", improved("2")]);
     const optimizer = createOptimizer("TextGrad", { objective: "Make the sum three.", max_tokens: 123, unknown_kwarg: true }, llm);
     await optimizer.propose(handProblem([variable("a", "number", 1)]), signal);
     for (const r of llm.requests) {
-      expect(user(r)).toContain("Make the sum three.");
+      expect(user(r)).not.toContain("Make the sum three.");
       expect(r.maxTokens).toBe(123);
     }
   });
@@ -196,9 +231,12 @@ describe("TextGrad update parsing", () => {
     expect((await propose("number", 1, "<IMPROVED_VARIABLE> 7")).update).toEqual({ x: 7 });
   });
 
-  it("accepts a bare value when the tags are missing", async () => {
-    expect((await propose("number", 1, " 1.25\n")).update).toEqual({ x: 1.25 });
-    expect((await propose("text", "old", "just the new text")).update).toEqual({ x: "just the new text" });
+  it("skips a bare value without the tags, as the reference does", async () => {
+    for (const [kind, value, reply] of [["number", 1, " 1.25\n"], ["text", "old", "just the new text"]] as const) {
+      const proposal = await propose(kind, value, reply);
+      expect(proposal.update).toEqual({});
+      expect(proposal.notes).toEqual(["x: no <IMPROVED_VARIABLE> block; left unchanged"]);
+    }
   });
 
   it("accepts an OptoPrimeV2-style <variable> block for this variable", async () => {
@@ -222,7 +260,7 @@ describe("TextGrad update parsing", () => {
   });
 
   it("one unreadable update does not stop the others", async () => {
-    const llm = scriptedLlm(["ga", "gb", "no idea", improved("9")]);
+    const llm = scriptedLlm(["ga", "gb", improved("no idea"), improved("9")]);
     const proposal = await new TextGradOptimizer(llm).propose(handProblem([variable("a", "number", 1), variable("b", "number", 1)]), signal);
     expect(proposal.update).toEqual({ b: 9 });
     expect(proposal.notes).toEqual([expect.stringMatching(/^a: not a number/)]);
@@ -233,15 +271,6 @@ describe("TextGrad update parsing", () => {
   });
 });
 
-describe("feedbackItems", () => {
-  it("splits batched feedback at in-order ID markers at line starts", () => {
-    expect(feedbackItems("ID [0]: bad\nID [1]: worse\n")).toEqual(["ID [0]: bad", "ID [1]: worse"]);
-    expect(feedbackItems("ID [0]: see ID [1]: inline\nmore\n")).toEqual(["ID [0]: see ID [1]: inline\nmore"]);
-    expect(feedbackItems("ID [0]: a\nID [2]: skipped index\n")).toEqual(["ID [0]: a\nID [2]: skipped index"]);
-    expect(feedbackItems("ID [0]: a\nID [1]: b\nHistory: tried 1.0\n")).toEqual(["ID [0]: a", "ID [1]: b\nHistory: tried 1.0"]);
-    expect(feedbackItems("plain feedback\n")).toEqual(["plain feedback"]);
-  });
-});
 
 describe("TextGrad registration, fork and errors", () => {
   it('createOptimizer("TextGrad", {objective: "x"}, llm) builds it; it is a known, available name', () => {

@@ -4,14 +4,15 @@
  * ParetobasedPS is its own trainer (those names run the GEPA algorithm: gepa-code.test.ts).
  * The direct run replays the recorded numpy permutations into the train loader.
  */
-import { describe, expect, it } from "vitest";
-import { numericParamTask } from "../../../../adapters/tasks/internal/numeric-param.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { builtinTaskRegistry } from "../../../../adapters/tasks/index.js";
 import type { IterationSnapshot } from "../../../../src/opt/trainers/priority-search.js";
 import { runPrioritySearch } from "../../../../src/opt/trainers/priority-search.js";
 import { PARETOBASED_PS_KWARGS, readParetobasedOptions } from "../../../../src/opt/trainers/paretobased-ps.js";
 import { pairAgent, parityFixture } from "../../../support/parity.js";
+import { floatReply, promptFacts } from "../../../support/prompt-facts.js";
 import { replayForks, replayRng } from "../../../support/replay-rng.js";
-import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
+import { scriptedLlm, xmlReply, type ScriptStep } from "../../../support/scripted-llm.js";
 import { shownValues } from "../../../support/shown-values.js";
 import { harnessContext } from "../../../support/trainer-harness.js";
 import { comparableEvaluations, label } from "./support.js";
@@ -58,7 +59,7 @@ interface Fixture {
 }
 const recorded = parityFixture<Fixture>("gepa-names-harness");
 
-async function runParetobased(bundle: Parameters<typeof harnessContext>[0], replies: string[], kwargs: Record<string, unknown>, rng?: ReturnType<typeof replayRng>) {
+async function runParetobased(bundle: Parameters<typeof harnessContext>[0], replies: readonly ScriptStep[], kwargs: Record<string, unknown>, rng?: ReturnType<typeof replayRng>) {
   const llm = scriptedLlm(replies);
   const snapshots: IterationSnapshot[] = [];
   const { context, events } = harnessContext(bundle, llm, rng ? { rng: replayForks({ "priority-search/train-loader": rng }) } : {});
@@ -69,6 +70,9 @@ async function runParetobased(bundle: Parameters<typeof harnessContext>[0], repl
 
 const userText = (r: { messages: readonly { role: string; content: string }[] }) => r.messages.filter((m) => m.role === "user").map((m) => m.content).join("\n");
 const memoryRounds = (r: Parameters<typeof userText>[0]) => (userText(r).match(/<round \d+>/g) ?? []).length;
+
+const registry = builtinTaskRegistry();
+afterAll(() => registry.close());
 
 describe("parity gepa-names-harness", () => {
   it("gepa-names-harness ParetobasedPS_direct_two_examples: PAIR agent; frontier {c4, c3} explored in iteration 2; best c4 {a 0, b 5}", async () => {
@@ -131,11 +135,12 @@ describe("parity gepa-names-harness", () => {
       const own = Object.keys(recorded.harness[name]!.resolved_trainer_kwargs).filter((k) => k !== "train_batch_size");
       expect(own.filter((k) => PARETOBASED_PS_KWARGS.includes(k))).toEqual([]);
     }
-    const bundle = numericParamTask();
+    const bundle = await registry.load("internal:numeric_param", {});
     expect(bundle.optimizer_kwargs).toMatchObject({ memory_size: run.resolved_optimizer_memory_size });
-    const got = await runParetobased(bundle, run.calls.map((c) => xmlReply(c.returned)), {});
+    const got = await runParetobased(bundle, run.calls.map((c) => floatReply(Number(c.returned.value))), {});
     expect(got.llm.remaining()).toBe(0);
-    expect(got.llm.requests.map((r) => shownValues(r).value)).toEqual(run.calls.map((c) => c.shown_float));
+    const shownFloat = (r: Parameters<typeof promptFacts>[0]) => Number(promptFacts(r).variables.find((v) => v.type === "float")!.value);
+    expect(got.llm.requests.map(shownFloat)).toEqual(run.calls.map((c) => c.shown_float));
     expect(got.llm.requests.map(memoryRounds)).toEqual(run.calls.map((c) => c.memory_rounds));
     expect(got.snapshots[0]!.created.map((c) => label(c.id))).toEqual(run.calls.map((c) => c.became_candidate));
 
@@ -154,6 +159,9 @@ describe("parity gepa-names-harness", () => {
     expect(s.longTermMemorySize).toBe(run.pareto_explore[1]!.memory_size_after);
     expect(got.iterations.at(-1)!.evaluations).toBe(comparableEvaluations(run.evaluations.by_iteration_and_phase));
     expect(got.iterations.at(-1)!.score).toBe(run.score_val_final);
-    expect(got.values).toEqual({ value: it1!.best.values.value });
+    expect(got.values.value).toBe(it1!.best.values.value);
+    // emit's code is never changed by replies that name only the float.
+    const code = bundle.parameters.find((p) => p.kind === "code")!;
+    expect(got.values[code.name]).toBe(code.value);
   });
 });

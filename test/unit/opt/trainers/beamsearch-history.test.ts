@@ -50,9 +50,9 @@ describe("BeamsearchHistoryAlgorithm (reference §3.4)", () => {
     expect(perStep(run.iterations, "evaluations")).toEqual([1 + 2 * 2, 2 + 4 * 2, 3 * 4]);
 
     const first = prompts[0]!;
-    expect(first).toMatch(/--- Current Feedback ---\nID \[0\]: target=3\n\n\n--- History Context ---\n.+\n\(Nothing has been kept yet\.\)\n/);
+    expect(first).toMatch(/--- Current Feedback ---\nID \[0\]: target=3\.0\n\n\n--- History Context ---\n.+\n\(Nothing has been kept yet\.\)\n/);
     for (const later of prompts.slice(1)) {
-      expect(later).toContain("--- Current Feedback ---\nID [0]: target=3\n");
+      expect(later).toContain("--- Current Feedback ---\nID [0]: target=3.0\n");
       expect(later).toContain("  Attempt 1 (Score: -1.0000): {x: 2.0000}\n  Attempt 2 (Score: -3.0000): {x: 0.0000}\n");
       // Only trainable parameters are listed.
       expect(later).not.toContain("unit: cm");

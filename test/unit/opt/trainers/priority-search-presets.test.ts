@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { createStubLlm } from "../../../../adapters/llm/stub-llm.js";
-import { builtinTaskRegistry } from "../../../../adapters/tasks/index.js";
 import type { ChatRequest } from "../../../../src/llm/llm.js";
 import { runPrioritySearch, type IterationSnapshot } from "../../../../src/opt/trainers/priority-search.js";
 import { beamSearchTrainer, readPresetOptions, sequentialSearchTrainer, sequentialUpdateTrainer } from "../../../../src/opt/trainers/priority-search-presets.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
 import { shownValues } from "../../../support/shown-values.js";
+import { valueAgent } from "../../../support/parity.js";
 import { harnessContext, runTrainer } from "../../../support/trainer-harness.js";
 
-const numericParam = () => builtinTaskRegistry().load("internal:numeric_param", {});
+/** One float `value` (0.0) with target 3.0: numeric_param's search problem as an untraced agent, so prompts name it `value`. */
+const numericParam = async () => valueAgent({ inputs: [null], targets: [3.0] });
 const reply = (value: number) => xmlReply({ value });
 const steps = { num_epochs: 0, num_steps: 3 };
 

@@ -14,12 +14,14 @@ import {
 import type { TaskBundle } from "../../../../src/domain/task-bundle.js";
 import { scriptedLlm, xmlReply } from "../../../support/scripted-llm.js";
 import { shownValues } from "../../../support/shown-values.js";
+import { valueAgent } from "../../../support/parity.js";
 import { harnessContext, runTrainer } from "../../../support/trainer-harness.js";
 
 /** Trace-Bench's resolved defaults for PrioritySearch (spec §2.6). */
 const TB_DEFAULTS = { num_epochs: 1, num_steps: 1, num_batches: 1, num_candidates: 2, num_proposals: 2 };
 
-const numericParam = () => builtinTaskRegistry().load("internal:numeric_param", {});
+/** One float `value` (0.0) with target 3.0: numeric_param's search problem as an untraced agent, so prompts name it `value`. */
+const numericParam = async () => valueAgent({ inputs: [null], targets: [3.0] });
 
 /** One float `value`; example i scores −|value − targets[i]|. */
 function targetsTask(targets: readonly number[], validate?: readonly number[]): TaskBundle {
@@ -126,7 +128,8 @@ describe("PrioritySearch", () => {
 
   it("fills parameters a partial update leaves out from the candidate it improves", async () => {
     const bundle = await builtinTaskRegistry().load("internal:multi_param", {});
-    const llm = scriptedLlm([xmlReply({ b: 2 })]);
+    // float1 is b in multi_param's traced graph.
+    const llm = scriptedLlm([xmlReply({ float1: 2 })]);
     const run = await runTrainer(prioritySearchTrainer, bundle, llm, { kwargs: { num_epochs: 0, num_steps: 2, num_candidates: 1, num_proposals: 1 } });
     expect(run.values).toEqual({ a: 1, b: 2 });
     expect(run.iterations).toMatchObject([{ score: 0 }]);
