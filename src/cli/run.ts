@@ -23,6 +23,7 @@ import { RunCalls } from "../llm/run-calls.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import { findTrainer } from "../opt/trainer-catalog.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
+import type { LlmPreflight } from "../events/event-schema.js";
 import type { RunState } from "../events/run-state.js";
 import { formatUsd, llmSpending } from "./console-format.js";
 import { ProgressReporter } from "./progress-reporter.js";
@@ -186,25 +187,32 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
     onRunStopped: (error) => stopRun(error),
   });
   const forJob = llmFactory(plan.config);
-  let preflightRecord: RunHooks["preflight"];
+  const preflightRecords: LlmPreflight[] = [];
   if (plan.config.mode === "real") {
-    const llm = forJob(plan.jobs[0]!);
-    if ((plan.config.budget.max_cost_per_job ?? plan.config.budget.max_cost_per_run) != null && priceOf(prices, llm.model) === undefined) {
+    // One client per model: every model of a list is checked before any job starts.
+    const llms = [...new Set(plan.jobs.map((job) => forJob(job)))];
+    const unpriced = llms.find((llm) => priceOf(prices, llm.model) === undefined);
+    if ((plan.config.budget.max_cost_per_job ?? plan.config.budget.max_cost_per_run) != null && unpriced !== undefined) {
       abandonFreshRunDir(plan);
-      throw new ConfigError({ problems: [`budget: a cost budget needs a price for model '${llm.model}'; add it under pricing: in the config (USD per 1M tokens: {input, output})`] });
+      throw new ConfigError({ problems: [`budget: a cost budget needs a price for model '${unpriced.model}'; add it under pricing: in the config (USD per 1M tokens: {input, output})`] });
     }
-    const checked = await preflight(llm);
-    if (!checked.ok && checked.blocking) {
-      abandonFreshRunDir(plan);
-      process.stderr.write(`trace-bench: the LLM preflight request failed (${checked.error.kind}): ${checked.error.message}; no job was started\n`);
-      return 2;
-    }
-    if (!checked.ok) process.stderr.write(`trace-bench: warning: the LLM preflight request was refused (${checked.error.message}); starting the jobs anyway\n`);
-    if (checked.ok) {
-      const { usage } = checked.response;
-      preflightRecord = { model: llm.model, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens, cost_usd: costOf(prices, llm.model, usage), latency_ms: checked.latencyMs };
+    for (const llm of llms) {
+      const checked = await preflight(llm);
+      const which = llms.length > 1 ? ` for model '${llm.model}'` : "";
+      if (!checked.ok && checked.blocking) {
+        abandonFreshRunDir(plan);
+        process.stderr.write(`trace-bench: the LLM preflight request${which} failed (${checked.error.kind}): ${checked.error.message}; no job was started\n`);
+        return 2;
+      }
+      if (!checked.ok) process.stderr.write(`trace-bench: warning: the LLM preflight request${which} was refused (${checked.error.message}); starting the jobs anyway\n`);
+      if (checked.ok) {
+        const { usage } = checked.response;
+        preflightRecords.push({ model: llm.model, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens, cost_usd: costOf(prices, llm.model, usage), latency_ms: checked.latencyMs });
+      }
     }
   }
+  // One model: one record, as before; several: the list.
+  const preflightRecord: RunHooks["preflight"] = preflightRecords.length <= 1 ? preflightRecords[0] : preflightRecords;
   const sources = Layer.mergeAll(
     Layer.succeed(TaskSource, registry),
     Layer.succeed(TrainerSource, { find: findTrainer }),

@@ -17,6 +17,7 @@ import { loadRunConfig, type RunConfig, type TaskEntry } from "../config/run-con
 import { computeConfigHash, configSnapshot, newRunId } from "../config/snapshot.js";
 import { gitHeadSha } from "../engine/run-environment.js";
 import { missingApiKeys, resolveLlmRoles } from "../llm/llm-roles.js";
+import { llmForModel } from "../config/model-axis.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { trainableParameters } from "../domain/parameter.js";
 import { configProblems } from "../engine/config-checks.js";
@@ -82,7 +83,8 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
 
   // A missing key would stop a real run at its first call; --strict treats that as a failed check.
   if (loaded.config.mode === "real") {
-    for (const problem of missingApiKeys(resolveLlmRoles(loaded.config.llm, process.env), process.env)) {
+    // Every model of a list reads the same key variables: the block's first model stands for all.
+    for (const problem of missingApiKeys(resolveLlmRoles(llmForModel(loaded.config.llm), process.env), process.env)) {
       if (strict) fail(problem);
       else process.stderr.write(`trace-bench: warning: ${problem}\n`);
     }
@@ -115,7 +117,7 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
     if (jobs.length === 0) fail("matrix: no jobs expanded");
     else {
       lines.push("", `[OK] matrix: ${jobs.length} jobs expanded deterministically`);
-      for (const job of jobs) lines.push(`  job ${job.job_id}: ${job.task_id} x ${job.trainer_id} (seed=${job.seed})`);
+      for (const job of jobs) lines.push(`  job ${job.job_id}: ${job.task_id} x ${job.trainer_id} (seed=${job.seed}${job.llm_model !== undefined ? `, model=${job.llm_model}` : ""})`);
       lines.push("", `  tasks:    ${pyList([...new Set(jobs.map((j) => j.task_id))])}`, `  trainers: ${pyList([...new Set(jobs.map((j) => j.trainer_id))])}`);
     }
     const snapshot = configSnapshot(config);

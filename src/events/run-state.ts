@@ -131,10 +131,11 @@ export class RunState {
     switch (event.type) {
       case "RunStarted": {
         const data = event.data;
-        if (data.llm_preflight !== undefined) {
+        const preflights = data.llm_preflight === undefined ? [] : Array.isArray(data.llm_preflight) ? data.llm_preflight : [data.llm_preflight];
+        for (const preflight of preflights) {
           this.preflight.calls += 1;
-          addTokens(this.preflight.tokens, data.llm_preflight);
-          addCost(this.preflight.cost, data.llm_preflight.cost_usd);
+          addTokens(this.preflight.tokens, preflight);
+          addCost(this.preflight.cost, preflight.cost_usd);
         }
         if (this.started === null) this.startedTs = event.ts;
         this.started = data;

@@ -1,6 +1,7 @@
 /** Per-job projection files: job_meta.json, results.json, stdout.log and the state artifacts. */
 import type { JobView, RunState } from "../run-state.js";
 import { jsonArtifact, jsonLine, yamlArtifact } from "./artifact-format.js";
+import { jobLlmInfo } from "./job-llm-info.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
 import { resolvedColumns, resultRow, TOKEN_SCOPE } from "./results-table.js";
 import { stateSnapshot } from "./state-snapshot.js";
@@ -71,7 +72,7 @@ export function jobFiles(state: RunState, job: JobView): Map<string, string> {
       logger_kwargs: kwargs.logger_kwargs,
       eval_kwargs: kwargs.eval_kwargs,
       feedback: done.feedback,
-      llm: state.started?.llm ?? {},
+      llm: state.started === null ? {} : jobLlmInfo(state.started.llm, spec),
       token_scope: TOKEN_SCOPE,
       ...done.tokens,
       state_files: stateFiles(job.job_id),
