@@ -15,6 +15,7 @@ import { planRun, type RunPlan } from "../engine/run-plan.js";
 import { ConfigError } from "../config/config-error.js";
 import { loadRunConfig } from "../config/run-config.js";
 import { configProblems } from "../engine/config-checks.js";
+import { loggerFlagProblem } from "../engine/trainer-loggers.js";
 import { LlmSource, TaskSource, TrainerSource } from "../engine/run-services.js";
 import type { LlmError } from "../llm/llm-error.js";
 import { preflight } from "../llm/preflight.js";
@@ -41,7 +42,7 @@ export const spec: VerbSpec = {
     force: { type: "boolean", description: "Re-run every job, even ones an earlier run finished (resume none)." },
     resume: { type: "string", value: "MODE", choices: ["auto", "failed", "none"], description: "auto: re-run unfinished and failed jobs; failed: only failed ones; none: all. Default: the config's." },
     "job-timeout": { type: "string", value: "SECONDS", description: "Per-job time limit; 0 = none (default: config, else 0 in stub mode, 600 in real mode)." },
-    logger: { type: "string", value: "NAME", description: "Logger for every trainer (ConsoleLogger, TensorboardLogger, ..., or none)." },
+    logger: { type: "string", value: "NAME", description: "Logger for every trainer: ConsoleLogger (default), DefaultLogger, TensorboardLogger (event files in each job's tb/), NullLogger or none." },
     "run-id": { type: "string", value: "ID", description: "Write into (and resume) <runs-dir>/<ID>." },
     json: { type: "boolean", description: "Print the closing summary as one JSON object on stdout (run id, run dir, counts, file paths, tokens, cost); progress goes to stderr." },
   },
@@ -149,6 +150,8 @@ export async function execute(args: ParsedArgs): Promise<number> {
 async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number> {
   const maxWorkers = numberFlag(args, "max-workers", (n) => Number.isInteger(n) && n >= 1, "a whole number ≥ 1");
   const jobTimeout = numberFlag(args, "job-timeout", (n) => n >= 0, "a number of seconds ≥ 0");
+  const loggerTrouble = loggerFlagProblem(args.flags.logger as string | undefined);
+  if (loggerTrouble !== null) throw new UsageError({ verb: "run", problem: loggerTrouble });
   const configPath = args.flags.config as string;
   // What `validate --strict` refuses, `run` refuses before it creates anything (one path).
   const loaded = loadRunConfig(configPath);

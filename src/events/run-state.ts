@@ -17,6 +17,12 @@ export interface TokenTotals {
   total_tokens: number;
 }
 
+/** When an iteration was recorded, and the attempt's tokens by then (null while they are estimates: the stub). */
+export interface IterationMark {
+  readonly wall_time: number;
+  readonly total_tokens: number | null;
+}
+
 export interface JobView {
   readonly job_id: string;
   spec: JobSpecRecord;
@@ -26,6 +32,8 @@ export interface JobView {
   state: string;
   evaluations: Partial<Record<EvaluationData["phase"], EvaluationData>>;
   iterations: IterationData[];
+  /** One per iteration of the latest attempt (for TensorBoard's wall time and token scalars). */
+  iterationMarks: IterationMark[];
   /** LLM calls of the latest attempt: answered (replayed included), failed, aborted; unusable replies. */
   llmCalls: number;
   llmErrors: number;
@@ -62,6 +70,7 @@ export interface FinishedAttempt extends JobFinishedData {
   readonly cost_usd: number | null;
   readonly estimated_tokens: boolean;
   readonly iterations: readonly IterationData[];
+  readonly iteration_marks: readonly IterationMark[];
 }
 
 export const zeroTokens = (): TokenTotals => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
@@ -178,6 +187,7 @@ export class RunState {
         view.state = "queued";
         view.evaluations = {};
         view.iterations = [];
+        view.iterationMarks = [];
         view.llmCalls = 0;
         view.llmErrors = 0;
         view.llmAborted = 0;
@@ -195,6 +205,7 @@ export class RunState {
         return;
       case "IterationCompleted":
         view.iterations.push(event.data);
+        view.iterationMarks.push({ wall_time: Date.parse(event.ts) / 1000, total_tokens: view.estimatedTokens ? null : view.tokens.total_tokens });
         return;
       case "LlmCallCompleted":
         view.llmCalls += 1;
@@ -240,6 +251,7 @@ export class RunState {
           cost_usd: view.llmCalls === 0 ? 0 : reportedCost(view.cost),
           estimated_tokens: view.estimatedTokens,
           iterations: view.iterations,
+          iteration_marks: view.iterationMarks,
         };
         return;
       default:
@@ -275,6 +287,7 @@ function newJobView(spec: JobSpecRecord): JobView {
     state: "queued",
     evaluations: {},
     iterations: [],
+    iterationMarks: [],
     llmCalls: 0,
     llmErrors: 0,
     llmAborted: 0,

@@ -1,10 +1,14 @@
-/** Per-job projection files: job_meta.json, results.json, stdout.log and the state artifacts. */
+/** Per-job projection files: job_meta.json, results.json, stdout.log, the state artifacts and a TensorboardLogger job's event file. */
 import type { JobView, RunState } from "../run-state.js";
 import { jsonArtifact, jsonLine, yamlArtifact } from "./artifact-format.js";
 import { jobLlmInfo } from "./job-llm-info.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
 import { resolvedColumns, resultRow, TOKEN_SCOPE } from "./results-table.js";
 import { stateSnapshot } from "./state-snapshot.js";
+import { tbEventFilePath, tensorboardEventFile } from "./tensorboard-file.js";
+
+/** A file's content: text (UTF-8), or bytes (TensorBoard event files). */
+export type FileContent = string | Uint8Array;
 
 /**
  * Rendered state artifacts by snapshot: the jobs of a matrix share most of their states (every
@@ -42,8 +46,8 @@ function renderedState(snapshot: unknown): { readonly json: string; readonly yam
   return rendered;
 }
 
-export function jobFiles(state: RunState, job: JobView): Map<string, string> {
-  const files = new Map<string, string>();
+export function jobFiles(state: RunState, job: JobView): Map<string, FileContent> {
+  const files = new Map<string, FileContent>();
   const dir = `jobs/${job.job_id}`;
   files.set(`${dir}/stdout.log`, job.log);
   const done = job.finished;
@@ -103,5 +107,7 @@ export function jobFiles(state: RunState, job: JobView): Map<string, string> {
     if (done.best_values !== null) lines.push(jsonLine({ kind: "best", step: null, state: stateSnapshot(done, done.best_values), score: done.score_val }));
     files.set(stateHistoryPath(job.job_id), lines.join(""));
   }
+  const events = tensorboardEventFile(job);
+  if (events !== null) files.set(tbEventFilePath(job.job_id), events);
   return files;
 }
