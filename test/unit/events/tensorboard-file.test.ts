@@ -8,7 +8,7 @@ import type { NewEvent, StoredEvent } from "../../../src/events/event-schema.js"
 import { renderProjections } from "../../../src/events/projection-writer.js";
 import { tbEventFilePath } from "../../../src/events/projections/tensorboard-file.js";
 import { RunState } from "../../../src/events/run-state.js";
-import { finishedJob, RUN_ID, runStarted, specRecord } from "../../support/events.js";
+import { finishedJob, RUN_ID, runStarted } from "../../support/events.js";
 import { crc32cBitwise, readTbEvents } from "../../support/tfevents-reader.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z");
@@ -18,12 +18,17 @@ function stored(events: readonly NewEvent[]): StoredEvent[] {
   return events.map((e, i) => ({ seq: i + 1, type: e.type, run_id: RUN_ID, job_id: e.job_id ?? null, ts: new Date(T0 + i * 1000).toISOString(), data: e.data }) as StoredEvent);
 }
 
+/** RunStarted of `jobIds` whose `tbJobs` use TensorboardLogger. */
+function startedWithTb(jobIds: readonly string[], tbJobs: readonly string[]): NewEvent {
+  const started = structuredClone(runStarted(jobIds)) as unknown as { data: { matrix: { job_id: string; resolved_kwargs: { logger: string | null } }[] } };
+  for (const spec of started.data.matrix) if (tbJobs.includes(spec.job_id)) spec.resolved_kwargs.logger = "TensorboardLogger";
+  return started as unknown as NewEvent;
+}
+
 /** A run whose job `tb` uses TensorboardLogger with three iterations and provider-reported tokens; job `plain` uses the default logger. */
 function tbRun(): StoredEvent[] {
-  const started = runStarted(["tb", "plain"]);
-  const data = started.data as { matrix: ReturnType<typeof specRecord>[] };
-  data.matrix[0] = { ...specRecord("tb"), resolved_kwargs: { ...specRecord("tb").resolved_kwargs, logger: "TensorboardLogger" } };
-  const job = finishedJob("tb", 1, -3).filter((e) => e.type !== "IterationCompleted" && e.type !== "LlmCallCompleted");
+  const started = startedWithTb(["tb", "plain"], ["tb"]);
+  const job: NewEvent[] = finishedJob("tb", 1, -3).filter((e) => e.type !== "IterationCompleted" && e.type !== "LlmCallCompleted");
   const training = job.findIndex((e) => e.type === "JobTransitioned" && (e.data as { to: string }).to === "training") + 1;
   const call = (tokens: number): NewEvent => ({
     type: "LlmCallCompleted",
@@ -77,7 +82,7 @@ describe("TensorboardLogger event file", () => {
   it("exists only for TensorboardLogger jobs; estimated (stub) tokens are left out", () => {
     expect([...files.keys()].filter((p) => p.includes("tfevents"))).toEqual([tbEventFilePath("tb")]);
     const stub = stored([
-      { ...runStarted(["s"]), data: { ...(runStarted(["s"]).data as object), matrix: [{ ...specRecord("s"), resolved_kwargs: { ...specRecord("s").resolved_kwargs, logger: "TensorboardLogger" } }] } } as NewEvent,
+      startedWithTb(["s"], ["s"]),
       ...callBeforeIteration(finishedJob("s", 1, -3)),
     ]);
     const events = readTbEvents(renderProjections(RunState.fold(stub)).get(tbEventFilePath("s")) as Uint8Array);
