@@ -157,6 +157,8 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   const loaded = loadRunConfig(configPath);
   const problems = await configProblems(loaded, registry, { strict: true, tasks: true });
   if (problems.length > 0) throw new ConfigError({ problems: problems.map((p) => `${p.where}: ${p.text}`) });
+  // The LLM clients too (a missing API key is refused here, before the run dir exists).
+  const forJob = llmFactory(loaded.config);
   const plan = planRun(
     {
       configPath,
@@ -189,7 +191,6 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
     budget: plan.config.budget,
     onRunStopped: (error) => stopRun(error),
   });
-  const forJob = llmFactory(plan.config);
   const preflightRecords: LlmPreflight[] = [];
   if (plan.config.mode === "real") {
     // One client per model: every model of a list is checked before any job starts.
