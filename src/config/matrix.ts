@@ -73,7 +73,7 @@ export function expandMatrix(config: RunConfig): JobSpec[] {
             if (earlier !== undefined) {
               throw new ConfigError({
                 problems: [
-                  `matrix: job ${job_id} (${task.id} x ${trainer.id}, seed=${seed}) appears twice; remove the repeated task, trainer or params variant`,
+                  `matrix: job ${job_id} (${task.id} x ${trainer.id}, seed=${seed}${llm_model !== undefined ? `, model=${llm_model}` : ""}) appears twice; remove the repeated task, trainer or params variant`,
                 ],
               });
             }

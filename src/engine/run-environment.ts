@@ -64,7 +64,10 @@ export function captureGit(cwd = PACKAGE_ROOT): Record<string, unknown> {
  */
 export function llmInfo(config: RunConfig, env: NodeJS.ProcessEnv): LlmInfo {
   const axis = modelAxis(config.llm).length > 0;
-  if (config.mode === "stub") return axis ? { llm_provider: "stub", llm_model: "", llm_base_url: "", llm_agent_model: "" } : { llm_provider: "stub", llm_model: "stub", llm_base_url: "", llm_agent_model: "stub" };
+  if (config.mode === "stub") {
+    const model = axis ? "" : "stub";
+    return { llm_provider: "stub", llm_model: model, llm_base_url: "", llm_agent_model: model };
+  }
   const llm = llmForModel(config.llm);
   // The optimizer's endpoint (llm.optimizer overrides the block), reported as the original reports the block.
   const role = llm.optimizer ?? {};
