@@ -97,6 +97,9 @@ describe("models as a matrix axis", () => {
     expect(summary.llm_by_model["model-b"]!.calls).toBe(8);
     expect(summary.llm_preflight.calls).toBe(2);
 
+    const manifest = JSON.parse(readFileSync(join(runDir, "meta", "manifest.json"), "utf8")) as { jobs: { job_id: string; llm_model: string; llm: { llm_model: string } }[] };
+    expect(manifest.jobs.map((j) => [j.job_id, j.llm_model, j.llm.llm_model])).toEqual(rows.map((row) => [row.job_id, row.llm_model, row.llm_model]));
+
     // The reports are projections of the log: replay rebuilds them with the models in place.
     const before = readFileSync(join(runDir, "results.csv"), "utf8");
     expect(runCli(["replay", runDir]).code).toBe(0);
@@ -115,6 +118,8 @@ describe("models as a matrix axis", () => {
       ["42dbe1ee9a0a", "stub", "model-a"],
       ["beafb1974b53", "stub", "model-b"],
     ]);
+    // The stub stands in for both models: the same seed gives the same score.
+    expect(rows[0]!.score_val).toBe(rows[1]!.score_val);
 
     const one = join(dir, "one.yaml");
     writeFileSync(one, "tasks: [internal:numeric_param]\nps_steps: 1\nllm: {model: [model-a]}\n");
