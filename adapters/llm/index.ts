@@ -4,15 +4,19 @@ import type { JobSpec } from "../../src/config/matrix.js";
 import type { RunConfig } from "../../src/config/run-config.js";
 import type { TaskBundle } from "../../src/domain/task-bundle.js";
 import type { Llm } from "../../src/llm/llm.js";
+import { llmForModel, modelAxis } from "../../src/config/model-axis.js";
 import { apiKeyFor, missingApiKeys, resolveLlmRoles } from "../../src/llm/llm-roles.js";
 import { createRequestLimiters, type RequestLimiterOptions } from "../../src/llm/request-limiter.js";
 import { BUILTIN_STUB_ALTERNATIVES } from "../tasks/stub-alternatives.js";
 import { createOpenAiLlm, type OpenAiLlmOptions } from "./openai-llm.js";
 import { createStubLlm } from "./stub-llm.js";
 
-/** The optimizer's endpoint in mode real, with its key, from the llm block, its roles and the environment (spec §8.1). */
-export function realLlmSettings(config: RunConfig, env: NodeJS.ProcessEnv) {
-  const roles = resolveLlmRoles(config.llm, env);
+/**
+ * The optimizer's endpoint in mode real, with its key, from the llm block, its roles and the
+ * environment (spec §8.1); `model`: one model of the config's list (default: its first).
+ */
+export function realLlmSettings(config: Pick<RunConfig, "llm">, env: NodeJS.ProcessEnv, model?: string) {
+  const roles = resolveLlmRoles(llmForModel(config.llm, model), env);
   const endpoint = roles.optimizer;
   const apiKey = apiKeyFor(endpoint, env);
   if (apiKey === undefined) throw new ConfigError({ problems: missingApiKeys({ optimizer: endpoint, agent: endpoint }, env) });
@@ -26,22 +30,33 @@ export interface LlmFactoryOptions extends Pick<OpenAiLlmOptions, "timeoutMs" | 
 }
 
 /**
- * Called once per run. In mode real every job shares one client and one request limiter per model,
- * so parallel jobs together keep to `options.limits`.
+ * Called once per run. In mode real every job of one model shares one client and one request
+ * limiter, so parallel jobs together keep to `options.limits`; each job calls its own model (the
+ * config's, or the job's of a model list).
  */
-export function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env, options: LlmFactoryOptions = {}): (job: JobSpec, bundle?: TaskBundle) => Llm {
+export function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env, options: LlmFactoryOptions = {}): (job: Pick<JobSpec, "seed" | "llm_model">, bundle?: TaskBundle) => Llm {
   if (config.mode === "stub") return (job, bundle) => createStubLlm(job.seed, { ...BUILTIN_STUB_ALTERNATIVES, ...bundle?.stubAlternatives });
-  const { apiKey, model, baseURL, endpoint } = realLlmSettings(config, env);
-  const limits = options.limits ?? { maxConcurrency: endpoint.maxConcurrency, ...(endpoint.requestsPerMinute !== null ? { requestsPerMinute: endpoint.requestsPerMinute } : {}) };
-  const limiters = createRequestLimiters(() => limits);
-  const llm = createOpenAiLlm({
-    timeoutMs: endpoint.timeoutMs,
-    maxRetries: endpoint.maxRetries,
-    ...options,
-    apiKey,
-    model,
-    ...(baseURL ? { baseURL } : {}),
-    limiter: limiters.forModel(model),
-  });
-  return () => llm;
+  const clientFor = (listed: string | undefined): Llm => {
+    const { apiKey, model, baseURL, endpoint } = realLlmSettings(config, env, listed);
+    limitsOf.set(model, options.limits ?? { maxConcurrency: endpoint.maxConcurrency, ...(endpoint.requestsPerMinute !== null ? { requestsPerMinute: endpoint.requestsPerMinute } : {}) });
+    return createOpenAiLlm({
+      timeoutMs: endpoint.timeoutMs,
+      maxRetries: endpoint.maxRetries,
+      ...options,
+      apiKey,
+      model,
+      ...(baseURL ? { baseURL } : {}),
+      limiter: limiters.forModel(model),
+    });
+  };
+  const limitsOf = new Map<string, RequestLimiterOptions>();
+  const limiters = createRequestLimiters((model) => limitsOf.get(model) ?? {});
+  const clients = new Map<string | undefined, Llm>();
+  // Built now, so a missing key is reported before the run starts.
+  for (const model of modelAxis(config.llm).length > 0 ? modelAxis(config.llm) : [undefined]) clients.set(model, clientFor(model));
+  return (job) => {
+    const client = clients.get(job.llm_model);
+    if (client === undefined) throw new Error(`no LLM client for model ${String(job.llm_model)}: the job is not of this config's matrix`);
+    return client;
+  };
 }

@@ -43,7 +43,7 @@ export function resultLine(
   ].filter(Boolean);
   const why = f.status === "ok" ? "" : ` — ${reasonLine(f.feedback)}`;
   const status = paint(color, statusColor(f.status), f.status);
-  return `[${n}/${total}] ${status} ${spec.job_id} ${spec.task_id} x ${spec.trainer_id} (seed=${spec.seed}) score_val=${roundForPeople(f.score_val)} ${f.time_seconds.toFixed(2)}s${trouble.length > 0 ? ` (${trouble.join(", ")})` : ""}${why}`;
+  return `[${n}/${total}] ${status} ${spec.job_id} ${spec.task_id} x ${spec.trainer_id} (seed=${spec.seed}${spec.llm_model !== undefined ? `, model=${spec.llm_model}` : ""}) score_val=${roundForPeople(f.score_val)} ${f.time_seconds.toFixed(2)}s${trouble.length > 0 ? ` (${trouble.join(", ")})` : ""}${why}`;
 }
 
 export class ProgressReporter {

@@ -15,6 +15,7 @@ import { planRun, type RunPlan } from "../engine/run-plan.js";
 import { ConfigError } from "../config/config-error.js";
 import { loadRunConfig } from "../config/run-config.js";
 import { configProblems } from "../engine/config-checks.js";
+import { loggerFlagProblem } from "../engine/trainer-loggers.js";
 import { LlmSource, TaskSource, TrainerSource } from "../engine/run-services.js";
 import type { LlmError } from "../llm/llm-error.js";
 import { preflight } from "../llm/preflight.js";
@@ -23,6 +24,7 @@ import { RunCalls } from "../llm/run-calls.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import { findTrainer } from "../opt/trainer-catalog.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
+import type { LlmPreflight } from "../events/event-schema.js";
 import type { RunState } from "../events/run-state.js";
 import { formatUsd, llmSpending } from "./console-format.js";
 import { ProgressReporter } from "./progress-reporter.js";
@@ -42,7 +44,7 @@ export const spec: VerbSpec = {
     force: { type: "boolean", description: "Re-run every job, even ones an earlier run finished (resume none)." },
     resume: { type: "string", value: "MODE", choices: ["auto", "failed", "none"], description: "auto: re-run unfinished and failed jobs; failed: only failed ones; none: all. Default: the config's." },
     "job-timeout": { type: "string", value: "SECONDS", description: "Per-job time limit; 0 = none (default: config, else 0 in stub mode, 600 in real mode)." },
-    logger: { type: "string", value: "NAME", description: "Logger for every trainer (ConsoleLogger, TensorboardLogger, ..., or none)." },
+    logger: { type: "string", value: "NAME", description: "Logger for every trainer: ConsoleLogger (default), DefaultLogger, TensorboardLogger (event files in each job's tb/), NullLogger or none." },
     "run-id": { type: "string", value: "ID", description: "Write into (and resume) <runs-dir>/<ID>." },
     json: { type: "boolean", description: "Print the closing summary as one JSON object on stdout (run id, run dir, counts, file paths, tokens, cost); progress goes to stderr." },
     inspect: {
@@ -168,11 +170,15 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   const maxWorkers = numberFlag(args, "max-workers", (n) => Number.isInteger(n) && n >= 1, "a whole number ≥ 1");
   const jobTimeout = numberFlag(args, "job-timeout", (n) => n >= 0, "a number of seconds ≥ 0");
   const inspectUrl = inspectFlag(args);
+  const loggerTrouble = loggerFlagProblem(args.flags.logger as string | undefined);
+  if (loggerTrouble !== null) throw new UsageError({ verb: "run", problem: loggerTrouble });
   const configPath = args.flags.config as string;
   // What `validate --strict` refuses, `run` refuses before it creates anything (one path).
   const loaded = loadRunConfig(configPath);
   const problems = await configProblems(loaded, registry, { strict: true, tasks: true });
   if (problems.length > 0) throw new ConfigError({ problems: problems.map((p) => `${p.where}: ${p.text}`) });
+  // The LLM clients too (a missing API key is refused here, before the run dir exists).
+  const forJob = llmFactory(loaded.config);
   const plan = planRun(
     {
       configPath,
@@ -205,26 +211,32 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
     budget: plan.config.budget,
     onRunStopped: (error) => stopRun(error),
   });
-  const forJob = llmFactory(plan.config);
-  let preflightRecord: RunHooks["preflight"];
+  const preflightRecords: LlmPreflight[] = [];
   if (plan.config.mode === "real") {
-    const llm = forJob(plan.jobs[0]!);
-    if ((plan.config.budget.max_cost_per_job ?? plan.config.budget.max_cost_per_run) != null && priceOf(prices, llm.model) === undefined) {
+    // One client per model: every model of a list is checked before any job starts.
+    const llms = [...new Set(plan.jobs.map((job) => forJob(job)))];
+    const unpriced = llms.find((llm) => priceOf(prices, llm.model) === undefined);
+    if ((plan.config.budget.max_cost_per_job ?? plan.config.budget.max_cost_per_run) != null && unpriced !== undefined) {
       abandonFreshRunDir(plan);
-      throw new ConfigError({ problems: [`budget: a cost budget needs a price for model '${llm.model}'; add it under pricing: in the config (USD per 1M tokens: {input, output})`] });
+      throw new ConfigError({ problems: [`budget: a cost budget needs a price for model '${unpriced.model}'; add it under pricing: in the config (USD per 1M tokens: {input, output})`] });
     }
-    const checked = await preflight(llm);
-    if (!checked.ok && checked.blocking) {
-      abandonFreshRunDir(plan);
-      process.stderr.write(`trace-bench: the LLM preflight request failed (${checked.error.kind}): ${checked.error.message}; no job was started\n`);
-      return 2;
-    }
-    if (!checked.ok) process.stderr.write(`trace-bench: warning: the LLM preflight request was refused (${checked.error.message}); starting the jobs anyway\n`);
-    if (checked.ok) {
-      const { usage } = checked.response;
-      preflightRecord = { model: llm.model, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens, cost_usd: costOf(prices, llm.model, usage), latency_ms: checked.latencyMs };
+    for (const llm of llms) {
+      const checked = await preflight(llm);
+      const which = llms.length > 1 ? ` for model '${llm.model}'` : "";
+      if (!checked.ok && checked.blocking) {
+        abandonFreshRunDir(plan);
+        process.stderr.write(`trace-bench: the LLM preflight request${which} failed (${checked.error.kind}): ${checked.error.message}; no job was started\n`);
+        return 2;
+      }
+      if (!checked.ok) process.stderr.write(`trace-bench: warning: the LLM preflight request${which} was refused (${checked.error.message}); starting the jobs anyway\n`);
+      if (checked.ok) {
+        const { usage } = checked.response;
+        preflightRecords.push({ model: llm.model, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens, cost_usd: costOf(prices, llm.model, usage), latency_ms: checked.latencyMs });
+      }
     }
   }
+  // One model: one record, as before; several: the list.
+  const preflightRecord: RunHooks["preflight"] = preflightRecords.length <= 1 ? preflightRecords[0] : preflightRecords;
   const sources = Layer.mergeAll(
     Layer.succeed(TaskSource, registry),
     Layer.succeed(TrainerSource, { find: findTrainer }),

@@ -3,7 +3,7 @@
  * verdict lines into one JSON document on stdout:
  *
  *   {"ok", "exit_code", "config", "strict", "errors", "checks": [{"verdict", "subject", "detail", "text"}],
- *    "jobs": [{"job_id", "task_id", "trainer_id", "seed"}], "manifest": path | null, "warnings": [...]}
+ *    "jobs": [{"job_id", "task_id", "trainer_id", "seed", "llm_model" (with a model list only)}], "manifest": path | null, "warnings": [...]}
  *
  * A config or usage error (exit 2) prints `{"ok": false, "exit_code": 2, "problems": [...]}` on
  * stdout as well as its usual lines on stderr. validate.ts keeps printing text; this wrapper reads
@@ -35,13 +35,13 @@ export interface ValidateReport {
   readonly strict: boolean;
   readonly errors: number;
   readonly checks: ValidateCheck[];
-  readonly jobs: { job_id: string; task_id: string; trainer_id: string; seed: number | null }[];
+  readonly jobs: { job_id: string; task_id: string; trainer_id: string; seed: number | null; llm_model?: string }[];
   readonly manifest: string | null;
   readonly warnings: string[];
 }
 
 const VERDICT = /^\[([A-Z]+)\] (.*)$/;
-const JOB = /^\s+job (\S+): (.+) x (\S+) \(seed=([^)]*)\)$/;
+const JOB = /^\s+job (\S+): (.+) x (\S+) \(seed=([^,)]*)(?:, model=(.*))?\)$/;
 
 /** validate's text output read back as a report. */
 export function parseValidateOutput(stdout: string, stderr: string, exitCode: number, config: string, strict: boolean): ValidateReport {
@@ -52,7 +52,7 @@ export function parseValidateOutput(stdout: string, stderr: string, exitCode: nu
     const job = JOB.exec(line);
     if (job !== null) {
       const seed = Number(job[4]);
-      jobs.push({ job_id: job[1]!, task_id: job[2]!, trainer_id: job[3]!, seed: Number.isFinite(seed) ? seed : null });
+      jobs.push({ job_id: job[1]!, task_id: job[2]!, trainer_id: job[3]!, seed: Number.isFinite(seed) ? seed : null, ...(job[5] !== undefined ? { llm_model: job[5] } : {}) });
       continue;
     }
     const verdict = VERDICT.exec(line);

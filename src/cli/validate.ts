@@ -1,10 +1,9 @@
 /**
  * `trace-bench validate`: every check that needs no run (spec §1.3). Prints one verdict line per
  * trainer problem and task, and with --strict also kwargs, trainables, the job matrix and a
- * manifest under the runs dir. In mode real a missing API key is a warning, with --strict a failed
+ * manifest in the runs dir's `.validate/` folder (apart from the runs: `runs` and resume never see it). In mode real a missing API key is a warning, with --strict a failed
  * check. Exit 1 when any check failed.
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { BENCH_FLAG, CONFIG_FLAG, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
@@ -16,7 +15,9 @@ import { pythonPrettyJson } from "../codec/python-json.js";
 import { loadRunConfig, type RunConfig, type TaskEntry } from "../config/run-config.js";
 import { computeConfigHash, configSnapshot, newRunId } from "../config/snapshot.js";
 import { gitHeadSha } from "../engine/run-environment.js";
+import { RunDirError } from "../engine/run-plan.js";
 import { missingApiKeys, resolveLlmRoles } from "../llm/llm-roles.js";
+import { llmForModel } from "../config/model-axis.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { trainableParameters } from "../domain/parameter.js";
 import { comparabilityNotes, configProblems } from "../engine/config-checks.js";
@@ -31,7 +32,7 @@ export const spec: VerbSpec = {
     config: CONFIG_FLAG,
     root: ROOT_FLAG,
     bench: { ...BENCH_FLAG, description: "Only validate tasks of these suites (same values as list-tasks --bench)." },
-    strict: { type: "boolean", description: "Deep checks (in mode real a missing API key fails too), and write <runs-dir>/<run_id>/meta/manifest.json." },
+    strict: { type: "boolean", description: "Deep checks (in mode real a missing API key fails too), and write the matrix to <runs-dir>/.validate/<run_id>.manifest.json." },
     "runs-dir": { ...RUNS_DIR_FLAG, description: "Where --strict writes its manifest (default: the config's runs_dir)." },
   },
 };
@@ -51,6 +52,9 @@ async function loadTask(registry: TaskRegistry, task: TaskEntry): Promise<TaskLo
     return tag === "TaskUnavailableError" ? { kind: "skipped", reason } : { kind: "failed", reason };
   }
 }
+
+/** Where `validate --strict` writes its manifests inside a runs dir: a dot folder, so it is not taken for a run. */
+export const VALIDATE_DIR = ".validate";
 
 const pyList = (items: readonly string[]) => `[${[...items].sort().map((s) => `'${s}'`).join(", ")}]`;
 
@@ -82,7 +86,8 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
 
   // A missing key would stop a real run at its first call; --strict treats that as a failed check.
   if (loaded.config.mode === "real") {
-    for (const problem of missingApiKeys(resolveLlmRoles(loaded.config.llm, process.env), process.env)) {
+    // Every model of a list reads the same key variables: the block's first model stands for all.
+    for (const problem of missingApiKeys(resolveLlmRoles(llmForModel(loaded.config.llm), process.env), process.env)) {
       if (strict) fail(problem);
       else process.stderr.write(`trace-bench: warning: ${problem}\n`);
     }
@@ -116,13 +121,13 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
     if (jobs.length === 0) fail("matrix: no jobs expanded");
     else {
       lines.push("", `[OK] matrix: ${jobs.length} jobs expanded deterministically`);
-      for (const job of jobs) lines.push(`  job ${job.job_id}: ${job.task_id} x ${job.trainer_id} (seed=${job.seed})`);
+      for (const job of jobs) lines.push(`  job ${job.job_id}: ${job.task_id} x ${job.trainer_id} (seed=${job.seed}${job.llm_model !== undefined ? `, model=${job.llm_model}` : ""})`);
       lines.push("", `  tasks:    ${pyList([...new Set(jobs.map((j) => j.task_id))])}`, `  trainers: ${pyList([...new Set(jobs.map((j) => j.trainer_id))])}`);
     }
     const snapshot = configSnapshot(config);
     const now = new Date();
     const runId = newRunId(snapshot, gitHeadSha(), now);
-    const runDir = join((args.flags["runs-dir"] as string | undefined) ?? config.runs_dir, runId);
+    const validateDir = join((args.flags["runs-dir"] as string | undefined) ?? config.runs_dir, VALIDATE_DIR);
     const manifest = {
       run_id: runId,
       generated_at: pythonUtcIso(now),
@@ -142,9 +147,13 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
         };
       }),
     };
-    mkdirSync(join(runDir, "jobs"), { recursive: true });
-    const manifestPath = join(runDir, "meta", "manifest.json");
-    writeFileAtomic(manifestPath, `${pythonPrettyJson(manifest)}\n`);
+    const manifestPath = join(validateDir, `${runId}.manifest.json`);
+    try {
+      writeFileAtomic(manifestPath, `${pythonPrettyJson(manifest)}\n`);
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code ?? String(cause);
+      throw new RunDirError({ problem: `cannot write the manifest ${manifestPath} (${code}); pass a writable directory with --runs-dir` });
+    }
     lines.push(`[OK] manifest written: ${manifestPath}`);
   }
 

@@ -104,10 +104,19 @@ const LlmRoleSchema = describe(
   "a mapping with provider, model, base_url, api_key_env, timeout_seconds, max_retries, max_concurrency and requests_per_minute, or null",
 );
 
+const ModelNames = describe(
+  Schema.Union(describe(Schema.String, "a model name"), describe(Schema.NonEmptyArray(describe(Schema.String, "a model name")), "a list of model names")),
+  "a model name, a list of model names, or null",
+);
+
 export const LlmSchema = describe(
   Schema.NullOr(
     Schema.Struct({
       ...llmEndpointFields,
+      model: Schema.optional(describe(Schema.NullOr(ModelNames), "a model name, a list of model names, or null")).annotations({
+        description:
+          "Model name, or a list of model names to compare: every job of the matrix then runs once per model (the model becomes part of each job's id). Default: $TRACE_LITELLM_MODEL, else $DEFAULT_LITELLM_MODEL, else gpt-4o.",
+      }),
       dspy_model: Schema.optional(OptionalText),
       optimizer: Schema.optional(LlmRoleSchema).annotations({ description: "Overrides for the optimizer's LLM; keys not given come from the llm block." }),
       agent: Schema.optional(LlmRoleSchema).annotations({ description: "Overrides for the agent's LLM (tasks that call an LLM themselves); keys not given come from the llm block." }),
@@ -169,7 +178,7 @@ export const RawConfigSchema = Schema.Struct({
   optimizer_kwargs: Schema.optional(OptimizerKwargs).annotations({ description: "Default optimizer keyword arguments, merged under every trainer’s optimizer_kwargs." }),
   llm: Schema.optional(LlmSchema).annotations({
     description:
-      "The LLM for mode real: provider, model, base_url (alias api_base), api_key_env (the NAME of the variable holding the key), timeout_seconds, max_retries, max_concurrency, requests_per_minute; optimizer and agent override any of them for that role.",
+      "The LLM for mode real: provider, model (one name, or a list of names to run every job once per model), base_url (alias api_base), api_key_env (the NAME of the variable holding the key), timeout_seconds, max_retries, max_concurrency, requests_per_minute; optimizer and agent override any of them for that role.",
   }),
   budget: Schema.optional(BudgetSchema).annotations({ description: "Token and cost limits per job and per run; each null or absent = no limit." }),
   pricing: Schema.optional(PricingSchema).annotations({

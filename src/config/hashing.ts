@@ -14,12 +14,14 @@ export interface JobIdentity {
   readonly trainer_id: string;
   readonly resolved_kwargs: unknown;
   readonly seed: number;
+  /** The job's model, only when the config lists several (so single-model ids stay the original's). */
+  readonly llm_model?: string;
 }
 
 /** First 12 hex characters of SHA-256 of the canonical job payload. */
 export function computeJobId(identity: JobIdentity): string {
-  const { task_id, trainer_id, resolved_kwargs, seed } = identity;
-  return sha256Hex(canonicalJson({ task_id, trainer_id, resolved_kwargs, seed })).slice(0, 12);
+  const { task_id, trainer_id, resolved_kwargs, seed, llm_model } = identity;
+  return sha256Hex(canonicalJson({ task_id, trainer_id, resolved_kwargs, seed, ...(llm_model !== undefined ? { llm_model } : {}) })).slice(0, 12);
 }
 
 /** `YYYYMMDD-HHMMSS` in UTC. */

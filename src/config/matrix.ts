@@ -1,10 +1,12 @@
 /**
  * Matrix expansion (spec §3.1): tasks × trainers × params_variants × seeds, task-major, each
- * cell a `JobSpec` whose `job_id` hashes its resolved kwargs (§3.2).
+ * cell a `JobSpec` whose `job_id` hashes its resolved kwargs (§3.2). When `llm.model` lists
+ * several models, every cell runs once per model (before the seeds), and the model is hashed too.
  */
 import { ConfigError } from "./config-error.js";
 import { computeJobId } from "./hashing.js";
 import { cloneValue, type Kwargs } from "./kwargs.js";
+import { modelAxis } from "./model-axis.js";
 import type { RunConfig, TaskEntry, TrainerEntry } from "./run-config.js";
 import { resolveTrainerKwargs } from "./trainer-kwargs.js";
 
@@ -25,6 +27,8 @@ export interface JobSpec {
   readonly suite: string;
   readonly trainer_id: string;
   readonly seed: number;
+  /** The job's model when the config lists several (the model axis); absent: the run's one model. */
+  readonly llm_model?: string;
   /** The params variant as configured (before alias resolution). */
   readonly raw_params: Kwargs;
   readonly resolved_kwargs: ResolvedKwargs;
@@ -54,34 +58,40 @@ export function resolvedKwargsFor(task: TaskEntry, trainer: TrainerEntry, params
 export function expandMatrix(config: RunConfig): JobSpec[] {
   const jobs: JobSpec[] = [];
   const seen = new Map<string, JobSpec>();
+  const axis = modelAxis(config.llm);
+  const models: readonly (string | undefined)[] = axis.length > 0 ? axis : [undefined];
   for (const task of config.tasks) {
     for (const trainer of config.trainers) {
       const variants = trainer.params_variants.length > 0 ? trainer.params_variants : [{}];
       for (const params of variants) {
-        for (const seed of config.seeds) {
-          const resolved_kwargs = resolvedKwargsFor(task, trainer, params);
-          const job_id = computeJobId({ task_id: task.id, trainer_id: trainer.id, resolved_kwargs, seed });
-          const earlier = seen.get(job_id);
-          if (earlier !== undefined) {
-            throw new ConfigError({
-              problems: [
-                `matrix: job ${job_id} (${task.id} x ${trainer.id}, seed=${seed}) appears twice; remove the repeated task, trainer or params variant`,
-              ],
-            });
+        for (const llm_model of models) {
+          for (const seed of config.seeds) {
+            const resolved_kwargs = resolvedKwargsFor(task, trainer, params);
+            const model = llm_model !== undefined ? { llm_model } : {};
+            const job_id = computeJobId({ task_id: task.id, trainer_id: trainer.id, resolved_kwargs, seed, ...model });
+            const earlier = seen.get(job_id);
+            if (earlier !== undefined) {
+              throw new ConfigError({
+                problems: [
+                  `matrix: job ${job_id} (${task.id} x ${trainer.id}, seed=${seed}${llm_model !== undefined ? `, model=${llm_model}` : ""}) appears twice; remove the repeated task, trainer or params variant`,
+                ],
+              });
+            }
+            const job: JobSpec = {
+              job_id,
+              task_id: task.id,
+              suite: suiteOfTaskId(task.id),
+              trainer_id: trainer.id,
+              seed,
+              ...model,
+              raw_params: cloneValue(params),
+              resolved_kwargs,
+              task,
+              trainer,
+            };
+            seen.set(job_id, job);
+            jobs.push(job);
           }
-          const job: JobSpec = {
-            job_id,
-            task_id: task.id,
-            suite: suiteOfTaskId(task.id),
-            trainer_id: trainer.id,
-            seed,
-            raw_params: cloneValue(params),
-            resolved_kwargs,
-            task,
-            trainer,
-          };
-          seen.set(job_id, job);
-          jobs.push(job);
         }
       }
     }
@@ -89,7 +99,15 @@ export function expandMatrix(config: RunConfig): JobSpec[] {
   return jobs;
 }
 
-/** The fields that name a job in every report: id, task, suite, trainer, seed and its params. */
-export function jobIdentityFields(job: Pick<JobSpec, "job_id" | "task_id" | "suite" | "trainer_id" | "seed" | "raw_params">) {
-  return { job_id: job.job_id, task_id: job.task_id, suite: job.suite, trainer_id: job.trainer_id, seed: job.seed, raw_params: job.raw_params };
+/** The fields that name a job in every report: id, task, suite, trainer, seed, its model when the config lists several, and its params. */
+export function jobIdentityFields(job: Pick<JobSpec, "job_id" | "task_id" | "suite" | "trainer_id" | "seed" | "llm_model" | "raw_params">) {
+  return {
+    job_id: job.job_id,
+    task_id: job.task_id,
+    suite: job.suite,
+    trainer_id: job.trainer_id,
+    seed: job.seed,
+    ...(job.llm_model !== undefined ? { llm_model: job.llm_model } : {}),
+    raw_params: job.raw_params,
+  };
 }

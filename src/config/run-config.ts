@@ -53,7 +53,9 @@ export interface LlmEndpointConfig {
   readonly requests_per_minute?: number | null;
 }
 
-export interface LlmConfig extends LlmEndpointConfig {
+/** The llm block as written: its `model` may list several models (the model axis, see model-axis.ts). */
+export interface LlmConfig extends Omit<LlmEndpointConfig, "model"> {
+  readonly model?: string | readonly string[] | null;
   readonly dspy_model?: string | null;
   readonly optimizer?: LlmEndpointConfig | null;
   readonly agent?: LlmEndpointConfig | null;
@@ -325,6 +327,19 @@ function secretProblems(source: ConfigSource, raw: Raw): string[] {
   );
 }
 
+/** A model list (the model axis) that names a model twice, or that the optimizer's own model would override. */
+function modelListProblems(source: ConfigSource, raw: Raw): string[] {
+  const llm = raw.llm;
+  if (!isKwargs(llm) || !Array.isArray(llm.model)) return [];
+  const models = llm.model as string[];
+  const twice = models.findIndex((m, i) => models.indexOf(m) !== i);
+  if (twice >= 0) return [`${locate(source, ["llm", "model", twice])}: llm.model[${twice}]: model '${models[twice]}' is listed twice; list each model once`];
+  if (models.length > 1 && isKwargs(llm.optimizer) && typeof llm.optimizer.model === "string") {
+    return [`${locate(source, ["llm", "optimizer", "model"])}: llm.optimizer.model overrides every model listed in llm.model, so the jobs would all use '${llm.optimizer.model}'; remove one of the two`];
+  }
+  return [];
+}
+
 const LLM_NUMBER_KEYS = ["timeout_seconds", "max_retries", "max_concurrency", "requests_per_minute"] as const;
 
 /** The llm block as written, with its number keys as plain numbers (integral floats arrive as `PyFloat`). */
@@ -367,6 +382,8 @@ export function resolveRunConfig(source: ConfigSource): LoadedConfig {
   const raw = checkShape(source);
   const secrets = secretProblems(source, raw);
   if (secrets.length > 0) throw new ConfigError({ problems: secrets });
+  const models = modelListProblems(source, raw);
+  if (models.length > 0) throw new ConfigError({ problems: models });
   const { warnings, unknownKeys } = unknownKeyWarnings(source, raw);
 
   const tasksRaw = Array.isArray(raw.tasks) ? raw.tasks : [];

@@ -8,11 +8,12 @@
 import { canonicalJson } from "../codec/python-json.js";
 import type { LoadedConfig } from "../config/run-config.js";
 import { didYouMean } from "../config/suggest.js";
-import { GUIDE_NAMES, LOGGER_NAMES, isNoLogger } from "../opt/component-names.js";
+import { GUIDE_NAMES } from "../opt/component-names.js";
 import { OPTIMIZER_NAMES } from "../opt/optimizers/optimizer-registry.js";
 import { pythonHarnessNotes } from "../opt/python-harness-notes.js";
 import { acceptedTrainerKwargs, findTrainer, TRAINER_CATALOG, TRAINER_ALIASES } from "../opt/trainer-catalog.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
+import { loggerProblem } from "./trainer-loggers.js";
 
 export interface ConfigProblem {
   /** `file:line` of the key at fault (`file` alone when lines are unknown). */
@@ -91,9 +92,8 @@ export async function configProblems(loaded: LoadedConfig, registry: TaskRegistr
     if (trainer.guide !== null && !(GUIDE_NAMES as readonly string[]).includes(trainer.guide)) {
       add([...path, "guide"], `guide not found: ${trainer.guide}${didYouMean(trainer.guide, GUIDE_NAMES)} (known: ${quoted(GUIDE_NAMES)})`);
     }
-    if (trainer.logger !== null && !isNoLogger(trainer.logger) && !(LOGGER_NAMES as readonly string[]).includes(trainer.logger)) {
-      add([...path, "logger"], `logger not found: ${trainer.logger}${didYouMean(trainer.logger, LOGGER_NAMES)} (known: ${quoted(LOGGER_NAMES)}, or none)`);
-    }
+    const loggerTrouble = trainer.logger === null ? null : loggerProblem(trainer.logger);
+    if (loggerTrouble !== null) add([...path, "logger"], loggerTrouble);
   }
   for (const [key, someTrainerTakesIt] of globalKeys) {
     if (someTrainerTakesIt) continue;

@@ -10,6 +10,7 @@ import type { TaskBundle } from "../domain/task-bundle.js";
 import type { EventData } from "../events/event-schema.js";
 import { sanitize } from "../events/projections/artifact-format.js";
 import { tbDir } from "../events/projections/job-paths.js";
+import { writesTensorboard } from "../events/projections/tensorboard-file.js";
 
 export type ResolvedMetadata = EventData<"JobFinished">["resolved"];
 
@@ -23,7 +24,7 @@ export function resolvedMetadata(job: JobSpec, bundle: TaskBundle | null): Resol
   const k = job.resolved_kwargs;
   const loggerKwargs = mergeKwargs(bundle?.logger_kwargs ?? {}, k.logger_kwargs) as Kwargs;
   // TensorBoard-style loggers write into the job's tb/ directory.
-  if (k.logger !== null && /tensorboard/i.test(k.logger)) loggerKwargs.logdir = tbDir(job.job_id);
+  if (writesTensorboard(k.logger)) loggerKwargs.logdir = tbDir(job.job_id);
   return sanitize({
     optimizer: k.optimizer ?? (bundle === null ? null : defaultOptimizerFor(bundle)),
     guide: k.guide ?? bundle?.guide.name ?? null,

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pythonUtcIso } from "../codec/python-datetime.js";
+import { llmForModel, modelAxis } from "../config/model-axis.js";
 import type { RunConfig } from "../config/run-config.js";
 import type { LlmInfo } from "../events/event-schema.js";
 import { isSecretName, REDACTED } from "../events/projections/artifact-format.js";
@@ -57,15 +58,23 @@ export function captureGit(cwd = PACKAGE_ROOT): Record<string, unknown> {
   return info;
 }
 
-/** The llm columns of spec §8.5, from the config's llm block and the environment. */
+/**
+ * The llm columns of spec §8.5, from the config's llm block and the environment. With a model
+ * list (the model axis) a model that follows the list is "": each job's own is in its matrix entry.
+ */
 export function llmInfo(config: RunConfig, env: NodeJS.ProcessEnv): LlmInfo {
-  if (config.mode === "stub") return { llm_provider: "stub", llm_model: "stub", llm_base_url: "", llm_agent_model: "stub" };
+  const axis = modelAxis(config.llm).length > 0;
+  if (config.mode === "stub") {
+    const model = axis ? "" : "stub";
+    return { llm_provider: "stub", llm_model: model, llm_base_url: "", llm_agent_model: model };
+  }
+  const llm = llmForModel(config.llm);
   // The optimizer's endpoint (llm.optimizer overrides the block), reported as the original reports the block.
-  const role = config.llm.optimizer ?? {};
-  const baseUrl = role.base_url ?? role.api_base ?? config.llm.base_url ?? config.llm.api_base ?? env.OPENAI_BASE_URL ?? env.OPENAI_API_BASE ?? "";
-  const provider = role.provider ?? config.llm.provider ?? (baseUrl.includes("openrouter.ai") ? "openrouter" : baseUrl !== "" ? "openai" : "");
-  const model = (endpoint: { model?: string | null } | null | undefined) => endpoint?.model ?? config.llm.model ?? env.TRACE_LITELLM_MODEL ?? "";
-  return { llm_provider: provider, llm_model: model(config.llm.optimizer), llm_base_url: baseUrl, llm_agent_model: model(config.llm.agent) };
+  const role = llm.optimizer ?? {};
+  const baseUrl = role.base_url ?? role.api_base ?? llm.base_url ?? llm.api_base ?? env.OPENAI_BASE_URL ?? env.OPENAI_API_BASE ?? "";
+  const provider = role.provider ?? llm.provider ?? (baseUrl.includes("openrouter.ai") ? "openrouter" : baseUrl !== "" ? "openai" : "");
+  const model = (endpoint: { model?: string | null } | null | undefined) => endpoint?.model ?? (axis ? "" : (llm.model ?? env.TRACE_LITELLM_MODEL ?? ""));
+  return { llm_provider: provider, llm_model: model(llm.optimizer), llm_base_url: baseUrl, llm_agent_model: model(llm.agent) };
 }
 
 /** `git rev-parse HEAD` in the working directory, or "unknown": part of the run_id hash (spec §3.3). */

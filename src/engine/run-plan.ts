@@ -12,9 +12,10 @@ import { loadRunConfig, type LoadedConfig, type ResumeMode, type RunConfig } fro
 import { computeConfigHash, configSnapshot, newRunId, type ConfigSnapshot } from "../config/snapshot.js";
 import { peekRun, readableRuns, type RunPeek } from "../events/event-reader.js";
 import { isSafeId } from "../events/safe-id.js";
-import { isNoLogger, LOGGER_NAMES } from "../opt/component-names.js";
+import { isNoLogger } from "../opt/component-names.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import { gitHeadSha } from "./run-environment.js";
+import { keepsConfigLoggers, loggerFlagProblem } from "./trainer-loggers.js";
 
 export interface RunRequest {
   readonly configPath: string;
@@ -45,13 +46,17 @@ export interface RunPlan {
   readonly timeoutSeconds: number;
 }
 
-/** `--logger` (spec §1.4): none-aliases → "none", a known logger → itself, else keep the config's. */
-export function loggerOverride(raw: string | undefined, warnings: string[]): string | undefined {
-  if (raw === undefined || raw.trim() === "" || ["default", "config"].includes(raw.trim().toLowerCase())) return undefined;
-  if (isNoLogger(raw)) return "none";
-  if ((LOGGER_NAMES as readonly string[]).includes(raw.trim())) return raw.trim();
-  warnings.push(`--logger: unknown logger '${raw}' (known: ${LOGGER_NAMES.join(", ")}, none); keeping the config's loggers`);
-  return undefined;
+/**
+ * `--logger` (spec §1.4): absent, empty, `default` or `config` → keep the config's; a none-alias →
+ * "none"; a usable logger → itself. Anything else is refused (the original warned and kept the
+ * config's loggers, so a typo silently ran without the logger asked for).
+ */
+export function loggerOverride(raw: string | undefined): string | undefined {
+  if (keepsConfigLoggers(raw)) return undefined;
+  // The CLI refuses such a flag first, with exit 2.
+  const problem = loggerFlagProblem(raw);
+  if (problem !== null) throw new Error(problem);
+  return isNoLogger(raw) ? "none" : raw.trim();
 }
 
 /** The timeout rule of spec §1.4: flag, else config, else the mode's default (stub 0, real 600). */
@@ -133,7 +138,7 @@ function ensureRunsDir(runsDir: string): void {
 export function planRun(request: RunRequest, registry: TaskRegistry, now: Date): RunPlan {
   const loaded = request.loaded ?? loadRunConfig(request.configPath);
   const warnings = [...loaded.warnings];
-  const logger = loggerOverride(request.logger, warnings);
+  const logger = loggerOverride(request.logger);
   const resumeMode: ResumeMode = request.force ? "none" : (request.resume ?? loaded.config.resume);
   const base: RunConfig = {
     ...loaded.config,

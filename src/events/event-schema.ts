@@ -19,6 +19,8 @@ export const JobSpecRecord = Schema.Struct({
   suite: Schema.String,
   trainer_id: Schema.String,
   seed: Schema.Number,
+  /** The job's model when the config lists several (models as a matrix axis). */
+  llm_model: Schema.optional(Schema.String),
   raw_params: JsonRecord,
   resolved_kwargs: Schema.Struct({
     trainer_kwargs: JsonRecord,
@@ -35,10 +37,10 @@ export type JobSpecRecord = Schema.Schema.Type<typeof JobSpecRecord>;
 
 export const LlmInfo = Schema.Struct({
   llm_provider: Schema.String,
-  /** The optimizer's model. */
+  /** The optimizer's model; "" when the config lists several (each job's is in its matrix entry). */
   llm_model: Schema.String,
   llm_base_url: Schema.String,
-  /** The agent's model (llm.agent); absent in logs written before roles. */
+  /** The agent's model (llm.agent); absent in logs written before roles; "" when it is each job's model of a model list. */
   llm_agent_model: Schema.optional(Schema.String),
 });
 export type LlmInfo = Schema.Schema.Type<typeof LlmInfo>;
@@ -52,6 +54,8 @@ export const LlmPreflight = Schema.Struct({
   cost_usd: Schema.NullOr(Schema.Number),
   latency_ms: Schema.Number,
 });
+
+export type LlmPreflight = Schema.Schema.Type<typeof LlmPreflight>;
 
 export const RunStarted = Schema.Struct({
   /** 1 for a new run, then +1 for each resume. */
@@ -70,8 +74,8 @@ export const RunStarted = Schema.Struct({
   llm: LlmInfo,
   env: JsonRecord,
   git: JsonRecord,
-  /** Mode real: the preflight request this invocation made before starting jobs. */
-  llm_preflight: Schema.optional(LlmPreflight),
+  /** Mode real: the preflight request this invocation made before starting jobs (one per model when the config lists several). */
+  llm_preflight: Schema.optional(Schema.Union(LlmPreflight, Schema.Array(LlmPreflight))),
 });
 
 export const JobQueued = Schema.Struct({ attempt: Schema.Number, invocation: Schema.Number });

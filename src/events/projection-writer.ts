@@ -8,8 +8,9 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { jobFiles } from "./projections/job-files.js";
+import { jobFiles, type FileContent } from "./projections/job-files.js";
 import { RUN_FILES, runFiles } from "./projections/run-files.js";
+import { TB_EVENT_FILE } from "./projections/tensorboard-file.js";
 import type { JobView, RunState } from "./run-state.js";
 import { checkedJobId } from "./safe-id.js";
 
@@ -19,14 +20,15 @@ const JOB_GENERATED = [
   "stdout.log",
   ...["initial", "best", "final"].flatMap((w) => [`artifacts/${w}_state.json`, `artifacts/${w}_state.yaml`]),
   "artifacts/state_history.jsonl",
+  `tb/${TB_EVENT_FILE}`,
 ];
 
 /** Where projection temp files live; cleared when a writer opens, so a kill -9 mid-write leaves no trace. */
 export const PROJECTION_TEMP_DIR = ".tmp";
 
 /** Every projection file of the run: run-level files and each job's files. */
-export function renderProjections(state: RunState): Map<string, string> {
-  const files = runFiles(state);
+export function renderProjections(state: RunState): Map<string, FileContent> {
+  const files: Map<string, FileContent> = runFiles(state);
   for (const job of state.orderedJobs()) for (const [path, content] of jobFiles(state, job)) files.set(path, content);
   return files;
 }
@@ -103,7 +105,9 @@ export class ProjectionWriter {
    *   are refreshed while jobs finish. A job's files are not kept (memory would grow with the
    *   matrix): `renderedAt` already says when they are current.
    */
-  private write(path: string, content: string, isNew = false, remember = true): void {
+  private write(path: string, content: FileContent, isNew = false, remember = true): void {
+    // Bytes (TensorBoard event files) are job files, never remembered: compared with the disk only.
+    if (typeof content !== "string") return this.writeBytes(path, content, isNew);
     const known = this.written.get(path);
     if (known === content) return;
     const full = join(this.runDir, path);
@@ -118,6 +122,15 @@ export class ProjectionWriter {
     renameSync(temp, full);
     if (remember) this.written.set(path, content);
     else this.written.delete(path);
+  }
+
+  private writeBytes(path: string, content: Uint8Array, isNew: boolean): void {
+    const full = join(this.runDir, path);
+    if (!isNew && !this.fresh && existsSync(full) && readFileSync(full).equals(content)) return;
+    this.ensureDir(dirname(full));
+    const temp = join(this.tempDir, String(this.tempCounter++));
+    writeFileSync(temp, content);
+    renameSync(temp, full);
   }
 
   private remove(path: string): void {

@@ -17,6 +17,12 @@ export interface TokenTotals {
   total_tokens: number;
 }
 
+/** When an iteration was recorded, and the attempt's tokens by then (null while they are estimates: the stub). */
+export interface IterationMark {
+  readonly wall_time: number;
+  readonly total_tokens: number | null;
+}
+
 export interface JobView {
   readonly job_id: string;
   spec: JobSpecRecord;
@@ -26,6 +32,8 @@ export interface JobView {
   state: string;
   evaluations: Partial<Record<EvaluationData["phase"], EvaluationData>>;
   iterations: IterationData[];
+  /** One per iteration of the latest attempt (for TensorBoard's wall time and token scalars). */
+  iterationMarks: IterationMark[];
   /** LLM calls of the latest attempt: answered (replayed included), failed, aborted; unusable replies. */
   llmCalls: number;
   llmErrors: number;
@@ -65,6 +73,7 @@ export interface FinishedAttempt extends JobFinishedData {
   readonly estimated_tokens: boolean;
   readonly iterations: readonly IterationData[];
   readonly iteration_count: number;
+  readonly iteration_marks: readonly IterationMark[];
 }
 
 export const zeroTokens = (): TokenTotals => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
@@ -140,10 +149,11 @@ export class RunState {
     switch (event.type) {
       case "RunStarted": {
         const data = event.data;
-        if (data.llm_preflight !== undefined) {
+        const preflights = data.llm_preflight === undefined ? [] : Array.isArray(data.llm_preflight) ? data.llm_preflight : [data.llm_preflight];
+        for (const preflight of preflights) {
           this.preflight.calls += 1;
-          addTokens(this.preflight.tokens, data.llm_preflight);
-          addCost(this.preflight.cost, data.llm_preflight.cost_usd);
+          addTokens(this.preflight.tokens, preflight);
+          addCost(this.preflight.cost, preflight.cost_usd);
         }
         if (this.started === null) this.startedTs = event.ts;
         this.started = data;
@@ -188,6 +198,7 @@ export class RunState {
         view.state = "queued";
         view.evaluations = {};
         view.iterations = [];
+        view.iterationMarks = [];
         view.llmCalls = 0;
         view.llmErrors = 0;
         view.llmAborted = 0;
@@ -205,6 +216,7 @@ export class RunState {
         return;
       case "IterationCompleted":
         view.iterations.push(event.data);
+        view.iterationMarks.push({ wall_time: Date.parse(event.ts) / 1000, total_tokens: view.estimatedTokens ? null : view.tokens.total_tokens });
         return;
       case "LlmCallCompleted":
         view.llmCalls += 1;
@@ -251,6 +263,7 @@ export class RunState {
           estimated_tokens: view.estimatedTokens,
           iterations: view.iterations,
           iteration_count: view.iterations.length,
+          iteration_marks: view.iterationMarks,
         };
         return;
       default:
@@ -279,8 +292,9 @@ export class RunState {
     view.log = "";
     view.evaluations = {};
     view.iterations = [];
+    view.iterationMarks = [];
     if (view.finished !== null) {
-      view.finished = { ...view.finished, iterations: [], initial_values: null, final_values: null, best_values: null, parameters: [] };
+      view.finished = { ...view.finished, iterations: [], iteration_marks: [], initial_values: null, final_values: null, best_values: null, parameters: [] };
     }
   }
 
@@ -303,6 +317,7 @@ function newJobView(spec: JobSpecRecord): JobView {
     state: "queued",
     evaluations: {},
     iterations: [],
+    iterationMarks: [],
     llmCalls: 0,
     llmErrors: 0,
     llmAborted: 0,

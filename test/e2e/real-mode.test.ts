@@ -64,5 +64,7 @@ describe("mode real: the openai client against an OpenAI-compatible server", () 
     const r = await runAsync(["run", "--config", config, "--runs-dir", dir], { NOT_SET_ANYWHERE: "" });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("environment variable NOT_SET_ANYWHERE");
+    // Refused before anything is created: no run directory beside the config.
+    expect(readdirSync(dir)).toEqual(["real.yaml"]);
   });
 });

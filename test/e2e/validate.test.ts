@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, tempDir } from "../support/cli.js";
@@ -17,14 +17,15 @@ describe("validate", () => {
     expect(r.stdout).toContain("[OK] matrix: 1 jobs expanded deterministically");
     expect(r.stdout).toContain("  job 806f391306ae: internal:numeric_param x PrioritySearch (seed=123)");
     expect(r.stdout).toContain("  tasks:    ['internal:numeric_param']\n  trainers: ['PrioritySearch']");
-    const runs = readdirSync(out);
-    expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatch(/^\d{8}-\d{6}-[0-9a-f]{8}$/);
-    const manifestPath = join(out, runs[0]!, "meta", "manifest.json");
+    // The manifest goes into the runs dir's .validate/ folder, where it does not look like a run.
+    expect(readdirSync(out)).toEqual([".validate"]);
+    const manifests = readdirSync(join(out, ".validate"));
+    expect(manifests).toHaveLength(1);
+    expect(manifests[0]).toMatch(/^\d{8}-\d{6}-[0-9a-f]{8}\.manifest\.json$/);
+    const manifestPath = join(out, ".validate", manifests[0]!);
     expect(r.stdout).toContain(`[OK] manifest written: ${manifestPath}`);
-    expect(existsSync(join(out, runs[0]!, "jobs"))).toBe(true);
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
-    expect(manifest.run_id).toBe(runs[0]);
+    expect(manifest.run_id).toBe(manifests[0]!.replace(".manifest.json", ""));
     expect(manifest.config_hash).toMatch(/^[0-9a-f]{16}$/);
     expect(manifest.generated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/);
     expect(manifest.jobs).toEqual([
@@ -38,6 +39,18 @@ describe("validate", () => {
         skip_reason: null,
       }),
     ]);
+  });
+
+  it("validate --strict manifests are not runs: `runs` lists none, and an unwritable runs dir is one line, exit 2", () => {
+    const out = tempDir();
+    expect(runCli(["validate", "--config", "configs/smoke.yaml", "--strict", "--runs-dir", out]).code).toBe(0);
+    const listed = runCli(["runs", "--runs-dir", out, "--json"]);
+    expect(JSON.parse(listed.stdout)).toEqual({ runs_dir: out, runs: [], warnings: [] });
+    const file = join(out, "a-file");
+    writeFileSync(file, "");
+    const r = runCli(["validate", "--config", "configs/smoke.yaml", "--strict", "--runs-dir", file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^trace-bench: cannot write the manifest .*a-file\/\.validate\/.*\.manifest\.json \(ENOTDIR\); pass a writable directory with --runs-dir$/)]);
   });
 
   it("passes (exit 0) on the smoke config, and fails (exit 1) naming the reason when a trainer cannot run", () => {

@@ -1,9 +1,14 @@
-/** Per-job projection files: job_meta.json, results.json, stdout.log and the state artifacts. */
+/** Per-job projection files: job_meta.json, results.json, stdout.log, the state artifacts and a TensorboardLogger job's event file. */
 import type { JobView, RunState } from "../run-state.js";
 import { jsonArtifact, jsonLine, yamlArtifact } from "./artifact-format.js";
+import { jobLlmInfo } from "./job-llm-info.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
 import { resolvedColumns, resultRow, TOKEN_SCOPE } from "./results-table.js";
 import { stateSnapshot } from "./state-snapshot.js";
+import { tbEventFilePath, tensorboardEventFile } from "./tensorboard-file.js";
+
+/** A file's content: text (UTF-8), or bytes (TensorBoard event files). */
+export type FileContent = string | Uint8Array;
 
 /**
  * Rendered state artifacts by snapshot: the jobs of a matrix share most of their states (every
@@ -41,9 +46,9 @@ function renderedState(snapshot: unknown): { readonly json: string; readonly yam
   return rendered;
 }
 
-export function jobFiles(state: RunState, job: JobView): Map<string, string> {
+export function jobFiles(state: RunState, job: JobView): Map<string, FileContent> {
   if (job.released) throw new Error(`job ${job.job_id}: its files were already written from this state and its details released (rebuild them with 'trace-bench replay')`);
-  const files = new Map<string, string>();
+  const files = new Map<string, FileContent>();
   const dir = `jobs/${job.job_id}`;
   files.set(`${dir}/stdout.log`, job.log);
   const done = job.finished;
@@ -72,7 +77,7 @@ export function jobFiles(state: RunState, job: JobView): Map<string, string> {
       logger_kwargs: kwargs.logger_kwargs,
       eval_kwargs: kwargs.eval_kwargs,
       feedback: done.feedback,
-      llm: state.started?.llm ?? {},
+      llm: state.started === null ? {} : jobLlmInfo(state.started.llm, spec),
       token_scope: TOKEN_SCOPE,
       ...done.tokens,
       state_files: stateFiles(job.job_id),
@@ -103,5 +108,7 @@ export function jobFiles(state: RunState, job: JobView): Map<string, string> {
     if (done.best_values !== null) lines.push(jsonLine({ kind: "best", step: null, state: stateSnapshot(done, done.best_values), score: done.score_val }));
     files.set(stateHistoryPath(job.job_id), lines.join(""));
   }
+  const events = tensorboardEventFile(job);
+  if (events !== null) files.set(tbEventFilePath(job.job_id), events);
   return files;
 }

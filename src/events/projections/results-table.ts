@@ -4,6 +4,7 @@
  */
 import type { LlmInfo } from "../event-schema.js";
 import type { FinishedAttempt, JobView, RunState } from "../run-state.js";
+import { jobLlmInfo } from "./job-llm-info.js";
 import { stateFiles, tbDir } from "./job-paths.js";
 
 export const RESULT_COLUMNS = [
@@ -76,7 +77,7 @@ export function resolvedColumns(resolved: FinishedAttempt["resolved"]) {
 export function resultRow(state: RunState, job: JobView): ResultRow | null {
   const done = job.finished;
   if (done === null) return null;
-  const llm: LlmInfo = state.started?.llm ?? { llm_provider: "", llm_model: "", llm_base_url: "" };
+  const llm: LlmInfo = jobLlmInfo(state.started?.llm, job.spec);
   return {
     run_id: state.runId,
     job_id: job.job_id,

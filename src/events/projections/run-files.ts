@@ -9,7 +9,8 @@ import { reportedCost, zeroCost, zeroTokens, type CostTotal, type LlmUse } from 
 import { aggregateCsv, aggregateRows, type AggregateRow } from "./aggregates.js";
 import { csvCell, csvLine, jsonArtifact } from "./artifact-format.js";
 import { artifactsDir, stateFiles, statePath, tbDir } from "./job-paths.js";
-import { FLOAT_COLUMNS, RESULT_COLUMNS, resolvedColumns, resultRows, TOKEN_SCOPE, type ResultRow } from "./results-table.js";
+import { jobLlmInfo } from "./job-llm-info.js";
+import { FLOAT_COLUMNS, RESULT_COLUMNS, resolvedColumns, resultRows, TOKEN_SCOPE, type ResultColumn, type ResultRow } from "./results-table.js";
 
 export const RUN_FILES = {
   config_snapshot: "meta/config.snapshot.yaml",
@@ -89,34 +90,42 @@ function addCostTotal(into: CostTotal, cost: number | null): void {
 
 const LEADERBOARD_COLUMNS = ["rank", "task_id", "suite", "job_id", "trainer_id", "resolved_optimizer", "score_val", "score_test", "time_seconds"] as const;
 
-/** Best ok row per task × trainer × optimizer, ranked within each task; null when no row is ok. */
-export function leaderboardCsv(rows: readonly ResultRow[]): string | null {
+/** Whether the run's matrix has a model axis (the config lists several models). */
+export function hasModelAxis(state: RunState): boolean {
+  return state.orderedJobs().some((job) => job.spec.llm_model !== undefined);
+}
+
+/**
+ * Best ok row per task × trainer × optimizer (× model, with a model axis), ranked within each
+ * task; null when no row is ok. The reference's columns, then `llm_model` with a model axis only.
+ */
+export function leaderboardCsv(rows: readonly ResultRow[], byModel = false): string | null {
+  const columns: readonly string[] = byModel ? [...LEADERBOARD_COLUMNS, "llm_model"] : LEADERBOARD_COLUMNS;
   const best = new Map<string, ResultRow>();
   const value = (r: ResultRow) => (typeof r.score_val === "number" ? r.score_val : -Infinity);
   for (const row of rows) {
     if (row.status !== "ok" || !row.task_id) continue;
-    const key = JSON.stringify([row.task_id, row.trainer_id, row.resolved_optimizer ?? ""]);
+    const key = JSON.stringify([row.task_id, row.trainer_id, row.resolved_optimizer ?? "", byModel ? row.llm_model : ""]);
     const current = best.get(key);
     if (current === undefined || value(row) > value(current)) best.set(key, row);
   }
   if (best.size === 0) return null;
   const byScore = (a: ResultRow, b: ResultRow) => (value(a) === value(b) ? 0 : value(b) > value(a) ? 1 : -1);
   const sorted = [...best.values()].sort((a, b) => (a.task_id === b.task_id ? byScore(a, b) : String(a.task_id) < String(b.task_id) ? -1 : 1));
-  const lines = [csvLine([...LEADERBOARD_COLUMNS])];
+  const lines = [csvLine([...columns])];
   let rank = 0;
   let task: unknown = undefined;
   for (const row of sorted) {
     rank = row.task_id === task ? rank + 1 : 1;
     task = row.task_id;
     lines.push(
-      csvLine(LEADERBOARD_COLUMNS.map((c) => (c === "rank" ? String(rank) : csvCell(row[c], c === "score_val" || c === "score_test" || c === "time_seconds" ? "float" : "plain")))),
+      csvLine(columns.map((c) => (c === "rank" ? String(rank) : csvCell(row[c as ResultColumn], c === "score_val" || c === "score_test" || c === "time_seconds" ? "float" : "plain")))),
     );
   }
   return lines.join("");
 }
 
 export function manifestJson(state: RunState): string {
-  const llm = state.started?.llm ?? {};
   const jobs = state.orderedJobs().map((job) => {
     const spec = job.spec;
     const k = spec.resolved_kwargs;
@@ -143,7 +152,7 @@ export function manifestJson(state: RunState): string {
       eval_kwargs: k.eval_kwargs,
       status: done.status,
       feedback: done.feedback,
-      llm,
+      llm: state.started === null ? {} : jobLlmInfo(state.started.llm, spec),
       token_scope: TOKEN_SCOPE,
       ...done.tokens,
       state_files: stateFiles(spec.job_id),
@@ -215,7 +224,7 @@ export function runFiles(state: RunState, only?: readonly RunFile[]): Map<string
   if (wanted(RUN_FILES.results_csv)) files.set(RUN_FILES.results_csv, resultsCsv(rows));
   if (wanted(RUN_FILES.summary_json)) files.set(RUN_FILES.summary_json, summaryJson(state, rows, aggregates));
   if (wanted(RUN_FILES.leaderboard_csv)) {
-    const leaderboard = leaderboardCsv(rows);
+    const leaderboard = leaderboardCsv(rows, hasModelAxis(state));
     if (leaderboard !== null) files.set(RUN_FILES.leaderboard_csv, leaderboard);
   }
   if (wanted(RUN_FILES.aggregate_csv)) files.set(RUN_FILES.aggregate_csv, aggregateCsv(aggregates));

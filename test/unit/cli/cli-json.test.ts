@@ -55,4 +55,11 @@ describe("validate --json reads validate's lines", () => {
     ]);
     expect(doc.jobs).toEqual([{ job_id: "806f391306ae", task_id: "internal:numeric_param", trainer_id: "PrioritySearch", seed: 123 }]);
   });
+
+  it("a job of a model list carries its model", () => {
+    const stdout = "  job 42dbe1ee9a0a: internal:numeric_param x PrioritySearch (seed=123, model=openrouter/model-a)\n";
+    expect(parseValidateOutput(stdout, "", 0, "c.yaml", true).jobs).toEqual([
+      { job_id: "42dbe1ee9a0a", task_id: "internal:numeric_param", trainer_id: "PrioritySearch", seed: 123, llm_model: "openrouter/model-a" },
+    ]);
+  });
 });

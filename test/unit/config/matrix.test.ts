@@ -44,6 +44,51 @@ describe("golden vector", () => {
     expect(expandMatrix(config).map((j) => j.job_id)).toEqual(["806f391306ae"]);
   });
 
+  it("models as an axis: each listed model is its own job, its model hashed in (python3: 42dbe1ee9a0a, beafb1974b53)", () => {
+    const jobs = expandMatrix(load("tasks: [internal:numeric_param]\nps_steps: 1\nseeds: [123]\nllm: {model: [model-a, model-b]}\n"));
+    expect(jobs.map((j) => [j.job_id, j.llm_model, j.seed])).toEqual([
+      ["42dbe1ee9a0a", "model-a", 123],
+      ["beafb1974b53", "model-b", 123],
+    ]);
+  });
+
+  it("models as an axis: the model varies before the seed, within each task × trainer × variant", () => {
+    const jobs = expandMatrix(load("tasks: [internal:numeric_param, internal:rosenbrock]\nseeds: [1, 2]\nllm: {model: [a, b]}\n"));
+    expect(jobs.map((j) => `${j.task_id}|${j.llm_model}|${j.seed}`)).toEqual([
+      "internal:numeric_param|a|1",
+      "internal:numeric_param|a|2",
+      "internal:numeric_param|b|1",
+      "internal:numeric_param|b|2",
+      "internal:rosenbrock|a|1",
+      "internal:rosenbrock|a|2",
+      "internal:rosenbrock|b|1",
+      "internal:rosenbrock|b|2",
+    ]);
+    expect(new Set(jobs.map((j) => j.job_id)).size).toBe(8);
+  });
+
+  it("one model, named or listed alone, keeps the single-model job id and no model field", () => {
+    for (const llm of ["llm: {model: gpt-4o}\n", "llm: {model: [gpt-4o]}\n", "llm: {model: null}\n", ""]) {
+      const [job, ...rest] = expandMatrix(load(`tasks: [internal:numeric_param]\nps_steps: 1\n${llm}`));
+      expect(rest).toEqual([]);
+      expect(job!.job_id, llm).toBe("806f391306ae");
+      expect("llm_model" in job!, llm).toBe(false);
+    }
+  });
+
+  it("a model list refuses a model named twice and an optimizer model that would override it", () => {
+    expect(() => load("tasks: [internal:numeric_param]\nllm: {model: [a, b, a]}\n")).toThrow(/llm\.model\[2\]: model 'a' is listed twice/);
+    expect(() => load("tasks: [internal:numeric_param]\nllm: {model: [a, b], optimizer: {model: c}}\n")).toThrow(/llm\.optimizer\.model overrides every model listed in llm\.model/);
+    expect(() => load("tasks: [internal:numeric_param]\nllm: {model: []}\n")).toThrow(/llm\.model/);
+    expect(() => load("tasks: [internal:numeric_param]\nllm: {model: [a, 3]}\n")).toThrow(/llm\.model\[1\]/);
+  });
+
+  it("the model list is part of the snapshot, so it changes config_hash", () => {
+    const hash = (llm: string) => computeConfigHash(configSnapshot(load(`tasks: [internal:numeric_param]\n${llm}`)));
+    expect(hash("llm: {model: [a, b]}\n")).not.toBe(hash("llm: {model: [a, c]}\n"));
+    expect(hash("llm: {model: [a, b]}\n")).not.toBe(hash("llm: {model: a}\n"));
+  });
+
   it("trainer-level eval_kwargs (ignored) do not change the job id", () => {
     const config = load("tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    eval_kwargs: {x: 1}\n");
     expect(expandMatrix(config)[0]!.job_id).toBe("806f391306ae");

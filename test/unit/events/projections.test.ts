@@ -51,7 +51,7 @@ describe("projections are folds over the event log", () => {
   });
 
   it("results.csv has the 33 original columns first, CRLF rows, Python float text", () => {
-    const csv = renderProjections(RunState.fold(log)).get("results.csv")!;
+    const csv = (renderProjections(RunState.fold(log)).get("results.csv") as string);
     const [header, first] = csv.split("\r\n");
     expect(header!.split(",").slice(0, 33)).toEqual(RESULT_COLUMNS.slice(0, 33));
     expect(header!.split(",").slice(0, 3)).toEqual(["run_id", "job_id", "task_id"]);
@@ -61,7 +61,7 @@ describe("projections are folds over the event log", () => {
   });
 
   it("the manifest lists never-run jobs as not_executed with the recorded reason", () => {
-    const manifest = JSON.parse(renderProjections(RunState.fold(log)).get("meta/manifest.json")!) as { jobs: { job_id: string; status: string; skip_reason?: string }[] };
+    const manifest = JSON.parse((renderProjections(RunState.fold(log)).get("meta/manifest.json") as string)) as { jobs: { job_id: string; status: string; skip_reason?: string }[] };
     expect(manifest.jobs.map((j) => [j.job_id, j.status, j.skip_reason])).toEqual([
       ["a", "ok", undefined],
       ["b", "ok", undefined],
@@ -70,7 +70,7 @@ describe("projections are folds over the event log", () => {
   });
 
   it("token totals count the latest attempts, and separately every attempt paid for", () => {
-    const summary = JSON.parse(renderProjections(RunState.fold(log)).get("summary.json")!) as Record<string, unknown>;
+    const summary = JSON.parse((renderProjections(RunState.fold(log)).get("summary.json") as string)) as Record<string, unknown>;
     expect(summary.token_totals).toEqual({ prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 });
     expect(summary.token_totals_all_attempts).toEqual({ prompt_tokens: 30, completion_tokens: 15, total_tokens: 45 });
     expect(summary.counts).toEqual({ ok: 2, failed: 0, skipped: 0 });
@@ -78,7 +78,7 @@ describe("projections are folds over the event log", () => {
   });
 
   it("state history has one line per iteration between initial and final", () => {
-    const history = renderProjections(RunState.fold(log)).get("jobs/a/artifacts/state_history.jsonl")!;
+    const history = (renderProjections(RunState.fold(log)).get("jobs/a/artifacts/state_history.jsonl") as string);
     expect(history.split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { kind: string }).kind)).toEqual(["initial", "iteration", "final", "best"]);
   });
 

@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { realLlmSettings } from "../../../adapters/llm/index.js";
 import { ConfigError } from "../../../src/config/config-error.js";
-import type { LlmConfig, RunConfig } from "../../../src/config/run-config.js";
+import type { OneModelLlmConfig as LlmConfig } from "../../../src/config/model-axis.js";
+import type { RunConfig } from "../../../src/config/run-config.js";
 import { apiKeyFor, missingApiKeys, resolveLlmRoles, type LlmEndpoint } from "../../../src/llm/llm-roles.js";
 
 const LIMIT_DEFAULTS = { timeoutMs: 120_000, maxRetries: 5, maxConcurrency: 8, requestsPerMinute: null };
