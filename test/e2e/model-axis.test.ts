@@ -20,8 +20,9 @@ const KEY = "sk-model-axis";
 
 describe("models as a matrix axis", () => {
   it("mode real: every job calls its own model; results, leaderboard, aggregate and summary say which", async () => {
-    // model-a proposes the optimum (3.0), model-b a worse value: the scores show which model answered.
-    const server = await startFakeOpenAiServer([], { fallback: (body) => xmlReply({ value: body.model === "model-a" ? 3.0 : 2.0 }, `I am ${String(body.model)}`) });
+    // model-a proposes the optimum (3.0), model-b a worse value: the scores show which model answered
+    // (numeric_param's float is `float0` in its traced graph).
+    const server = await startFakeOpenAiServer([], { fallback: (body) => xmlReply({ float0: body.model === "model-a" ? 3.0 : 2.0 }, `I am ${String(body.model)}`) });
     servers.push(server);
     const dir = tempDir();
     const config = join(dir, "models.yaml");
