@@ -17,7 +17,7 @@ export function numericParamTask(js: JsSandbox): TaskBundle {
   const model = defineTraceModel({
     name: "NumericParamAgentModel",
     parameters: [{ name: "value", kind: "number", value: 0.0, description: "A number to tune." }],
-    trainableOps: [{ name: "emit", source: EMIT, run: sandboxRunner(js) }],
+    trainableOps: [{ name: "emit", source: EMIT, run: sandboxRunner(js, EMIT) }],
     forward: (self) => self.call("emit", { value: self.param("value") }),
   });
   return {
