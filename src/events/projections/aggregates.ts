@@ -95,7 +95,9 @@ const intervals = new Map<string, readonly [number, number]>();
 export function bootstrapCi95(values: readonly number[], resamples = BOOTSTRAP_RESAMPLES, seed = BOOTSTRAP_SEED): readonly [number, number] | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 1) return [sorted[0]!, sorted[0]!];
+  // One value, or all equal: every resample's mean is that value (and the loop below would cost
+  // resamples × n draws to say so, e.g. 10^8 for a 10,000-seed sweep of a deterministic task).
+  if (sorted[0] === sorted.at(-1)) return [sorted[0]!, sorted[0]!];
   const key = `${resamples}|${seed}|${sorted.join(",")}`;
   const known = intervals.get(key);
   if (known !== undefined) return known;

@@ -96,6 +96,8 @@ describe("aggregates over seeds", () => {
     expect(bootstrapCi95([4.5, 0.9, 2.2, -1.2, 0.3])).toEqual(a);
     expect(bootstrapCi95([0.3, -1.2, 4.5, 2.2, 0.9], 10_000)).toEqual(a);
     expect(bootstrapCi95([7, 7, 7])).toEqual([7, 7]);
+    // Equal scores: the interval is the score itself, exactly (a sum of 0.1s divided back is not).
+    expect(bootstrapCi95(Array(10_000).fill(0.1))).toEqual([0.1, 0.1]);
     expect(bootstrapCi95([])).toBeNull();
   });
 
