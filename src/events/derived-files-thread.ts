@@ -1,6 +1,6 @@
 /**
  * The writer's handle on the derived-files worker (derived-files-worker.ts): a subscriber whose
- * `handle` only tells the worker that the log moved, at most once per turn of the event loop, so
+ * `handle` only tells the worker that the log moved, at most every 50 ms, so
  * committing stays the only work on a job's path. `finish` waits until every mirror and
  * projection reflects the log, and says which could not be brought level.
  */
@@ -31,6 +31,8 @@ export interface DerivedFilesOutcome {
   readonly projectionsAt: number | null;
 }
 
+/** How long commits gather before the worker is told (the files trail the log by about this much). */
+const NOTIFY_EVERY_MS = 50;
 const WORKER_URL = new URL("./derived-files-worker.js", import.meta.url);
 const ALL_BEHIND = ["mirrors", "projections"];
 
@@ -56,10 +58,12 @@ export class DerivedFilesThread implements Subscriber {
   handle(_events: readonly StoredEvent[]): void {
     if (this.notifyPending || this.failure !== null) return;
     this.notifyPending = true;
-    setImmediate(() => {
+    // Batches of commits, not each one: the worker's fixed cost per look (a query, a refresh check)
+    // would otherwise compete with the jobs for the CPU.
+    setTimeout(() => {
       this.notifyPending = false;
       if (this.failure === null) this.worker.postMessage({ type: "moved" } satisfies DerivedFilesRequest);
-    });
+    }, NOTIFY_EVERY_MS).unref();
   }
 
   catchUp(): void {
