@@ -79,7 +79,7 @@ export function summaryJson(state: RunState, rows: readonly ResultRow[], aggrega
     // Per task × trainer × optimizer × model over seeds: the rows of aggregate.csv (see aggregates.ts).
     aggregates,
     // A stub run's scores rank search procedures against seeded proposals, not models.
-    ...(started?.mode === "stub" ? { llm_note: "mode stub: no model was called; scores rank the search procedures against the stub LLM's seeded proposals, not optimizers or models" } : {}),
+    ...(started?.mode === "stub" ? { llm_note: STUB_NOTE } : {}),
   });
 }
 
@@ -90,22 +90,20 @@ function addCostTotal(into: CostTotal, cost: number | null): void {
 
 const LEADERBOARD_COLUMNS = ["rank", "task_id", "suite", "job_id", "trainer_id", "resolved_optimizer", "score_val", "score_test", "time_seconds"] as const;
 
-/** Whether the run's matrix has a model axis (the config lists several models). */
-export function hasModelAxis(state: RunState): boolean {
-  return state.orderedJobs().some((job) => job.spec.llm_model !== undefined);
-}
+/** What a stub run's scores mean, in its summary and on each leaderboard row. */
+export const STUB_NOTE = "mode stub: no model was called; scores rank the search procedures against the stub LLM's seeded proposals, not optimizers or models";
 
 /**
- * Best ok row per task × trainer × optimizer (× model, with a model axis), ranked within each
- * task; null when no row is ok. The reference's columns, then `llm_model` with a model axis only.
+ * Best ok row per task × trainer × optimizer × model, ranked within each task; null when no row
+ * is ok. The reference's columns, then `llm_model` and `note` (a stub run's label, else empty).
  */
-export function leaderboardCsv(rows: readonly ResultRow[], byModel = false): string | null {
-  const columns: readonly string[] = byModel ? [...LEADERBOARD_COLUMNS, "llm_model"] : LEADERBOARD_COLUMNS;
+export function leaderboardCsv(rows: readonly ResultRow[], note = ""): string | null {
+  const columns: readonly string[] = [...LEADERBOARD_COLUMNS, "llm_model", "note"];
   const best = new Map<string, ResultRow>();
   const value = (r: ResultRow) => (typeof r.score_val === "number" ? r.score_val : -Infinity);
   for (const row of rows) {
     if (row.status !== "ok" || !row.task_id) continue;
-    const key = JSON.stringify([row.task_id, row.trainer_id, row.resolved_optimizer ?? "", byModel ? row.llm_model : ""]);
+    const key = JSON.stringify([row.task_id, row.trainer_id, row.resolved_optimizer ?? "", row.llm_model ?? ""]);
     const current = best.get(key);
     if (current === undefined || value(row) > value(current)) best.set(key, row);
   }
@@ -119,7 +117,7 @@ export function leaderboardCsv(rows: readonly ResultRow[], byModel = false): str
     rank = row.task_id === task ? rank + 1 : 1;
     task = row.task_id;
     lines.push(
-      csvLine(columns.map((c) => (c === "rank" ? String(rank) : csvCell(row[c as ResultColumn], c === "score_val" || c === "score_test" || c === "time_seconds" ? "float" : "plain")))),
+      csvLine(columns.map((c) => (c === "rank" ? String(rank) : c === "note" ? csvCell(note, "plain") : csvCell(row[c as ResultColumn], c === "score_val" || c === "score_test" || c === "time_seconds" ? "float" : "plain")))),
     );
   }
   return lines.join("");
@@ -224,7 +222,7 @@ export function runFiles(state: RunState, only?: readonly RunFile[]): Map<string
   if (wanted(RUN_FILES.results_csv)) files.set(RUN_FILES.results_csv, resultsCsv(rows));
   if (wanted(RUN_FILES.summary_json)) files.set(RUN_FILES.summary_json, summaryJson(state, rows, aggregates));
   if (wanted(RUN_FILES.leaderboard_csv)) {
-    const leaderboard = leaderboardCsv(rows, hasModelAxis(state));
+    const leaderboard = leaderboardCsv(rows, started.mode === "stub" ? STUB_NOTE : "");
     if (leaderboard !== null) files.set(RUN_FILES.leaderboard_csv, leaderboard);
   }
   if (wanted(RUN_FILES.aggregate_csv)) files.set(RUN_FILES.aggregate_csv, aggregateCsv(aggregates));

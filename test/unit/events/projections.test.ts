@@ -106,6 +106,18 @@ describe("leaderboard", () => {
   it("is absent when no row is ok", () => {
     expect(leaderboardCsv([row("t", "A", 1, "failed")])).toBeNull();
   });
+
+  it("ends each row with its model and the run's note (a stub run's label), and keeps each model's best", () => {
+    const withModel = (score: number, model: string) => ({ ...(row("t", "A", score) as object), job_id: `${model}-${score}`, llm_model: model }) as never;
+    const csv = leaderboardCsv([withModel(1, "m1"), withModel(2, "m1"), withModel(0.5, "m2")], "stub: not optimizers")!;
+    const lines = csv.split("\r\n").filter(Boolean).map((l) => l.split(","));
+    expect(lines[0]!.slice(-2)).toEqual(["llm_model", "note"]);
+    expect(lines.slice(1).map((l) => [l[0], l[3], ...l.slice(-2)])).toEqual([
+      ["1", "m1-2", "m1", "stub: not optimizers"],
+      ["2", "m2-0.5", "m2", "stub: not optimizers"],
+    ]);
+    expect(leaderboardCsv([withModel(1, "m1")])!.split("\r\n")[1]!.endsWith(",m1,")).toBe(true);
+  });
 });
 
 describe("artifact formats", () => {
