@@ -89,8 +89,8 @@ function addCostTotal(into: CostTotal, cost: number | null): void {
 
 const LEADERBOARD_COLUMNS = ["rank", "task_id", "suite", "job_id", "trainer_id", "resolved_optimizer", "score_val", "score_test", "time_seconds"] as const;
 
-/** Best ok row per task × trainer × optimizer, ranked within each task; null when no row is ok. */
-export function leaderboardCsv(rows: readonly ResultRow[]): string | null {
+/** Best ok row per task × trainer × optimizer, ranked within each task (rank first, from 1). */
+export function leaderboardRows(rows: readonly ResultRow[]): { rank: number; row: ResultRow }[] {
   const best = new Map<string, ResultRow>();
   const value = (r: ResultRow) => (typeof r.score_val === "number" ? r.score_val : -Infinity);
   for (const row of rows) {
@@ -99,15 +99,23 @@ export function leaderboardCsv(rows: readonly ResultRow[]): string | null {
     const current = best.get(key);
     if (current === undefined || value(row) > value(current)) best.set(key, row);
   }
-  if (best.size === 0) return null;
   const byScore = (a: ResultRow, b: ResultRow) => (value(a) === value(b) ? 0 : value(b) > value(a) ? 1 : -1);
   const sorted = [...best.values()].sort((a, b) => (a.task_id === b.task_id ? byScore(a, b) : String(a.task_id) < String(b.task_id) ? -1 : 1));
-  const lines = [csvLine([...LEADERBOARD_COLUMNS])];
   let rank = 0;
   let task: unknown = undefined;
-  for (const row of sorted) {
+  return sorted.map((row) => {
     rank = row.task_id === task ? rank + 1 : 1;
     task = row.task_id;
+    return { rank, row };
+  });
+}
+
+/** The leaderboard as CSV; null when no row is ok. */
+export function leaderboardCsv(rows: readonly ResultRow[]): string | null {
+  const ranked = leaderboardRows(rows);
+  if (ranked.length === 0) return null;
+  const lines = [csvLine([...LEADERBOARD_COLUMNS])];
+  for (const { rank, row } of ranked) {
     lines.push(
       csvLine(LEADERBOARD_COLUMNS.map((c) => (c === "rank" ? String(rank) : csvCell(row[c], c === "score_val" || c === "score_test" || c === "time_seconds" ? "float" : "plain")))),
     );
