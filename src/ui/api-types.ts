@@ -31,7 +31,7 @@ export interface Progress {
   readonly running: number;
   /** 0..100, whole numbers; 100 only when every job of the matrix is done. */
   readonly percent: number;
-  /** Seconds left at the rate jobs finished in this invocation; null before the first one. */
+  /** Seconds left at the rate jobs finished in this invocation; null before the first one, or when the run is not running. */
   readonly eta_seconds: number | null;
   readonly elapsed_seconds: number;
 }

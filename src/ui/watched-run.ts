@@ -121,7 +121,8 @@ export class WatchedRun {
     const end = this.writer === null && this.state.lastTs !== "" ? Date.parse(this.state.lastTs) : now;
     const elapsed = this.invocationStartedAt === "" ? 0 : Math.max(0, (end - Date.parse(this.invocationStartedAt)) / 1000);
     const remaining = total - done;
-    const eta = remaining === 0 ? 0 : doneNow > 0 ? Math.max(1, Math.round((elapsed / doneNow) * remaining)) : null;
+    // Only a run in progress has an ETA.
+    const eta = remaining === 0 ? 0 : doneNow > 0 && this.writer !== null ? Math.max(1, Math.round((elapsed / doneNow) * remaining)) : null;
     return { total, done, failed, running, percent: total === 0 ? 100 : Math.floor((100 * done) / total), eta_seconds: eta, elapsed_seconds: Math.round(elapsed) };
   }
 
