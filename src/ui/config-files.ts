@@ -78,7 +78,9 @@ export async function validateConfigText(options: { cwd: string; cli: string; en
     } catch {
       // Not JSON: a crash; its stderr says why.
     }
-    const messages = report.checks?.map((c) => `[${c.verdict}] ${c.text}`) ?? report.problems ?? stderr.split("\n").filter((l) => l.trim() !== "");
+    // The manifest --strict writes went to the temp folder, which is gone: not worth a line.
+    const checks = report.checks?.filter((c) => !c.text.startsWith("manifest written: "));
+    const messages = checks?.map((c) => `[${c.verdict}] ${c.text}`) ?? report.problems ?? stderr.split("\n").filter((l) => l.trim() !== "");
     return { ok: code === 0, exit_code: code, messages: messages.map(shown), jobs: report.jobs?.length ?? 0 };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -67,6 +67,8 @@ export class Launcher {
 
   launch(request: LaunchOptions): LaunchPayload {
     const config = this.configPath(request.config);
+    // A first launch creates the runs dir (as `run` would).
+    mkdirSync(this.options.runsDir, { recursive: true });
     const runsDir = resolveInside(this.options.runsDir, request.runsSubdir ?? "");
     const args = ["run", "--config", config, "--runs-dir", runsDir];
     if (request.maxWorkers !== undefined) {

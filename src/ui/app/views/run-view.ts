@@ -112,9 +112,8 @@ export function runView(root: HTMLElement, relDir: string, tab: Tab = "results")
   const act = async (what: string, run: () => Promise<unknown>) => {
     message.textContent = `${what}…`;
     try {
-      const result = await run();
-      const launched = result as Partial<LaunchPayload>;
-      message.textContent = launched.pid !== undefined ? `${what}: process ${launched.pid} started${launched.log ? ` (console: ${launched.log})` : ""}` : `${what}: done`;
+      const result = (await run()) as Partial<LaunchPayload>;
+      message.textContent = result.launch_id !== undefined ? `${what}: process ${result.pid} started (console: ${result.log})` : `${what}: SIGINT sent to process ${result.pid}; the run cancels its jobs and stops`;
     } catch (error) {
       message.textContent = `${what} failed: ${(error as Error).message}`;
     }
