@@ -9,7 +9,8 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, tempDir } from "../support/cli.js";
-import { HAVE_CHROMIUM, launchBrowser, screenshot, startDashboard, waitForExit, type RunningDashboard } from "../support/dashboard.js";
+import { HAVE_CHROMIUM, http, launchBrowser, screenshot, startDashboard, waitForExit, type RunningDashboard } from "../support/dashboard.js";
+import { isRunning } from "../support/processes.js";
 import { csvRows, eventsOf, FIXTURE_ENV } from "../support/run-dir.js";
 
 // Four jobs of about three seconds each (two agent calls of 1.5 s), one at a time.
@@ -129,4 +130,28 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: launch, watch, cancel, r
     const secondStart = events.filter((e) => e.type === "RunStarted")[1]!.seq;
     expect(events.filter((e) => e.seq > secondStart && e.type === "JobQueued" && okBefore.includes(e.job_id))).toEqual([]);
   }, 240_000);
+});
+
+describe("dashboard: a launched run outlives it", () => {
+  it("stopping the dashboard does not stop a run it launched", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "configs"));
+    writeFileSync(join(dir, "configs", "slow.yaml"), SLOW.replace("seeds: [1, 2, 3, 4]", "seeds: [1, 2]"));
+    const dashboard = await startDashboard({ cwd: dir, args: ["--runs-dir", "runs"], env: FIXTURE_ENV });
+    const reply = await http(dashboard.origin, "/api/launch", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ config: "configs/slow.yaml" }) });
+    expect(reply.status, reply.body).toBe(200);
+    const { pid, launch_id } = JSON.parse(reply.body) as { pid: number; launch_id: string };
+    // Once the run has its directory, stop the dashboard (as Ctrl-C would).
+    let relDir: string | null = null;
+    for (const end = Date.now() + 60_000; relDir === null && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+      relDir = (JSON.parse((await http(dashboard.origin, `/api/launch?id=${launch_id}`)).body) as { rel_dir: string | null }).rel_dir;
+    }
+    expect(relDir).not.toBeNull();
+    expect(await dashboard.stop()).toBe(0);
+    expect(isRunning(pid)).toBe(true);
+    expect(await waitForExit([pid])).toBe(true);
+    const events = eventsOf(join(dir, "runs", relDir!));
+    expect(events.filter((e) => e.type === "RunFinished")).toHaveLength(1);
+    expect(events.filter((e) => e.type === "JobFinished").map((e) => e.data.status)).toEqual(["ok", "ok"]);
+  }, 180_000);
 });
