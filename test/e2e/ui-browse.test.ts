@@ -55,7 +55,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     expect(await row.count()).toBe(1);
     expect(await row.locator("[data-testid=run-status]").textContent()).toBe("finished");
     expect(await row.textContent()).toContain("10 ok, 2 failed (of 12)");
-    await screenshot(page, "runs-list");
+    await screenshot(page, "runs-list", { readme: true });
 
     await row.locator("a").first().click();
     const rows = page.locator("[data-testid=results-table] tbody tr");
@@ -81,7 +81,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     // The job ids follow their rows.
     const best = csv.reduce((a, b) => (Number(b.score_val) > Number(a.score_val) ? b : a));
     expect((await column("job_id"))[0]).toBe(best.job_id);
-    await screenshot(page, "run-results");
+    await screenshot(page, "run-results", { readme: true });
 
     await page.fill("[data-testid=results-filter]", "flaky");
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=results-table] tbody tr").length === 4, null, WAIT);
@@ -94,7 +94,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     await page.click('a[data-tab="charts"]');
     await page.waitForFunction(() => document.querySelectorAll(".chart canvas").length === 4, null, WAIT);
     expect(await page.locator(".job-picker input:checked").count()).toBe(4);
-    await screenshot(page, "run-charts");
+    await screenshot(page, "run-charts", { readme: true });
 
     await page.click('a[data-tab="leaderboard"]');
     await page.locator("[data-testid=leaderboard]").waitFor(WAIT);
@@ -143,7 +143,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     await page.locator("[data-testid=llm-calls] details").first().locator("summary").click();
     expect(await page.locator("[data-testid=llm-calls] details[open] .message .role").first().textContent()).toBe("system");
     expect(await page.locator("[data-testid=timeline] tbody tr").count()).toBe(mine.length);
-    await screenshot(page, "job-inspector", { fullPage: true });
+    await screenshot(page, "job-inspector", { readme: true });
 
     // A failed job: the diagram ends in failed, through the training failure.
     const failed = csvRows(join(runDir, "results.csv")).find((r) => r.status === "failed")!;

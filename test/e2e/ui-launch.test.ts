@@ -69,7 +69,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: launch, watch, cancel, r
     await page.fill("[data-testid=config-editor]", original);
     await page.waitForFunction(() => document.querySelector("[data-testid=validation-verdict]")?.textContent === "valid: 1 job", null, WAIT);
     expect(await page.isDisabled("[data-testid=launch]")).toBe(false);
-    await screenshot(page, "launch");
+    await screenshot(page, "launch", { readme: true });
 
     await page.click("[data-testid=launch]");
     await page.waitForFunction(() => location.hash.startsWith("#/run/"), null, WAIT);
@@ -100,7 +100,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: launch, watch, cancel, r
     expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
     expect(await page.locator("[data-testid=run-status]").first().textContent()).toBe("running");
     expect(await percentOf(page)).toBeLessThan(100);
-    await screenshot(page, "run-live");
+    await screenshot(page, "run-live", { readme: true });
 
     await page.click("[data-testid=cancel]");
     await page.waitForFunction(() => document.querySelector("[data-testid=run-status]")?.textContent === "interrupted", null, WAIT);

@@ -76,12 +76,13 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] });
 }
 
-/** Keeps a screenshot under test-artifacts/ui (and docs/screenshots with UI_SCREENSHOTS_TO_DOCS=1). */
-export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
+/** Keeps a screenshot under test-artifacts/ui (and, for those the README shows, docs/screenshots with UI_SCREENSHOTS_TO_DOCS=1). */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean; readme?: boolean } = {}): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const path = join(ARTIFACTS, `${name}.png`);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path, fullPage: options.fullPage ?? false });
-  if (process.env.UI_SCREENSHOTS_TO_DOCS === "1") {
+  if (options.readme === true && process.env.UI_SCREENSHOTS_TO_DOCS === "1") {
     mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
     copyFileSync(path, join(DOCS_SCREENSHOTS, `${name}.png`));
   }
