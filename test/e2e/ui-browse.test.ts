@@ -148,7 +148,8 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     // A failed job: the diagram ends in failed, through the training failure.
     const failed = csvRows(join(runDir, "results.csv")).find((r) => r.status === "failed")!;
     await page.goto(`${dashboard.origin}/#/run/${encodeURIComponent(failed.run_id)}/job/${failed.job_id}`);
-    await page.locator("[data-testid=machine-diagram] g.node.current").waitFor(WAIT);
+    // The previous job's page stays until the new one has loaded.
+    await page.waitForFunction((id) => document.querySelector("h1 .mono")?.textContent === id, failed.job_id, WAIT);
     expect(await page.locator("[data-testid=machine-diagram] g.node.current").getAttribute("data-state")).toBe("failed");
     expect(await page.locator("[data-testid=job-path]").textContent()).toContain("TRAINING_FAILED");
   }, 120_000);

@@ -69,6 +69,7 @@ describe("trace-bench ui: what it serves", () => {
   let runDir: string;
   let relRun: string;
   let jobId: string;
+  let nestedRel: string;
   let dashboard: RunningDashboard;
   const get = (path: string) => http(dashboard.origin, path);
 
@@ -81,6 +82,10 @@ describe("trace-bench ui: what it serves", () => {
     runDir = singleRunDir(join(dir, "runs"));
     relRun = runDir.slice(join(dir, "runs").length + 1);
     jobId = "806f391306ae";
+    // A second run in a nested folder: listed too, named by its folder under the runs dir.
+    const nested = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs/nested/deeper", "--force"], { cwd: dir });
+    expect(nested.code, nested.stderr).toBe(0);
+    nestedRel = `nested/deeper/${singleRunDir(join(dir, "runs", "nested", "deeper")).split("/").at(-1)}`;
     // Secrets where a page could otherwise meet them: a task's file, a config's comment.
     writeFileSync(join(runDir, "jobs", jobId, "artifacts", "notes.txt"), `the key was ${API_KEY} and ${HF_TOKEN}\n`);
     writeFileSync(join(dir, "configs", "with-key.yaml"), `# OPENAI_API_KEY=${API_KEY}\n${readFileSync(join(dir, "configs", "smoke.yaml"), "utf8")}`);
@@ -102,7 +107,11 @@ describe("trace-bench ui: what it serves", () => {
     expect(page.body).toContain('<script type="module" src="/assets/main.js">');
     expect((await get("/assets/main.js")).status).toBe(200);
     const runs = JSON.parse((await get("/api/runs")).body) as { runs: { rel_dir: string; status: string; jobs: Record<string, number> }[] };
-    expect(runs.runs.map((r) => [r.rel_dir, r.status, r.jobs.ok])).toEqual([[relRun, "finished", 1]]);
+    expect(runs.runs.map((r) => [r.rel_dir, r.status, r.jobs.ok])).toEqual([
+      [relRun, "finished", 1],
+      [nestedRel, "finished", 1],
+    ]);
+    expect((await get(`/api/run?run=${encodeURIComponent(nestedRel)}`)).status).toBe(200);
     const job = JSON.parse((await get(`/api/job?run=${relRun}&job=${jobId}`)).body) as { job: { state: string }; transitions: { to: string }[]; artifacts: string[] };
     expect(job.job.state).toBe("done");
     expect(job.transitions.map((t) => t.to)).toEqual(["building", "training", "evaluating", "done"]);
