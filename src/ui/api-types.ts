@@ -3,7 +3,7 @@
  * (src/ui/app). Type-only: the page's bundle erases these imports.
  */
 import type { CallOutcome } from "../events/projections/llm-call-records.js";
-import type { TokenAudit } from "../events/projections/token-audit.js";
+import type { TokenCounts } from "../events/projections/token-audit.js";
 import type { RunListing } from "../events/run-listing.js";
 
 /**
@@ -86,8 +86,18 @@ export interface RunPayload {
   readonly resume_command: string | null;
 }
 
+/** One group of `trace-bench tokens --by ...` (its key as `name`). */
+export interface AuditGroup {
+  readonly name: string;
+  readonly calls: Readonly<Record<CallOutcome, number>>;
+  readonly billed: Readonly<TokenCounts>;
+  readonly replayed: Readonly<TokenCounts>;
+  readonly cost_usd: number | null;
+  readonly estimated: boolean;
+}
+
 export interface TokensPayload {
-  readonly audits: Readonly<Record<"trainer" | "model" | "role" | "task", TokenAudit>>;
+  readonly audits: Readonly<Record<"trainer" | "model" | "role" | "task", { readonly groups: readonly AuditGroup[]; readonly totals: AuditGroup }>>;
 }
 
 export interface MachineNode {

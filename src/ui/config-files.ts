@@ -55,9 +55,13 @@ export function readConfig(cwd: string, rel: string): string {
   return readFileSync(path, "utf8");
 }
 
+/** Saves a YAML config the page edited: only a .yaml/.yml file outside dot folders, node_modules and dist. */
 export function saveConfig(cwd: string, rel: string, text: string): void {
   if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw new LaunchError(`the config is larger than ${MAX_CONFIG_BYTES} bytes`, 400);
-  writeFileAtomic(checkedConfigPath(cwd, rel), text);
+  const path = checkedConfigPath(cwd, rel);
+  const folders = relative(cwd, path).split(sep).slice(0, -1);
+  if (!/\.ya?ml$/.test(path) || folders.some((f) => f.startsWith(".") || SKIPPED_DIRS.has(f))) throw new LaunchError(`${rel}: the page saves only YAML configs outside dot folders, node_modules and dist`, 400);
+  writeFileAtomic(path, text);
 }
 
 /**

@@ -91,7 +91,11 @@ export class Launcher {
     const writer = run.liveWriter;
     if (writer === null || !writer.command.includes(" run")) throw new LaunchError(`run ${run.relDir} is not running`, 409);
     if (writer.host !== hostname()) throw new LaunchError(`run ${run.relDir} runs on ${writer.host}, not on this machine`, 409);
-    process.kill(writer.pid, "SIGINT");
+    try {
+      process.kill(writer.pid, "SIGINT");
+    } catch (error) {
+      throw new LaunchError(`run ${run.relDir}: cannot signal process ${writer.pid} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, 409);
+    }
     return { pid: writer.pid };
   }
 

@@ -14,7 +14,7 @@ import { llmCallRecords } from "../events/projections/llm-call-records.js";
 import { RESULT_COLUMNS, resultRow } from "../events/projections/results-table.js";
 import { leaderboardRows, RUN_FILES } from "../events/projections/run-files.js";
 import { tokenAudit, type TokenAudit } from "../events/projections/token-audit.js";
-import type { CallEntry, IterationPoint, JobPayload, RunPayload, TokensPayload } from "./api-types.js";
+import type { AuditGroup, CallEntry, IterationPoint, JobPayload, RunPayload, TokensPayload } from "./api-types.js";
 import type { WatchedRun } from "./watched-run.js";
 
 /** The page could not find what it named inside the run (HTTP 404). */
@@ -91,9 +91,9 @@ export function runPayload(run: WatchedRun, runsDir: string): RunPayload {
 }
 
 /** Token audit groups with `name` for `key` (a field called key would be redacted as a secret on the way out). */
-function renamedAudit(audit: TokenAudit) {
-  const rename = ({ key, ...rest }: TokenAudit["totals"]) => ({ name: key, ...rest });
-  return { by: audit.by, groups: audit.groups.map(rename), totals: rename(audit.totals) };
+function renamedAudit(audit: TokenAudit): TokensPayload["audits"]["trainer"] {
+  const rename = (g: TokenAudit["totals"]): AuditGroup => ({ name: g.key, calls: g.calls, billed: g.billed, replayed: g.replayed, cost_usd: g.cost_usd, estimated: g.estimated });
+  return { groups: audit.groups.map(rename), totals: rename(audit.totals) };
 }
 
 export function tokensPayload(run: WatchedRun): TokensPayload {
@@ -104,7 +104,7 @@ export function tokensPayload(run: WatchedRun): TokensPayload {
       task: renamedAudit(tokenAudit(events, "task")),
       model: renamedAudit(tokenAudit(events, "model")),
       role: renamedAudit(tokenAudit(events, "role")),
-    } as unknown as TokensPayload["audits"],
+    },
   };
 }
 

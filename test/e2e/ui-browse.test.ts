@@ -11,6 +11,14 @@ import { runCli, tempDir } from "../support/cli.js";
 import { HAVE_CHROMIUM, launchBrowser, screenshot, startDashboard, type RunningDashboard } from "../support/dashboard.js";
 import { csvRows, eventsOf, FIXTURE_ENV, singleRunDir } from "../support/run-dir.js";
 
+
+// What the functions run in the page below use of the browser (they run in Chromium, not in Node).
+declare const document: {
+  querySelector(selector: string): { textContent: string | null; getAttribute(name: string): string | null } | null;
+  querySelectorAll(selector: string): { length: number };
+};
+declare const location: { hash: string };
+
 const MATRIX = `mode: stub
 seeds: [1, 2]
 max_workers: 2

@@ -13,6 +13,13 @@ import { HAVE_CHROMIUM, http, launchBrowser, screenshot, startDashboard, waitFor
 import { isRunning } from "../support/processes.js";
 import { csvRows, eventsOf, FIXTURE_ENV } from "../support/run-dir.js";
 
+// What the functions run in the page below use of the browser (they run in Chromium, not in Node).
+declare const document: {
+  querySelector(selector: string): { textContent: string | null; getAttribute(name: string): string | null } | null;
+  querySelectorAll(selector: string): { length: number };
+};
+declare const location: { hash: string };
+
 // Four jobs of about three seconds each (two agent calls of 1.5 s), one at a time.
 const SLOW = `mode: stub
 seeds: [1, 2, 3, 4]
@@ -95,9 +102,9 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: launch, watch, cancel, r
     await page.waitForFunction(() => location.hash.startsWith("#/run/"), null, WAIT);
     const relDir = decodeURIComponent(/#\/run\/([^?/]+)/.exec(page.url())![1]!);
     // Progress arrives without reloading: a mark set on this document survives.
-    await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+    await page.evaluate(() => ((globalThis as unknown as { stayed: boolean }).stayed = true));
     await page.waitForFunction(() => Number(document.querySelector("[data-testid=progress]")?.getAttribute("data-percent")) >= 25, null, WAIT);
-    expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed)).toBe(true);
     expect(await page.locator("[data-testid=run-status]").first().textContent()).toBe("running");
     expect(await percentOf(page)).toBeLessThan(100);
     await screenshot(page, "run-live", { readme: true });
@@ -116,7 +123,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: launch, watch, cancel, r
     await page.click("[data-testid=resume]");
     await page.waitForFunction(() => document.querySelector("[data-testid=run-status]")?.textContent === "running", null, WAIT);
     await page.waitForFunction(() => document.querySelector("[data-testid=progress]")?.getAttribute("data-percent") === "100" && document.querySelector("[data-testid=run-status]")?.textContent === "finished", null, WAIT);
-    expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed)).toBe(true);
 
     const events = eventsOf(runDir);
     expect(events.filter((e) => e.type === "RunStarted").map((e) => e.data.invocation)).toEqual([1, 2]);

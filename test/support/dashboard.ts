@@ -80,7 +80,7 @@ export async function launchBrowser(): Promise<Browser> {
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean; readme?: boolean } = {}): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const path = join(ARTIFACTS, `${name}.png`);
-  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.evaluate("window.scrollTo(0, 0)");
   await page.screenshot({ path, fullPage: options.fullPage ?? false });
   if (options.readme === true && process.env.UI_SCREENSHOTS_TO_DOCS === "1") {
     mkdirSync(DOCS_SCREENSHOTS, { recursive: true });

@@ -2,7 +2,7 @@
  * One run: status and live progress, Cancel / Resume / Retry failed, and tabs for the results
  * table, the leaderboard per task, the charts, the token audit and the run's files.
  */
-import type { LaunchPayload, RunPayload, TokensPayload } from "../../api-types.js";
+import type { AuditGroup, LaunchPayload, RunPayload, TokensPayload } from "../../api-types.js";
 import { fileUrl, follow, get, post, type RunUpdate } from "../api.js";
 import { fill, h } from "../dom.js";
 import { int, score, usd, when } from "../format.js";
@@ -58,18 +58,16 @@ function leaderboard(payload: RunPayload): HTMLElement {
 }
 
 function tokenTables(tokens: TokensPayload): HTMLElement {
-  type Group = { name: string; calls: Record<string, number>; billed: Record<string, number>; replayed: Record<string, number>; cost_usd: number | null; estimated: boolean };
-  const audits = tokens.audits as unknown as Record<string, { groups: Group[]; totals: Group }>;
-  const table = (by: string) => {
-    const audit = audits[by]!;
-    const line = (g: Group, total = false) =>
+  const table = (by: keyof TokensPayload["audits"]) => {
+    const audit = tokens.audits[by];
+    const line = (g: AuditGroup, total = false) =>
       h(
         "tr",
         { class: total ? "total" : "" },
         h("td", null, g.name),
         h("td", { class: "num" }, int(g.calls.completed)),
         h("td", { class: "num" }, int(g.calls.replayed)),
-        h("td", { class: "num" }, int((g.calls.failed ?? 0) + (g.calls.aborted ?? 0) + (g.calls.lost ?? 0))),
+        h("td", { class: "num" }, int(g.calls.failed + g.calls.aborted + g.calls.lost)),
         h("td", { class: "num" }, int(g.billed.prompt_tokens)),
         h("td", { class: "num" }, int(g.billed.completion_tokens)),
         h("td", { class: "num" }, int(g.billed.total_tokens)),
@@ -88,7 +86,7 @@ function tokenTables(tokens: TokensPayload): HTMLElement {
       ),
     );
   };
-  return h("div", { "data-testid": "token-audit" }, h("p", { class: "dim" }, "Billed calls and tokens from the event log (replayed replies are not billed again), as trace-bench tokens reports them."), ["trainer", "model", "role", "task"].map(table));
+  return h("div", { "data-testid": "token-audit" }, h("p", { class: "dim" }, "Billed calls and tokens from the event log (replayed replies are not billed again), as trace-bench tokens reports them."), (["trainer", "model", "role", "task"] as const).map(table));
 }
 
 export function runView(root: HTMLElement, relDir: string, tab: Tab = "results"): View {
