@@ -46,7 +46,8 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     const ran = runCli(["run", "--config", "configs/matrix.yaml", "--runs-dir", "runs"], { cwd: dir, env: FIXTURE_ENV });
     expect(ran.code, ran.stderr).toBe(1); // fixture:flaky fails under NoOpTrainer
     runDir = singleRunDir(join(dir, "runs"));
-    dashboard = await startDashboard({ cwd: dir, args: ["--runs-dir", "runs"] });
+    // Runs started from the page (Retry failed) inherit the fixture suite.
+    dashboard = await startDashboard({ cwd: dir, args: ["--runs-dir", "runs"], env: FIXTURE_ENV });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   }, 120_000);
@@ -160,5 +161,20 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     await page.waitForFunction((id) => document.querySelector("h1 .mono")?.textContent === id, failed.job_id, WAIT);
     expect(await page.locator("[data-testid=machine-diagram] g.node.current").getAttribute("data-state")).toBe("failed");
     expect(await page.locator("[data-testid=job-path]").textContent()).toContain("TRAINING_FAILED");
+  }, 120_000);
+
+  it("Retry failed re-runs only the failed jobs, as run --resume failed", async () => {
+    const before = eventsOf(runDir);
+    const failedJobs = before.filter((e) => e.type === "JobFinished" && e.data.status === "failed").map((e) => e.job_id);
+    expect(failedJobs).toHaveLength(2);
+    await page.goto(`${dashboard.origin}/#/run/${encodeURIComponent(runDir.split("/").at(-1)!)}`);
+    await page.click("[data-testid=retry-failed]");
+    // The retried jobs fail again (the flaky task always does under NoOpTrainer): the run has a second invocation.
+    await page.waitForFunction(() => /2 invocations/.test(document.querySelector(".run-header")?.textContent ?? "") && document.querySelector("[data-testid=run-status]")?.textContent === "finished", null, WAIT);
+    const after = eventsOf(runDir);
+    const second = after.filter((e) => e.type === "RunStarted")[1]!;
+    expect(second.data.resume_mode).toBe("failed");
+    expect(after.filter((e) => e.seq > second.seq && e.type === "JobQueued").map((e) => e.job_id).sort()).toEqual([...failedJobs].sort());
+    expect(await page.locator("[data-testid=run-status]").textContent()).toBe("finished");
   }, 120_000);
 });
