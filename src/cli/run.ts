@@ -28,6 +28,7 @@ import { formatUsd, llmSpending } from "./console-format.js";
 import { ProgressReporter } from "./progress-reporter.js";
 import { llmFactory } from "../../adapters/llm/index.js";
 import { runSummaryJson } from "./run-summary-json.js";
+import { shellWord } from "../codec/shell-word.js";
 
 export const spec: VerbSpec = {
   name: "run",
@@ -60,11 +61,6 @@ function spendingLine(state: RunState): string {
   const trouble = [failed > 0 ? `${failed} failed` : "", aborted > 0 ? `${aborted} aborted` : ""].filter(Boolean).join(", ");
   const usd = cost === null ? "cost unknown (a model has no price; see configs/pricing.yaml)" : formatUsd(cost);
   return `LLM: ${calls} calls${trouble ? ` (${trouble})` : ""}, ${tokens.total_tokens} tokens (${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion), ${usd}`;
-}
-
-/** A word of a shell command line, quoted when the shell would otherwise split or expand it. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

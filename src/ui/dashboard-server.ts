@@ -134,7 +134,7 @@ export class Dashboard {
         this.index.discover();
         return this.json(response, this.index.payload());
       case "/api/run":
-        return this.json(response, runPayload(this.index.get(param("run")), this.options.runsDir));
+        return this.json(response, runPayload(this.index.get(param("run"))));
       case "/api/job":
         return this.json(response, jobPayload(this.index.get(param("run")), param("job")));
       case "/api/tokens":

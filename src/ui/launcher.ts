@@ -40,6 +40,11 @@ interface Launch {
   relDir: string | null;
 }
 
+/** The `trace-bench` arguments that resume a run: its own config snapshot, its run id, its folder's parent as runs dir. */
+export function resumeArgs(run: WatchedRun, mode: "auto" | "failed"): string[] {
+  return ["run", "--config", join(run.runDir, RUN_FILES.config_snapshot), "--resume", mode, "--run-id", run.run.runId, "--runs-dir", dirname(run.runDir)];
+}
+
 export interface LaunchOptions {
   /** The config, relative to the working directory. */
   readonly config: string;
@@ -81,9 +86,8 @@ export class Launcher {
   /** `run --resume auto|failed` of a run that is not running, with the config that made it. */
   resume(run: WatchedRun, mode: "auto" | "failed"): LaunchPayload {
     if (run.liveWriter !== null) throw new LaunchError(`run ${run.relDir} is running (pid ${run.liveWriter.pid}); cancel it first`, 409);
-    const snapshot = join(run.runDir, RUN_FILES.config_snapshot);
-    if (!existsSync(snapshot)) throw new LaunchError(`run ${run.relDir} has no ${RUN_FILES.config_snapshot} to resume from`, 409);
-    return this.start(["run", "--config", snapshot, "--resume", mode, "--run-id", run.run.runId, "--runs-dir", dirname(run.runDir)], run.relDir);
+    if (!existsSync(join(run.runDir, RUN_FILES.config_snapshot))) throw new LaunchError(`run ${run.relDir} has no ${RUN_FILES.config_snapshot} to resume from`, 409);
+    return this.start(resumeArgs(run, mode), run.relDir);
   }
 
   /** SIGINT to the process writing the run: it ends interrupted and resumable. */

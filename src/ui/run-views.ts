@@ -5,6 +5,7 @@
  * the event log through the projections `trace-bench` itself writes its reports with.
  */
 import { existsSync, readdirSync } from "node:fs";
+import { shellWord } from "../codec/shell-word.js";
 import { join } from "node:path";
 import { jobStream } from "../events/event-schema.js";
 import { contentRefsOf, transcriptEntries } from "../events/projections/call-transcript.js";
@@ -15,6 +16,7 @@ import { RESULT_COLUMNS, resultRow } from "../events/projections/results-table.j
 import { leaderboardRows, RUN_FILES } from "../events/projections/run-files.js";
 import { tokenAudit, type TokenAudit } from "../events/projections/token-audit.js";
 import type { AuditGroup, CallEntry, IterationPoint, JobPayload, RunPayload, TokensPayload } from "./api-types.js";
+import { resumeArgs } from "./launcher.js";
 import type { WatchedRun } from "./watched-run.js";
 
 /** The page could not find what it named inside the run (HTTP 404). */
@@ -43,14 +45,7 @@ export function filesUnder(base: string, dir: string, limit = 500): string[] {
   return found;
 }
 
-/** The command the page runs to resume a run (see launcher.ts); shown so people can run it themselves. */
-export function resumeWords(run: WatchedRun, runsDir: string, mode: "auto" | "failed"): string[] {
-  const runId = run.run.runId;
-  const parent = join(run.runDir, "..");
-  return ["trace-bench", "run", "--config", join(run.runDir, RUN_FILES.config_snapshot), "--resume", mode, "--run-id", runId, "--runs-dir", parent === "." ? runsDir : parent];
-}
-
-export function runPayload(run: WatchedRun, runsDir: string): RunPayload {
+export function runPayload(run: WatchedRun): RunPayload {
   const summary = run.summary();
   if (summary === null) throw new UnknownJobError(`run ${run.relDir} has not started yet`);
   const state = run.run;
@@ -86,7 +81,7 @@ export function runPayload(run: WatchedRun, runsDir: string): RunPayload {
     leaderboard,
     iterations,
     files,
-    resume_command: summary.status === "running" ? null : resumeWords(run, runsDir, "auto").join(" "),
+    resume_command: summary.status === "running" ? null : ["trace-bench", ...resumeArgs(run, "auto")].map(shellWord).join(" "),
   };
 }
 
