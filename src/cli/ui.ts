@@ -17,11 +17,18 @@ export const spec: VerbSpec = {
     port: { type: "string", value: "PORT", description: "Port to listen on (default: 7860; 0 picks a free one)." },
     host: { type: "string", value: "HOST", description: "Address to bind (default: 127.0.0.1). Any other than a loopback address requires --token." },
     token: { type: "string", value: "T", description: "Secret every request must carry (open the printed URL once; it sets a cookie)." },
+    "tasks-root": { type: "string", value: "DIR", description: "LLM4AD tasks root for the runs it launches and the configs it validates (passed to them as --root)." },
+    share: { type: "boolean", description: "Not supported: the original's public Gradio link. Use --host with --token." },
   },
 };
 
 export async function execute(args: ParsedArgs): Promise<number> {
+  if (args.flags.share === true) {
+    process.stderr.write("trace-bench: --share (a public link) is not offered: the dashboard can launch runs; bind --host with --token to reach it from another machine\n");
+    return 2;
+  }
   const runsDir = resolve((args.flags["runs-dir"] as string | undefined) ?? "runs");
+  const tasksRoot = args.flags["tasks-root"] as string | undefined;
   const host = (args.flags.host as string | undefined) ?? "127.0.0.1";
   const token = (args.flags.token as string | undefined) ?? null;
   const portText = (args.flags.port as string | undefined) ?? "7860";
@@ -38,7 +45,11 @@ export async function execute(args: ParsedArgs): Promise<number> {
     process.stderr.write(`trace-bench: --runs-dir ${runsDir} is not a directory\n`);
     return 2;
   }
-  const dashboard = new Dashboard({ runsDir, cwd: process.cwd(), host, port, token, env: process.env });
+  if (tasksRoot !== undefined && !(existsSync(tasksRoot) && statSync(tasksRoot).isDirectory())) {
+    process.stderr.write(`trace-bench: --tasks-root ${tasksRoot} is not a directory\n`);
+    return 2;
+  }
+  const dashboard = new Dashboard({ runsDir, cwd: process.cwd(), host, port, token, env: process.env, ...(tasksRoot !== undefined ? { runArgs: ["--root", resolve(tasksRoot)] } : {}) });
   let url: string;
   try {
     url = await dashboard.listen();

@@ -68,13 +68,13 @@ export function saveConfig(cwd: string, rel: string, text: string): void {
  * `validate --strict --json` on `text`, as if it were the file `rel`: the text goes to a temp
  * folder (with the manifest --strict writes), and its path is shown as `rel` in the messages.
  */
-export async function validateConfigText(options: { cwd: string; cli: string; env: NodeJS.ProcessEnv }, rel: string, text: string): Promise<ValidationPayload> {
+export async function validateConfigText(options: { cwd: string; cli: string; env: NodeJS.ProcessEnv; runArgs: readonly string[] }, rel: string, text: string): Promise<ValidationPayload> {
   const dir = mkdtempSync(join(tmpdir(), "trace-bench-ui-validate-"));
   const name = basename(rel) || "config.yaml";
   const path = join(dir, CONFIG_EXTENSIONS.some((ext) => name.endsWith(ext)) ? name : `${name}.yaml`);
   try {
     writeFileSync(path, text);
-    const { code, stdout, stderr } = await runCli(options, ["validate", "--config", path, "--strict", "--json", "--runs-dir", join(dir, "runs")]);
+    const { code, stdout, stderr } = await runCli(options, ["validate", "--config", path, "--strict", "--json", "--runs-dir", join(dir, "runs"), ...options.runArgs]);
     const shown = (line: string) => line.split(path).join(rel).split(dir).join(".");
     let report: { ok?: boolean; exit_code?: number; checks?: { verdict: string; text: string }[]; problems?: string[]; jobs?: unknown[] } = {};
     try {

@@ -36,6 +36,8 @@ export interface DashboardOptions {
   readonly cli?: string;
   /** The built page (dist/ui). */
   readonly assetsDir?: string;
+  /** Flags every launched run and every validation gets (`--root DIR` from `ui --tasks-root`). */
+  readonly runArgs?: readonly string[];
 }
 
 const TOKEN_COOKIE = "trace_bench_ui";
@@ -83,7 +85,7 @@ export class Dashboard {
     this.assetsDir = options.assetsDir ?? join(packageRoot(), "dist", "ui");
     this.filter = new SecretFilter(options.env);
     this.index = new RunsIndex(options.runsDir);
-    this.launcher = new Launcher({ cwd: options.cwd, runsDir: options.runsDir, cli: this.cli, env: options.env }, this.index);
+    this.launcher = new Launcher({ cwd: options.cwd, runsDir: options.runsDir, cli: this.cli, env: options.env, runArgs: options.runArgs ?? [] }, this.index);
     this.feed = new LiveFeed(this.index, this.filter);
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => this.fail(response, error));
@@ -177,7 +179,7 @@ export class Dashboard {
     };
     switch (url.pathname) {
       case "/api/config/validate":
-        return this.json(response, await validateConfigText({ cwd: this.options.cwd, cli: this.cli, env: this.options.env }, text("path"), text("text")));
+        return this.json(response, await validateConfigText({ cwd: this.options.cwd, cli: this.cli, env: this.options.env, runArgs: this.options.runArgs ?? [] }, text("path"), text("text")));
       case "/api/config/save":
         saveConfig(this.options.cwd, text("path"), text("text"));
         return this.json(response, { saved: text("path") });

@@ -58,7 +58,7 @@ export class Launcher {
   private counter = 0;
 
   constructor(
-    private readonly options: { readonly cwd: string; readonly runsDir: string; readonly cli: string; readonly env: NodeJS.ProcessEnv },
+    private readonly options: { readonly cwd: string; readonly runsDir: string; readonly cli: string; readonly env: NodeJS.ProcessEnv; readonly runArgs: readonly string[] },
     private readonly index: RunsIndex,
   ) {}
 
@@ -118,7 +118,7 @@ export class Launcher {
     const fd = openSync(logPath, "a");
     let child;
     try {
-      child = spawn(process.execPath, [this.options.cli, ...args], { cwd: this.options.cwd, env: this.options.env, detached: true, stdio: ["ignore", fd, fd] });
+      child = spawn(process.execPath, [this.options.cli, ...args, ...this.options.runArgs], { cwd: this.options.cwd, env: this.options.env, detached: true, stdio: ["ignore", fd, fd] });
     } finally {
       closeSync(fd);
     }

@@ -24,6 +24,15 @@ describe("trace-bench ui: binding", () => {
     expect(stderr).toMatch(/^trace-bench: --host 0\.0\.0\.0 .*--token/);
   });
 
+  it("refuses --share (a public link) and a --tasks-root that is not a folder: one line, exit 2", () => {
+    const share = runCli(["ui", "--share", "--port", "0"], { cwd: tempDir() });
+    expect(share.code).toBe(2);
+    expect(share.stderr).toMatch(/^trace-bench: --share \(a public link\) is not offered: .*--host with --token.*\n$/);
+    const root = runCli(["ui", "--tasks-root", "no/such/dir", "--port", "0"], { cwd: tempDir() });
+    expect(root.code).toBe(2);
+    expect(root.stderr).toBe("trace-bench: --tasks-root no/such/dir is not a directory\n");
+  });
+
   it("with --token on another address, every request must carry the token", async () => {
     const dashboard = await startDashboard({ cwd: tempDir(), args: ["--host", "0.0.0.0", "--token", "s3cret-token-value"] });
     try {
