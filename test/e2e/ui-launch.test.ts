@@ -141,6 +141,25 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: launch, watch, cancel, r
     const secondStart = events.filter((e) => e.type === "RunStarted")[1]!.seq;
     expect(events.filter((e) => e.seq > secondStart && e.type === "JobQueued" && okBefore.includes(e.job_id))).toEqual([]);
   }, 240_000);
+
+  it("a running job's inspector follows its machine to the end without reloading", async () => {
+    writeFileSync(join(dir, "configs", "one-slow.yaml"), SLOW.replace("seeds: [1, 2, 3, 4]", "seeds: [7]").replace("delay_ms: 1500", "delay_ms: 2500"));
+    await page.goto(`${dashboard.origin}/#/launch?config=configs/one-slow.yaml`);
+    await page.waitForFunction(() => document.querySelector("[data-testid=validation-verdict]")?.textContent === "valid: 1 job", null, WAIT);
+    await page.click("[data-testid=launch]");
+    await page.waitForFunction(() => location.hash.startsWith("#/run/"), null, WAIT);
+    const link = page.locator("[data-testid=results-table] tbody a");
+    await link.waitFor(WAIT);
+    await link.click();
+    await page.locator("[data-testid=machine-diagram]").waitFor(WAIT);
+    await page.evaluate(() => ((globalThis as unknown as { stayed: boolean }).stayed = true));
+    const first = await page.locator("[data-testid=job-state]").textContent();
+    expect(["not started", "queued", "building", "training", "evaluating"]).toContain(first);
+    await page.waitForFunction(() => document.querySelector("[data-testid=job-state]")?.textContent === "done", null, WAIT);
+    expect(await page.locator("[data-testid=machine-diagram] g.node.current").getAttribute("data-state")).toBe("done");
+    expect((await page.locator("[data-testid=job-path]").textContent())?.replace(/\s+/g, " ")).toBe("attempt 1: queued —START→ building —BUILT→ training —TRAINED→ evaluating —EVALUATED→ done");
+    expect(await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed)).toBe(true);
+  }, 180_000);
 });
 
 describe("dashboard: a launched run outlives it", () => {
