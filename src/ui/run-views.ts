@@ -172,6 +172,7 @@ export function jobPayload(run: WatchedRun, jobId: string): JobPayload {
             llm_calls: finished.llm_calls,
             cost_usd: finished.cost_usd,
             resolved: finished.resolved,
+            initial_values: finished.initial_values,
             best_values: finished.best_values,
             final_values: finished.final_values,
           },

@@ -148,6 +148,14 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     await page.locator("[data-testid=iterations] details").first().locator("summary").click();
     const firstValues = steps[0]!.data.values as Record<string, unknown>;
     for (const name of Object.keys(firstValues)) expect(await page.locator("[data-testid=iterations] details[open] .param-name").allTextContents()).toContainEqual(expect.stringContaining(name));
+    // The first step is diffed against the job's initial values.
+    const initial = mine.find((e) => e.type === "JobFinished")!.data.initial_values as Record<string, unknown>;
+    const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
+    const changed = Object.keys(firstValues).filter((name) => text(initial[name]) !== text(firstValues[name]));
+    expect(changed.length).toBeGreaterThan(0);
+    const diffs = await page.locator("[data-testid=iterations] details[open] pre.diff").allTextContents();
+    expect(diffs).toHaveLength(changed.length);
+    for (const [i, name] of changed.entries()) expect(diffs[i]).toBe(`- ${text(initial[name])}+ ${text(firstValues[name])}`);
     expect(await page.locator("[data-testid=llm-calls] details").count()).toBe(mine.filter((e) => e.type === "LlmCallCompleted").length);
     await page.locator("[data-testid=llm-calls] details").first().locator("summary").click();
     expect(await page.locator("[data-testid=llm-calls] details[open] .message .role").first().textContent()).toBe("system");

@@ -36,13 +36,15 @@ function diffBlock(before: unknown, after: unknown): HTMLElement {
   );
 }
 
-function iterationRows(iterations: readonly IterationEntry[]): HTMLElement {
+/** Each step against the one before it in its attempt; the first against the initial values, when the job recorded them. */
+function iterationRows(iterations: readonly IterationEntry[], initial: Readonly<Record<string, unknown>> | null, initialAttempt: number | null): HTMLElement {
   if (iterations.length === 0) return h("p", { class: "dim" }, "No iteration recorded.");
   return h(
     "div",
     { "data-testid": "iterations" },
     iterations.map((it, i) => {
-      const previous = iterations.slice(0, i).reverse().find((p) => p.attempt === it.attempt);
+      const previous =
+        iterations.slice(0, i).reverse().find((p) => p.attempt === it.attempt) ?? (initial !== null && it.attempt === initialAttempt ? { values: initial } : undefined);
       const names = Object.keys(it.values);
       return h(
         "details",
@@ -62,7 +64,7 @@ function iterationRows(iterations: readonly IterationEntry[]): HTMLElement {
             "div",
             { class: "param" },
             h("div", { class: "param-name" }, name, changed ? h("span", { class: "changed" }, " changed") : previous === undefined ? "" : h("span", { class: "dim" }, " unchanged")),
-            changed && (typeof it.values[name] === "string" || typeof it.values[name] === "object") ? diffBlock(before, it.values[name]) : h("pre", null, valueText(it.values[name])),
+            changed ? diffBlock(before, it.values[name]) : h("pre", null, valueText(it.values[name])),
           );
         }),
       );
@@ -108,7 +110,17 @@ export function jobInspector(root: HTMLElement, relDir: string, jobId: string): 
   let again = false;
   const render = (job: JobPayload, graph: MachinePayload) => {
     const latest = job.transitions.filter((t) => t.attempt === job.job.attempt);
-    const finished = job.finished as { status: string; feedback: string; score_val: number | null; score_test: number | null; time_seconds: number; tokens: { total_tokens: number }; cost_usd: number | null } | null;
+    const finished = job.finished as {
+      status: string;
+      attempt: number;
+      feedback: string;
+      score_val: number | null;
+      score_test: number | null;
+      time_seconds: number;
+      tokens: { total_tokens: number };
+      cost_usd: number | null;
+      initial_values: Record<string, unknown> | null;
+    } | null;
     const open = new Set([...root.querySelectorAll("details[open]")].map((d) => d.getAttribute("data-step") ?? d.querySelector("summary")?.textContent ?? ""));
     fill(
       root,
@@ -148,7 +160,7 @@ export function jobInspector(root: HTMLElement, relDir: string, jobId: string): 
           h("ul", { class: "files", "data-testid": "artifacts" }, job.artifacts.map((a) => h("li", null, h("a", { href: fileUrl(relDir === "" ? a : `${relDir}/${a}`), target: "_blank", rel: "noopener" }, a)))),
         ),
       ),
-      section(`Iteration history (${job.iterations.length})`, iterationRows(job.iterations)),
+      section(`Iteration history (${job.iterations.length})`, iterationRows(job.iterations, finished?.initial_values ?? null, finished?.attempt ?? null)),
       section(`LLM calls (${job.calls.length})`, callRows(job.calls)),
       section(
         `Event timeline (${job.timeline.length})`,
