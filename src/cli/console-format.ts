@@ -4,7 +4,6 @@
  * colour only on a terminal that has not asked for none (`NO_COLOR`, https://no-color.org).
  */
 import { pythonFloatRepr } from "../codec/python-json.js";
-import { reportedCost, zeroTokens, type RunState, type TokenTotals } from "../events/run-state.js";
 
 /**
  * A score as people read it: `digits` significant digits, written the way the files write
@@ -49,35 +48,7 @@ export function formatDuration(seconds: number): string {
 /** USD with four decimals (`$0.0123`). */
 export const formatUsd = (usd: number): string => `$${usd.toFixed(4)}`;
 
-/** What a run's LLM calls spent so far, every attempt (replayed replies are free). */
-export interface LlmSpending {
-  readonly calls: number;
-  readonly failed: number;
-  readonly aborted: number;
-  readonly tokens: TokenTotals;
-  /** USD, or null when some model has no price. */
-  readonly cost: number | null;
-}
-
-export function llmSpending(state: RunState): LlmSpending {
-  let calls = 0;
-  let failed = 0;
-  let aborted = 0;
-  let usd = 0;
-  let unknown = false;
-  const tokens = zeroTokens();
-  for (const use of state.llmByModel.values()) {
-    calls += use.calls;
-    failed += use.failed;
-    aborted += use.aborted;
-    tokens.prompt_tokens += use.tokens.prompt_tokens;
-    tokens.completion_tokens += use.tokens.completion_tokens;
-    tokens.total_tokens += use.tokens.total_tokens;
-    usd += use.cost.usd;
-    unknown ||= use.cost.unknown;
-  }
-  return { calls, failed, aborted, tokens, cost: reportedCost({ usd, unknown }) };
-}
+export { llmSpending, type LlmSpending } from "../events/llm-spending.js";
 
 /** Whether to colour a stream: only a terminal, and never when `NO_COLOR` is set to anything but "". */
 export function useColor(out: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {

@@ -23,6 +23,7 @@ const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: 
   validate: { summary: "Check a config (tasks, trainers, kwargs, matrix) without running it", load: () => import("./validate-json.js") },
   runs: { summary: "List the runs under a runs dir: status, config, job counts, tokens, cost", load: () => import("./runs.js") },
   schema: { summary: "Print the config file's JSON Schema (for editor validation and completion)", load: () => import("./schema.js") },
+  ui: { summary: "Serve the local dashboard: browse, compare, launch, watch and cancel runs", load: () => import("./ui.js") },
 };
 
 function mainHelp(): string {

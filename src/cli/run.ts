@@ -32,6 +32,7 @@ import { llmFactory } from "../../adapters/llm/index.js";
 import { runSummaryJson } from "./run-summary-json.js";
 import { jobActorInspection } from "../engine/job-actor-inspection.js";
 import { DEFAULT_INSPECTOR_URL, openWebSocketInspector } from "../../adapters/inspector/websocket-inspector.js";
+import { shellWord } from "../codec/shell-word.js";
 
 export const spec: VerbSpec = {
   name: "run",
@@ -81,11 +82,6 @@ function spendingLine(state: RunState): string {
   const trouble = [failed > 0 ? `${failed} failed` : "", aborted > 0 ? `${aborted} aborted` : ""].filter(Boolean).join(", ");
   const usd = cost === null ? "cost unknown (a model has no price; see configs/pricing.yaml)" : formatUsd(cost);
   return `LLM: ${calls} calls${trouble ? ` (${trouble})` : ""}, ${tokens.total_tokens} tokens (${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion), ${usd}`;
-}
-
-/** A word of a shell command line, quoted when the shell would otherwise split or expand it. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -10,15 +10,11 @@
  * tokens and cost are everything billed (every attempt, replayed replies excluded), cost null when
  * a model had no price.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, statSync } from "node:fs";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { JSON_FLAG } from "./common-flags.js";
 import { textTable } from "./text-table.js";
-import { EventReader, readableRuns } from "../events/event-reader.js";
-import { eventsDbPath } from "../events/log-database.js";
-import { RunState, type TokenTotals } from "../events/run-state.js";
-import { llmSpending } from "./console-format.js";
+import { listRuns } from "../events/run-listing.js";
 
 export const spec: VerbSpec = {
   name: "runs",
@@ -28,107 +24,6 @@ export const spec: VerbSpec = {
     json: { ...JSON_FLAG, description: 'Print one JSON document: {"runs_dir", "runs": [...], "warnings": [...]}.' },
   },
 };
-
-export type RunStatus = "running" | "finished" | "interrupted";
-
-export interface RunListing {
-  readonly run_id: string;
-  readonly run_dir: string;
-  readonly status: RunStatus;
-  /** Not finished and no RunInterrupted recorded: the process died (kill -9, crash, power loss). */
-  readonly crashed: boolean;
-  readonly config_hash: string;
-  readonly mode: string;
-  readonly tags: readonly string[];
-  readonly tasks: readonly string[];
-  readonly trainers: readonly string[];
-  readonly invocations: number;
-  readonly started_at: string;
-  readonly last_event_at: string;
-  readonly jobs: Record<string, number>;
-  readonly llm_calls: number;
-  readonly tokens: TokenTotals;
-  readonly cost_usd: number | null;
-  readonly writer: { pid: number; host: string; command: string; started_at: string } | null;
-}
-
-/** Folders holding a run log under `root`, at any depth (a run's own folders are not searched). */
-function runDirsUnder(root: string, warnings: string[], depth = 0): string[] {
-  if (existsSync(eventsDbPath(root))) return [root];
-  if (depth > 16) return [];
-  const { runs, warnings: skipped } = readableRuns(root);
-  warnings.push(...skipped);
-  const found = runs.map((r) => join(root, r.name));
-  let entries;
-  try {
-    entries = readdirSync(root, { withFileTypes: true });
-  } catch {
-    return found;
-  }
-  for (const entry of entries) {
-    if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
-    const dir = join(root, entry.name);
-    if (existsSync(eventsDbPath(dir))) continue; // a run (listed above, or skipped with a warning)
-    found.push(...runDirsUnder(dir, warnings, depth + 1));
-  }
-  return found;
-}
-
-/** One run read from its log. */
-export function listRun(runDir: string): RunListing | null {
-  const reader = EventReader.open(runDir);
-  try {
-    const state = RunState.fold(reader.readAfter(0));
-    const started = state.started;
-    if (started === null) return null;
-    const writer = reader.liveWriter();
-    const running = writer !== null && writer.command.includes(" run");
-    const jobs: Record<string, number> = { matrix: started.matrix.length };
-    for (const job of state.orderedJobs()) {
-      const status = job.finished?.status ?? "not_executed";
-      jobs[status] = (jobs[status] ?? 0) + 1;
-    }
-    const spent = llmSpending(state);
-    const snapshot = started.config_snapshot as { tasks?: { id?: unknown }[]; trainers?: { id?: unknown }[] };
-    return {
-      run_id: state.runId,
-      run_dir: runDir,
-      status: running ? "running" : state.finished ? "finished" : "interrupted",
-      crashed: !running && !state.finished && !state.interrupted,
-      config_hash: started.config_hash,
-      mode: started.mode,
-      tags: [...started.tags],
-      tasks: [...new Set(started.matrix.map((j) => j.task_id))],
-      trainers: (snapshot.trainers ?? []).map((t) => String(t.id)),
-      invocations: state.invocations,
-      started_at: state.startedTs,
-      last_event_at: state.lastTs,
-      jobs,
-      llm_calls: spent.calls,
-      tokens: spent.tokens,
-      cost_usd: spent.cost,
-      writer: writer === null ? null : { pid: writer.pid, host: writer.host, command: writer.command, started_at: writer.startedAt },
-    };
-  } finally {
-    reader.close();
-  }
-}
-
-/** Every readable run under `runsDir`, oldest first, and a warning per run that could not be read. */
-export function listRuns(runsDir: string): { runs: RunListing[]; warnings: string[] } {
-  const warnings: string[] = [];
-  const runs: RunListing[] = [];
-  for (const dir of runDirsUnder(runsDir, warnings)) {
-    try {
-      const listing = listRun(dir);
-      if (listing !== null) runs.push(listing);
-    } catch (error) {
-      warnings.push(`skipping ${dir}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  runs.sort((a, b) => (a.started_at === b.started_at ? (a.run_dir < b.run_dir ? -1 : 1) : a.started_at < b.started_at ? -1 : 1));
-  return { runs, warnings: [...new Set(warnings)] };
-}
 
 const JOB_ORDER = ["ok", "failed", "timeout", "skipped", "cancelled", "not_executed"];
 

@@ -38,6 +38,24 @@ export class EventReader {
     }
   }
 
+  /** The decoded events of one stream (`run`, `job-<id>`), in order. */
+  readStream(stream: string): StoredEvent[] {
+    try {
+      return (this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE stream = ? ORDER BY seq`).all(stream) as EventRow[]).map(decodeRow);
+    } catch (error) {
+      throw eventLogFailure(error, eventsDbPath(this.runDir));
+    }
+  }
+
+  /** The seq of the latest committed event (0 for an empty log): a cheap "did anything change?". */
+  lastSeq(): number {
+    try {
+      return (this.db.prepare(`SELECT COALESCE(MAX(seq), 0) FROM ${this.source}`).pluck().get() as number) ?? 0;
+    } catch (error) {
+      throw eventLogFailure(error, eventsDbPath(this.runDir));
+    }
+  }
+
   /** The stored texts (prompt messages, replies) among `refs`. */
   contents(refs: Iterable<string>): Map<string, string> {
     try {

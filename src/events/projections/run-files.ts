@@ -93,12 +93,8 @@ const LEADERBOARD_COLUMNS = ["rank", "task_id", "suite", "job_id", "trainer_id",
 /** What a stub run's scores mean, in its summary and on each leaderboard row. */
 export const STUB_NOTE = "mode stub: no model was called; scores rank the search procedures against the stub LLM's seeded proposals, not optimizers or models";
 
-/**
- * Best ok row per task × trainer × optimizer × model, ranked within each task; null when no row
- * is ok. The reference's columns, then `llm_model` and `note` (a stub run's label, else empty).
- */
-export function leaderboardCsv(rows: readonly ResultRow[], note = ""): string | null {
-  const columns: readonly string[] = [...LEADERBOARD_COLUMNS, "llm_model", "note"];
+/** Best ok row per task × trainer × optimizer × model, ranked within each task (rank first, from 1). */
+export function leaderboardRows(rows: readonly ResultRow[]): { rank: number; row: ResultRow }[] {
   const best = new Map<string, ResultRow>();
   const value = (r: ResultRow) => (typeof r.score_val === "number" ? r.score_val : -Infinity);
   for (const row of rows) {
@@ -107,15 +103,27 @@ export function leaderboardCsv(rows: readonly ResultRow[], note = ""): string | 
     const current = best.get(key);
     if (current === undefined || value(row) > value(current)) best.set(key, row);
   }
-  if (best.size === 0) return null;
   const byScore = (a: ResultRow, b: ResultRow) => (value(a) === value(b) ? 0 : value(b) > value(a) ? 1 : -1);
   const sorted = [...best.values()].sort((a, b) => (a.task_id === b.task_id ? byScore(a, b) : String(a.task_id) < String(b.task_id) ? -1 : 1));
-  const lines = [csvLine([...columns])];
   let rank = 0;
   let task: unknown = undefined;
-  for (const row of sorted) {
+  return sorted.map((row) => {
     rank = row.task_id === task ? rank + 1 : 1;
     task = row.task_id;
+    return { rank, row };
+  });
+}
+
+/**
+ * The leaderboard as CSV; null when no row is ok. The reference's columns, then `llm_model` and
+ * `note` (a stub run's label, else empty).
+ */
+export function leaderboardCsv(rows: readonly ResultRow[], note = ""): string | null {
+  const ranked = leaderboardRows(rows);
+  if (ranked.length === 0) return null;
+  const columns: readonly string[] = [...LEADERBOARD_COLUMNS, "llm_model", "note"];
+  const lines = [csvLine([...columns])];
+  for (const { rank, row } of ranked) {
     lines.push(
       csvLine(columns.map((c) => (c === "rank" ? String(rank) : c === "note" ? csvCell(note, "plain") : csvCell(row[c as ResultColumn], c === "score_val" || c === "score_test" || c === "time_seconds" ? "float" : "plain")))),
     );

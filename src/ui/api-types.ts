@@ -1,0 +1,220 @@
+/**
+ * What the dashboard's HTTP API returns: the contract between the server (src/ui) and the page
+ * (src/ui/app). Type-only: the page's bundle erases these imports.
+ */
+import type { CallOutcome } from "../events/projections/llm-call-records.js";
+import type { TokenCounts } from "../events/projections/token-audit.js";
+import type { RunListing } from "../events/run-listing.js";
+
+/**
+ * A run as the runs list shows it; `rel_dir` (its folder relative to the runs dir) names it in
+ * every URL. (No field is called `key` or `*_token`: those names are redacted as secrets.)
+ */
+export interface RunSummary extends RunListing {
+  readonly rel_dir: string;
+  readonly progress: Progress;
+  /** A process on this machine holds the run's writer lock: the page may cancel it. */
+  readonly cancellable: boolean;
+}
+
+export interface RunsPayload {
+  readonly runs_dir: string;
+  readonly runs: readonly RunSummary[];
+  readonly warnings: readonly string[];
+}
+
+/** Done (any end but cancelled) / failed / running of total, for the latest invocation's matrix. */
+export interface Progress {
+  readonly total: number;
+  readonly done: number;
+  readonly failed: number;
+  readonly running: number;
+  /** 0..100, whole numbers; 100 only when every job of the matrix is done. */
+  readonly percent: number;
+  /** Seconds left at the rate jobs finished in this invocation; null before the first one, or when the run is not running. */
+  readonly eta_seconds: number | null;
+  readonly elapsed_seconds: number;
+}
+
+/** One job's live state, as pushed while a run executes. */
+export interface JobState {
+  readonly job_id: string;
+  readonly task_id: string;
+  readonly trainer_id: string;
+  readonly seed: number;
+  /** The job machine's state in the latest attempt. */
+  readonly state: string;
+  readonly attempt: number;
+  /** The latest finished attempt's status, null before any. */
+  readonly status: string | null;
+  readonly score_val: number | null;
+  readonly last_seq: number;
+}
+
+export interface IterationPoint {
+  readonly step: number;
+  readonly score: number | null;
+  readonly best_score: number | null;
+}
+
+export interface LeaderboardRow {
+  readonly rank: number;
+  readonly task_id: string;
+  readonly suite: string;
+  readonly job_id: string;
+  readonly trainer_id: string;
+  readonly resolved_optimizer: string | null;
+  readonly score_val: number | null;
+  readonly score_test: number | null;
+  readonly time_seconds: number;
+}
+
+export interface RunPayload {
+  readonly run: RunSummary;
+  readonly last_seq: number;
+  /** results.csv's columns in order, then `state` (the job machine's state, live). */
+  readonly columns: readonly string[];
+  /** One row per matrix job: its results.csv row when an attempt finished, else its identity and state. */
+  readonly rows: readonly Record<string, unknown>[];
+  readonly jobs: readonly JobState[];
+  readonly leaderboard: readonly LeaderboardRow[];
+  /** Score per step of each job's latest attempt (for the iteration chart). */
+  readonly iterations: Readonly<Record<string, readonly IterationPoint[]>>;
+  /** Files of the run directory the page links to (results.csv, summary.json, ...), those present. */
+  readonly files: readonly string[];
+  /** The command that resumes this run, as the page would launch it. */
+  readonly resume_command: string | null;
+}
+
+/** One group of `trace-bench tokens --by ...` (its key as `name`). */
+export interface AuditGroup {
+  readonly name: string;
+  readonly calls: Readonly<Record<CallOutcome, number>>;
+  readonly billed: Readonly<TokenCounts>;
+  readonly replayed: Readonly<TokenCounts>;
+  readonly cost_usd: number | null;
+  readonly estimated: boolean;
+}
+
+export interface TokensPayload {
+  readonly audits: Readonly<Record<"trainer" | "model" | "role" | "task", { readonly groups: readonly AuditGroup[]; readonly totals: AuditGroup }>>;
+}
+
+export interface MachineNode {
+  readonly id: string;
+  readonly final: boolean;
+  readonly tags: readonly string[];
+}
+
+export interface MachineEdge {
+  readonly from: string;
+  readonly to: string;
+  readonly event: string;
+  readonly guard: string | null;
+}
+
+export interface MachinePayload {
+  readonly id: string;
+  readonly initial: string;
+  readonly nodes: readonly MachineNode[];
+  readonly edges: readonly MachineEdge[];
+}
+
+export interface TimelineEntry {
+  readonly seq: number;
+  readonly ts: string;
+  readonly type: string;
+  readonly attempt: number | null;
+  /** The event as the job's stdout.log reads it (without the time stamp); null for events it leaves out. */
+  readonly text: string | null;
+}
+
+export interface TransitionStep {
+  readonly attempt: number;
+  readonly from: string;
+  readonly to: string;
+  readonly event: string;
+  readonly reason: string | null;
+  readonly ts: string;
+}
+
+export interface IterationEntry extends IterationPoint {
+  readonly attempt: number;
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly llm_calls: number;
+  readonly evaluations: number;
+  readonly notes: readonly string[];
+}
+
+export interface EvaluationEntry {
+  readonly attempt: number;
+  readonly phase: string;
+  readonly split: string;
+  readonly score: number | null;
+  readonly feedback: string;
+  readonly example_scores: readonly number[];
+}
+
+export interface CallEntry {
+  readonly seq: number;
+  readonly attempt: number;
+  readonly call: number | null;
+  readonly role: string;
+  readonly model: string;
+  readonly outcome: CallOutcome;
+  readonly error: string | null;
+  readonly prompt_tokens: number | null;
+  readonly completion_tokens: number | null;
+  readonly total_tokens: number | null;
+  readonly latency_ms: number | null;
+  readonly cost_usd: number | null;
+  readonly messages: readonly { readonly role: string; readonly text: string | null }[] | null;
+  readonly reply: string | null;
+}
+
+export interface JobPayload {
+  readonly rel_dir: string;
+  readonly job: JobState & { readonly spec: unknown; readonly reason: string | null };
+  /** Every transition of every attempt, in order; the latest attempt's is the path the diagram draws. */
+  readonly transitions: readonly TransitionStep[];
+  readonly timeline: readonly TimelineEntry[];
+  readonly iterations: readonly IterationEntry[];
+  readonly evaluations: readonly EvaluationEntry[];
+  readonly calls: readonly CallEntry[];
+  /** The job's files, relative to the run directory. */
+  readonly artifacts: readonly string[];
+  readonly finished: unknown;
+}
+
+export interface ConfigListPayload {
+  readonly cwd: string;
+  readonly runs_dir: string;
+  /** YAML files under the working directory, relative to it. */
+  readonly configs: readonly string[];
+}
+
+export interface ValidationPayload {
+  readonly ok: boolean;
+  readonly exit_code: number;
+  /** `validate --strict`'s verdict lines ([OK], [FAIL], ...) or its one-line errors. */
+  readonly messages: readonly string[];
+  readonly jobs: number;
+}
+
+export interface LaunchPayload {
+  readonly launch_id: string;
+  readonly pid: number;
+  /** The launched process's console output, relative to the runs dir. */
+  readonly log: string;
+}
+
+export interface LaunchStatusPayload {
+  readonly launch_id: string;
+  readonly pid: number;
+  /** The run it writes, once its log names this process as the writer. */
+  readonly rel_dir: string | null;
+  readonly exit_code: number | null;
+  readonly running: boolean;
+  /** The end of its console output. */
+  readonly output: string;
+}

@@ -1,0 +1,202 @@
+/**
+ * `trace-bench ui` is safe by default: it binds 127.0.0.1 and refuses another address without a
+ * token, serves only files inside the runs dir and configs under the working directory (path
+ * traversal refused, links out included), and never sends an API key to the page. The real CLI
+ * runs as a child process; requests are raw HTTP so `..` reaches the server unnormalised.
+ */
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, runCli, tempDir } from "../support/cli.js";
+import { http, startDashboard, type RunningDashboard } from "../support/dashboard.js";
+import { singleRunDir } from "../support/run-dir.js";
+
+const API_KEY = "sk-test-dashboard-9f3c2e7a51b84d06";
+const HF_TOKEN = "hf_dashboardtesttoken0123456789";
+const OUTSIDE = "OUTSIDE-THE-RUNS-DIR-1234";
+
+describe("trace-bench ui: binding", () => {
+  it("refuses a non-loopback address without --token: one line, exit 2", () => {
+    const { code, stdout, stderr } = runCli(["ui", "--host", "0.0.0.0", "--port", "0"], { cwd: tempDir() });
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toMatch(/^trace-bench: --host 0\.0\.0\.0 .*--token/);
+  });
+
+  it("refuses --share (a public link) and a --tasks-root that is not a folder: one line, exit 2", () => {
+    const share = runCli(["ui", "--share", "--port", "0"], { cwd: tempDir() });
+    expect(share.code).toBe(2);
+    expect(share.stderr).toMatch(/^trace-bench: --share \(a public link\) is not offered: .*--host with --token.*\n$/);
+    const root = runCli(["ui", "--tasks-root", "no/such/dir", "--port", "0"], { cwd: tempDir() });
+    expect(root.code).toBe(2);
+    expect(root.stderr).toBe("trace-bench: --tasks-root no/such/dir is not a directory\n");
+  });
+
+  it("with --token on another address, every request must carry the token", async () => {
+    const dashboard = await startDashboard({ cwd: tempDir(), args: ["--host", "0.0.0.0", "--token", "s3cret-token-value"] });
+    try {
+      expect(dashboard.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/\?token=s3cret-token-value$/);
+      const port = new URL(dashboard.url).port;
+      const origin = `http://127.0.0.1:${port}`;
+      expect((await http(origin, "/api/runs")).status).toBe(401);
+      expect((await http(origin, "/")).status).toBe(401);
+      expect((await http(origin, "/api/runs", { headers: { Authorization: "Bearer wrong-token-value!" } })).status).toBe(401);
+      expect((await http(origin, "/api/runs", { headers: { Authorization: "Bearer s3cret-token-value" } })).status).toBe(200);
+      // The printed URL sets a cookie and drops the token from the address.
+      const opened = await http(origin, "/?token=s3cret-token-value");
+      expect(opened.status).toBe(303);
+      expect(opened.headers.location).toBe("/");
+      const cookie = String(opened.headers["set-cookie"]).split(";")[0]!;
+      expect(String(opened.headers["set-cookie"])).toMatch(/HttpOnly; SameSite=Strict/);
+      expect((await http(origin, "/api/runs", { headers: { Cookie: cookie } })).status).toBe(200);
+    } finally {
+      await dashboard.stop();
+    }
+  });
+
+  it("binds 127.0.0.1 by default and answers only requests naming it (no DNS rebinding)", async () => {
+    const dashboard = await startDashboard({ cwd: tempDir() });
+    try {
+      expect(dashboard.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const port = new URL(dashboard.url).port;
+      expect((await http(dashboard.origin, "/api/runs")).status).toBe(200);
+      expect((await http(dashboard.origin, "/api/runs", { headers: { Host: `localhost:${port}` } })).status).toBe(200);
+      expect((await http(dashboard.origin, "/api/runs", { headers: { Host: `attacker.example:${port}` } })).status).toBe(403);
+      // State changes are JSON POSTs from the dashboard's own origin.
+      const cancel = (headers: Record<string, string>) => http(dashboard.origin, "/api/launch", { method: "POST", headers, body: '{"config":"x.yaml"}' });
+      expect((await cancel({ "Content-Type": "text/plain" })).status).toBe(415);
+      expect((await cancel({ "Content-Type": "application/json", Origin: "http://attacker.example" })).status).toBe(403);
+    } finally {
+      await dashboard.stop();
+    }
+  });
+});
+
+describe("trace-bench ui: what it serves", () => {
+  let dir: string;
+  let runDir: string;
+  let relRun: string;
+  let jobId: string;
+  let nestedRel: string;
+  let dashboard: RunningDashboard;
+  const get = (path: string) => http(dashboard.origin, path);
+
+  beforeAll(async () => {
+    dir = tempDir();
+    mkdirSync(join(dir, "configs"));
+    copyFileSync(join(REPO_ROOT, "configs", "smoke.yaml"), join(dir, "configs", "smoke.yaml"));
+    const ran = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs"], { cwd: dir });
+    expect(ran.code, ran.stderr).toBe(0);
+    runDir = singleRunDir(join(dir, "runs"));
+    relRun = runDir.slice(join(dir, "runs").length + 1);
+    jobId = "806f391306ae";
+    // A second run in a nested folder: listed too, named by its folder under the runs dir.
+    const nested = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs/nested/deeper", "--force"], { cwd: dir });
+    expect(nested.code, nested.stderr).toBe(0);
+    nestedRel = `nested/deeper/${singleRunDir(join(dir, "runs", "nested", "deeper")).split("/").at(-1)}`;
+    // Secrets where a page could otherwise meet them: a task's file, a config's comment.
+    writeFileSync(join(runDir, "jobs", jobId, "artifacts", "notes.txt"), `the key was ${API_KEY} and ${HF_TOKEN}\n`);
+    writeFileSync(join(dir, "configs", "with-key.yaml"), `# OPENAI_API_KEY=${API_KEY}\n${readFileSync(join(dir, "configs", "smoke.yaml"), "utf8")}`);
+    // Things outside the runs dir, and a link from inside pointing out.
+    writeFileSync(join(dir, "outside.txt"), OUTSIDE);
+    writeFileSync(join(dir, "outside.yaml"), `# ${OUTSIDE}\n`);
+    symlinkSync(dir, join(dir, "runs", "link-out"));
+    dashboard = await startDashboard({ cwd: dir, args: ["--runs-dir", "runs"], env: { OPENAI_API_KEY: API_KEY, HF_TOKEN } });
+  });
+
+  afterAll(async () => {
+    await dashboard?.stop();
+  });
+
+  it("serves the page, the runs, a run, a job and its files", async () => {
+    const page = await get("/");
+    expect(page.status).toBe(200);
+    expect(page.headers["content-security-policy"]).toContain("default-src 'self'");
+    expect(page.body).toContain('<script type="module" src="/assets/main.js">');
+    expect((await get("/assets/main.js")).status).toBe(200);
+    const runs = JSON.parse((await get("/api/runs")).body) as { runs: { rel_dir: string; status: string; jobs: Record<string, number> }[] };
+    expect(runs.runs.map((r) => [r.rel_dir, r.status, r.jobs.ok])).toEqual([
+      [relRun, "finished", 1],
+      [nestedRel, "finished", 1],
+    ]);
+    expect((await get(`/api/run?run=${encodeURIComponent(nestedRel)}`)).status).toBe(200);
+    const job = JSON.parse((await get(`/api/job?run=${relRun}&job=${jobId}`)).body) as { job: { state: string }; transitions: { to: string }[]; artifacts: string[] };
+    expect(job.job.state).toBe("done");
+    expect(job.transitions.map((t) => t.to)).toEqual(["building", "training", "evaluating", "done"]);
+    expect(job.artifacts).toContain(`jobs/${jobId}/artifacts/notes.txt`);
+    const results = await get(`/api/file?path=${relRun}/results.csv`);
+    expect(results.status).toBe(200);
+    expect(results.body).toBe(readFileSync(join(runDir, "results.csv"), "utf8"));
+    expect(results.headers["content-security-policy"]).toContain("sandbox");
+  });
+
+  it("refuses every path that leaves the runs dir or the working directory", async () => {
+    const refused = [
+      "/api/file?path=../outside.txt",
+      `/api/file?path=${relRun}/../../outside.txt`,
+      "/api/file?path=..%2Foutside.txt",
+      "/api/file?path=%2E%2E/outside.txt",
+      `/api/file?path=${encodeURIComponent(join(dir, "outside.txt"))}`,
+      "/api/file?path=/etc/passwd",
+      "/api/file?path=link-out/outside.txt",
+      "/api/file?path=runs%5C..%5C..%5Coutside.txt",
+      "/api/run?run=..",
+      "/api/run?run=link-out",
+      `/api/job?run=../runs/${relRun}&job=${jobId}`,
+      "/api/config?path=../outside.yaml",
+      `/api/config?path=${encodeURIComponent(join(dir, "outside.yaml"))}`,
+    ];
+    for (const path of refused) {
+      const reply = await get(path);
+      expect([403, 404], `${path} answered ${reply.status}`).toContain(reply.status);
+      expect(reply.body, path).not.toContain(OUTSIDE);
+    }
+    for (const path of ["/../package.json", "/assets/../../package.json", "/assets/%2e%2e/%2e%2e/package.json", "/assets/..%2F..%2Fpackage.json", "/%2e%2e/%2e%2e/etc/passwd"]) {
+      const reply = await get(path);
+      expect(reply.status, path).toBe(404);
+      expect(reply.body, path).not.toContain('"name": "trace-bench"');
+      expect(reply.body, path).not.toContain("root:");
+    }
+    for (const config of ["../outside.yaml", join(dir, "outside.yaml"), "/etc/passwd", "configs/../../outside.yaml"]) {
+      const reply = await http(dashboard.origin, "/api/launch", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ config }) });
+      expect(reply.status, config).toBe(403);
+    }
+  });
+
+  it("never sends an API key: not in files, configs, listings or the live stream", async () => {
+    const file = await get(`/api/file?path=${relRun}/jobs/${jobId}/artifacts/notes.txt`);
+    expect(file.status).toBe(200);
+    expect(file.body).toBe("the key was ***REDACTED*** and ***REDACTED***\n");
+    const config = await get("/api/config?path=configs/with-key.yaml");
+    expect(config.status).toBe(200);
+    expect(config.body).toContain("***REDACTED***");
+    const replies = await Promise.all(
+      ["/api/runs", `/api/run?run=${relRun}`, `/api/job?run=${relRun}&job=${jobId}`, `/api/tokens?run=${relRun}`, "/api/configs", "/api/machine"].map(get),
+    );
+    for (const reply of [file, config, ...replies]) {
+      expect(reply.status).toBe(200);
+      expect(reply.body).not.toContain(API_KEY);
+      expect(reply.body).not.toContain(HF_TOKEN);
+    }
+    // The live stream's first events.
+    const stream = await new Promise<string>((done, fail) => {
+      const { hostname, port } = new URL(dashboard.origin);
+      import("node:http").then(({ get: httpGet }) => {
+        const req = httpGet({ host: hostname, port, path: `/api/stream?run=${relRun}` }, (res) => {
+          let text = "";
+          res.on("data", (c: Buffer) => {
+            text += c.toString("utf8");
+            if (text.includes("event: run\n") && text.endsWith("\n\n")) {
+              req.destroy();
+              done(text);
+            }
+          });
+        });
+        req.on("error", fail);
+      }, fail);
+    });
+    expect(stream).toContain("event: runs\n");
+    expect(stream).not.toContain(API_KEY);
+  });
+});

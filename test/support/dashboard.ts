@@ -1,0 +1,95 @@
+/**
+ * The dashboard in tests: the built CLI's `trace-bench ui` as a real child process (on a free
+ * port), plain HTTP requests to it, and a real headless Chromium (Debian's `chromium`, driven by
+ * playwright-core; never a downloaded browser) with its screenshots kept under test-artifacts/.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { CLI, REPO_ROOT } from "./cli.js";
+import { isRunning, until } from "./processes.js";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+export const ARTIFACTS = join(REPO_ROOT, "test-artifacts", "ui");
+/** With UI_SCREENSHOTS_TO_DOCS=1 the screenshots the README shows are refreshed from the tests. */
+const DOCS_SCREENSHOTS = join(REPO_ROOT, "docs", "screenshots");
+
+export interface RunningDashboard {
+  readonly url: string;
+  readonly origin: string;
+  readonly child: ChildProcess;
+  output(): string;
+  stop(): Promise<number | null>;
+}
+
+/** Starts `trace-bench ui --port 0 ...` in `cwd` and waits for the URL it prints. */
+export async function startDashboard(options: { cwd: string; args?: readonly string[]; env?: NodeJS.ProcessEnv }): Promise<RunningDashboard> {
+  const child = spawn(process.execPath, [CLI, "ui", "--port", "0", ...(options.args ?? [])], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+  child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+  const started = await until(() => /Dashboard: (\S+)/.test(out) || child.exitCode !== null, 30_000);
+  const url = /Dashboard: (\S+)/.exec(out)?.[1];
+  if (!started || url === undefined) {
+    child.kill("SIGKILL");
+    throw new Error(`trace-bench ui did not start:\n${out}`);
+  }
+  return {
+    url,
+    origin: new URL(url).origin,
+    child,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+export interface HttpReply {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** One HTTP request with the path sent as given (no URL normalisation, so `..` reaches the server). */
+export function http(origin: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<HttpReply> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((done, fail) => {
+    const req = request({ host: hostname, port, path, method: options.method ?? "GET", headers: options.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+    });
+    req.on("error", fail);
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const { chromium } = await import("playwright-core");
+  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] });
+}
+
+/** Keeps a screenshot under test-artifacts/ui (and, for those the README shows, docs/screenshots with UI_SCREENSHOTS_TO_DOCS=1). */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean; readme?: boolean } = {}): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.evaluate("window.scrollTo(0, 0)");
+  await page.screenshot({ path, fullPage: options.fullPage ?? false });
+  if (options.readme === true && process.env.UI_SCREENSHOTS_TO_DOCS === "1") {
+    mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
+    copyFileSync(path, join(DOCS_SCREENSHOTS, `${name}.png`));
+  }
+  return path;
+}
+
+/** Waits until no process of `pids` runs any more (runs the page started end on their own). */
+export async function waitForExit(pids: readonly number[], ms = 120_000): Promise<boolean> {
+  return until(() => pids.every((pid) => !isRunning(pid)), ms, 100);
+}
