@@ -108,7 +108,7 @@ describe("aggregates over seeds", () => {
     expect(quantileSorted([1, 2, 3, 4], 0.025)).toBeCloseTo(1.075, 12);
   });
 
-  it("aggregate.csv and summary.json's aggregates section hold the same figures; leaderboard.csv keeps its columns", () => {
+  it("aggregate.csv and summary.json's aggregates section hold the same figures; leaderboard.csv keeps the reference's columns first", () => {
     const files = runFiles(RunState.fold(log));
     const csv = files.get("aggregate.csv")!.split("\r\n");
     expect(csv[0]).toBe(
@@ -119,7 +119,7 @@ describe("aggregates over seeds", () => {
     const summary = JSON.parse(files.get("summary.json")!) as { aggregates: Record<string, unknown>[] };
     expect(summary.aggregates).toHaveLength(4);
     expect(summary.aggregates[0]).toMatchObject({ task_id: "internal:numeric_param", trainer_id: "NoOpTrainer", n: 4, score_mean: 2.5, score_ci95_low: 1.5, score_ci95_high: 3.5 });
-    expect(files.get("leaderboard.csv")!.split("\r\n")[0]).toBe("rank,task_id,suite,job_id,trainer_id,resolved_optimizer,score_val,score_test,time_seconds");
+    expect(files.get("leaderboard.csv")!.split("\r\n")[0]).toBe("rank,task_id,suite,job_id,trainer_id,resolved_optimizer,score_val,score_test,time_seconds,llm_model,note");
   });
 
   it("files_index.json holds paths relative to the run directory", () => {
