@@ -19,7 +19,6 @@ export interface DerivedFilesSetup {
 export type DerivedFilesRequest = { readonly type: "moved" } | { readonly type: "finish"; readonly upTo: number };
 
 export type DerivedFilesReply =
-  | { readonly type: "ready" }
   | { readonly type: "report"; readonly text: string }
   | { readonly type: "finished"; readonly behind: string[]; readonly projectionsAt: number | null }
   | { readonly type: "failed"; readonly message: string };

@@ -101,4 +101,3 @@ port.on("message", (request: DerivedFilesRequest) => {
     send({ type: "failed", message: error instanceof Error ? error.message : String(error) });
   }
 });
-send({ type: "ready" });
