@@ -107,6 +107,8 @@ export class ProgressReporter {
       name: "console",
       handle: (events) => {
         let changed = false;
+        // A committed group may finish many jobs: their lines go out in one write.
+        const lines: string[] = [];
         for (const event of events) {
           if (event.job_id === null) continue;
           if (event.type === "JobQueued") {
@@ -115,9 +117,13 @@ export class ProgressReporter {
           } else if (event.type === "JobFinished") {
             this.running.delete(event.job_id);
             const job = state.jobs.get(event.job_id);
-            if (job !== undefined) this.jobFinished(job.spec, event.data, job.finished);
+            if (job !== undefined) lines.push(this.count(job.spec, event.data, job.finished));
             changed = true;
           }
+        }
+        if (lines.length > 0) {
+          this.clear();
+          this.out.write(lines.join(""));
         }
         if (changed && this.timer !== null) this.render();
       },
@@ -132,11 +138,17 @@ export class ProgressReporter {
   }
 
   jobFinished(spec: JobView["spec"], f: JobFinishedData, attempt: FinishedAttempt | null = null): void {
+    const line = this.count(spec, f, attempt);
+    this.clear();
+    this.out.write(line);
+  }
+
+  /** Counts a finished job; returns its console line (with the newline). */
+  private count(spec: JobView["spec"], f: JobFinishedData, attempt: FinishedAttempt | null): string {
     this.done += 1;
     this.doneNow += 1;
     if (f.status === "failed" || f.status === "timeout") this.failed += 1;
-    this.clear();
-    this.out.write(`${resultLine(this.done, this.total, spec, f, attempt, this.color)}\n`);
+    return `${resultLine(this.done, this.total, spec, f, attempt, this.color)}\n`;
   }
 
   /** The live line's text (no escape sequences). */

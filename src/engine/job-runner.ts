@@ -7,7 +7,6 @@
  */
 import * as Clock from "effect/Clock";
 import * as Data from "effect/Data";
-import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import type { JobMachineEvent, TerminalJobState } from "../../machines/job.machine.js";
@@ -108,8 +107,49 @@ function trainingEnd(calls: JobCalls, training: { ok: true } | { ok: false; erro
   return { type: "TRAINED" };
 }
 
-/** Promise-returning work of a phase; anything it throws stops the job as an internal error. */
-const phase = <A>(work: () => Promise<A>) => Effect.tryPromise({ try: work, catch: (error) => fail(`internal_error: ${firstLine(error)}`, stackOf(error)) });
+/** Why the attempt's signal is aborted when the job timeout passes. */
+class DeadlinePassed extends Error {
+  constructor() {
+    super("job_timeout");
+  }
+}
+
+/**
+ * `promise`, or its end when the attempt's signal is aborted: a task or trainer that ignores the
+ * signal still stops holding the job at its deadline (what it does later is never recorded).
+ */
+function untilAborted<A>(signal: AbortSignal, promise: Promise<A>): Promise<A> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<A>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+/** The job timeout passed: whatever a phase ended with, the job timed out. */
+const timedOut = (signal: AbortSignal) => signal.aborted && signal.reason instanceof DeadlinePassed;
+
+/**
+ * Promise-returning work of a phase, ended by the attempt's signal; anything it throws stops the
+ * job as an internal error (or as timed out, past the deadline).
+ */
+const phaseOf =
+  (signal: AbortSignal) =>
+  <A>(work: () => Promise<A>) =>
+    Effect.tryPromise({
+      try: () => untilAborted(signal, work()),
+      catch: (error): JobStop | JobTimedOut => (timedOut(signal) ? new JobTimedOut() : fail(`internal_error: ${firstLine(error)}`, stackOf(error))),
+    });
 
 /**
  * Trainer implementations are stateless: each is imported once per process, keyed by the catalog's
@@ -126,15 +166,18 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
     if (!trainerInfo.available || trainerInfo.load === undefined) {
       return yield* fail(`trainer '${job.trainer_id}' is not available: ${trainerInfo.reason ?? "unknown reason"}`);
     }
+    const phase = phaseOf(signal);
     const trainer: Trainer = loadedTrainers.get(trainerInfo) ?? (yield* phase(() => trainerInfo.load!()));
     loadedTrainers.set(trainerInfo, trainer);
     const tasks = yield* TaskSource;
     const bundle = yield* Effect.tryPromise({
-      try: async () => tasks.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs)),
-      catch: (error) =>
-        (error as { _tag?: string })._tag === "TaskUnavailableError"
-          ? new JobStop({ event: { type: "SKIP", reason: errorText(error) } })
-          : fail(`task_load_error: ${errorText(error)}`),
+      try: () => untilAborted(signal, Promise.resolve().then(() => tasks.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs)))),
+      catch: (error): JobStop | JobTimedOut =>
+        timedOut(signal)
+          ? new JobTimedOut()
+          : (error as { _tag?: string })._tag === "TaskUnavailableError"
+            ? new JobStop({ event: { type: "SKIP", reason: errorText(error) } })
+            : fail(`task_load_error: ${errorText(error)}`),
     });
     progress.bundle = bundle;
     if (trainableParameters(bundle.parameters).length === 0) return yield* fail("no_trainable_parameters");
@@ -153,7 +196,7 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
     calls.setTraining(true);
     const training = yield* Effect.tryPromise({
       try: () =>
-        trainer.train(
+        untilAborted(signal, trainer.train(
           createTrainerContext({
             bundle,
             initialValues: initial,
@@ -168,10 +211,11 @@ function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started
               progress.latest = values;
             },
           }),
-        ),
+        )),
       catch: (error) => error,
     }).pipe(Effect.either);
     calls.setTraining(false);
+    if (timedOut(signal)) return yield* new JobTimedOut();
     if (training._tag === "Left") {
       // The log refused the trainer's facts: nothing more can be recorded for this job.
       if (isRecordError(training.left)) return yield* Effect.fail(training.left);
@@ -251,18 +295,15 @@ export function runJob(job: JobAttempt, options: JobRunOptions) {
         ...(detail !== undefined ? { detail } : {}),
       });
 
+    // The deadline aborts the attempt's signal, which ends the phase under way: a timer, not a
+    // fiber racing the job (that cost a tenth of a trivial job's time).
+    const deadlineTimer = options.timeoutSeconds > 0 ? setTimeout(() => abort.abort(new DeadlinePassed()), options.timeoutSeconds * 1000) : null;
     const work = phases(job.spec, recorder, progress, started, abort.signal, calls, trainingAbort.signal).pipe(
-      Effect.onInterrupt(() =>
-        Effect.sync(() => {
-          // Interrupted at the deadline: the job timed out; otherwise the run was cancelled.
-          const timedOut = options.timeoutSeconds > 0 && performance.now() - started >= options.timeoutSeconds * 1000 - 1;
-          abort.abort(new Error(timedOut ? "job_timeout" : "cancelled"));
-        }),
-      ),
+      // Interrupted: the run was cancelled.
+      Effect.onInterrupt(() => Effect.sync(() => abort.abort(new Error("cancelled")))),
+      Effect.ensuring(Effect.sync(() => deadlineTimer !== null && clearTimeout(deadlineTimer))),
     );
-    const limited =
-      options.timeoutSeconds > 0 ? work.pipe(Effect.timeoutFail({ duration: Duration.seconds(options.timeoutSeconds), onTimeout: () => new JobTimedOut() })) : work;
-    yield* limited.pipe(
+    yield* work.pipe(
       Effect.catchTags({
         JobStop: (stop) => end(stop.event, stop.detail),
         JobTimedOut: () => end({ type: "TIME_OUT", reason: `job_timeout: exceeded ${options.timeoutSeconds}s (work interrupted, child processes killed)` }),

@@ -1,9 +1,10 @@
 /**
  * A run directory opened for writing: the event log (with its writer lock), the run state folded
  * from it, and the subscribers that follow it. The mirrors and projections are kept by a worker
- * thread (derived-files-worker.ts), which first repairs what a crash left behind; `append`
- * commits, folds and then notifies; `finish` waits until every derived file reflects the log and
- * records the position the projections reflect.
+ * thread (derived-files-worker.ts), which first repairs what a crash left behind. Appends are
+ * committed in groups (event-store.ts); each committed group is folded into the run state and
+ * then handed to the subscribers. `finish` commits what is pending, waits until every derived
+ * file reflects the log and records the position the projections reflect.
  */
 import type { Contents } from "../events/content-ref.js";
 import type { Subscriber } from "../events/event-bus.js";
@@ -37,12 +38,24 @@ export class RunSession {
 
   /** Opens `runDir` for writing; throws `RunLockedError`, `EventLogWriteError` or `EventLogCorruptError`. */
   static open(runDir: string, runId: string, options: SessionOptions): RunSession {
-    const store = EventStore.open(runDir, runId, { command: options.command, ...(options.now ? { now: options.now } : {}) });
+    const store = EventStore.open(runDir, runId, { command: options.command, groupCommit: true, ...(options.now ? { now: options.now } : {}) });
     try {
       const state = new RunState(false);
       store.scan((event) => state.apply(event));
       const derived = new DerivedFilesThread({ runDir, fresh: state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
       const bus = new EventBus([derived, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
+      store.onCommit(
+        (events) => {
+          for (const event of events) {
+            state.apply(event);
+            // The writer's state serves plans and the closing report: a finished job's details are not needed.
+            if (event.type === "JobFinished" && event.job_id !== null) state.releaseDetail(event.job_id);
+          }
+          bus.publish(events);
+        },
+        // Every job's next append fails with the same error and stops the run; this says when it happened.
+        (error) => options.report(`event log: ${error instanceof Error ? error.message : String(error)}`),
+      );
       return new RunSession(runDir, store, state, derived, bus);
     } catch (error) {
       store.close();
@@ -50,16 +63,9 @@ export class RunSession {
     }
   }
 
-  /** Commits the events of `stream` at `expectedVersion` (with the texts they refer to), then notifies the subscribers. */
+  /** Records the events of `stream` at `expectedVersion` (with the texts they refer to); the state and subscribers hear of them once committed. */
   append(stream: string, expectedVersion: number, events: readonly NewEvent[], contents?: Contents): StoredEvent[] {
-    const stored = this.store.append(stream, expectedVersion, events, contents);
-    for (const event of stored) {
-      this.state.apply(event);
-      // The writer's state serves plans and the closing report: a finished job's details are not needed.
-      if (event.type === "JobFinished" && event.job_id !== null) this.state.releaseDetail(event.job_id);
-    }
-    this.bus.publish(stored);
-    return stored;
+    return this.store.append(stream, expectedVersion, events, contents);
   }
 
   /** Appends run-level events at the run stream's current version. */
@@ -85,6 +91,11 @@ export class RunSession {
    * still behind (after reporting why): the files can be rebuilt later with `trace-bench replay`.
    */
   async finish(report: (text: string) => void): Promise<string[]> {
+    try {
+      this.store.flush();
+    } catch {
+      // The group was lost (the appender heard why); the files follow what did commit.
+    }
     const lastSeq = this.store.lastSeq();
     const behind = this.bus.settle(lastSeq).filter((name) => name !== this.derived.name);
     const derived = await this.derived.finish(lastSeq);

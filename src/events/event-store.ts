@@ -1,14 +1,23 @@
 /**
  * The run's event log, for its one writer. SQLite (WAL) in `<run_dir>/events.db` is the source of
- * truth, and `append` only commits: the events of one stream, at the version the caller expects,
- * in one transaction. Everything derived (jsonl mirrors, projections, console lines) is a
- * subscriber that reads what was committed; none of it can make an append fail.
+ * truth, and `append` only records: the events of one stream, at the version the caller expects,
+ * all or nothing. Everything derived (jsonl mirrors, projections, console lines) is a subscriber
+ * that reads what was committed; none of it can make an append fail.
+ *
+ * Group commit (`groupCommit`, what a run uses): appends join an open group, written in one
+ * transaction at the end of the event loop's turn, so a job's five appends and its neighbours'
+ * cost one commit instead of five each (seqs and versions are given out as the appends come). What must be on disk before the world sees it commits at once: run
+ * events and LLM calls (a request is recorded before it is sent, its reply as soon as it came).
+ * A kill can lose at most the last turn's other events: computation that is simply redone. Only
+ * committed events reach `onCommit` (the run state, the console, the files): nothing is shown or
+ * counted before it is durable. A commit that fails loses its group and every later append
+ * fails with the same error; the log keeps only what committed.
  *
  * Opening takes the run directory's writer lock; readers (`EventReader`) never need it.
  */
 import { mkdirSync } from "node:fs";
 import type Database from "better-sqlite3";
-import { decodeEvent, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, streamOf, type NewEvent, type StoredEvent } from "./event-schema.js";
+import { decodeEvent, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, RUN_STREAM, streamOf, type NewEvent, type StoredEvent } from "./event-schema.js";
 import { InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
 import type { Contents } from "./content-ref.js";
 import { eventsDbPath, openWritableDatabase, readContents, ROW_COLUMNS, storedPayload, type EventRow } from "./log-database.js";
@@ -27,13 +36,19 @@ export interface OpenOptions {
   readonly now?: () => Date;
   /** What holds the lock, shown to a second writer (e.g. `trace-bench run`). */
   readonly command?: string;
+  /** Commit appends in groups (see above); otherwise each append commits before it returns. */
+  readonly groupCommit?: boolean;
 }
+
+/** Event types whose group commits at once: an LLM request is on disk before it is sent, and its outcome right after. */
+const COMMIT_AT_ONCE: ReadonlySet<string> = new Set(["LlmCallStarted", "LlmCallCompleted", "LlmCallFailed", "LlmCallAborted"]);
+/** A group this large commits without waiting for the turn to end (bounds what a failure loses, and memory). */
+const MAX_GROUP_EVENTS = 2000;
 
 export const decodeRow = (row: EventRow): StoredEvent => decodeEvent({ ...row, data: JSON.parse(row.data) });
 
 export class EventStore {
   private readonly insert: Database.Statement;
-  private readonly versionOf: Database.Statement;
   /**
    * Every stream's version, read once when the writer opens the log and kept up to date by its
    * appends. The writer lock keeps other processes out, and `UNIQUE(stream, position)` refuses an
@@ -41,8 +56,24 @@ export class EventStore {
    */
   private readonly versions: Map<string, number>;
   private readonly insertContent: Database.Statement;
-  private readonly appendTx: (stream: string, expected: number, events: readonly NewEvent[], ts: string, contents: Contents | undefined) => EventRow[];
   private readonly path: string;
+  private readonly begin: Database.Statement;
+  private readonly commitStatement: Database.Statement;
+  /** The last seq given out (committed or in the open group). */
+  private seq: number;
+  /** Rows of the open group, not yet written; they are inserted in one go when it commits. */
+  private pendingRows: EventRow[] = [];
+  private pendingEvents: StoredEvent[] = [];
+  private pendingContents: [string, string][] = [];
+  /** How many appends the open group holds (a lone one that lands on a taken position is refused, not lost). */
+  private pendingAppends = 0;
+  private scheduled: NodeJS.Immediate | null = null;
+  /** The error that lost a group: every later append fails with it. */
+  private broken: unknown = null;
+  /** Told of each group once it is committed, in seq order. */
+  private committed: (events: readonly StoredEvent[]) => void = () => {};
+  /** Told when a commit the store scheduled itself failed (nobody else would hear of it). */
+  private failed: (error: unknown) => void = () => {};
 
   private constructor(
     readonly runDir: string,
@@ -50,31 +81,16 @@ export class EventStore {
     private readonly db: Database.Database,
     private readonly writer: WriterIdentity,
     private readonly now: () => Date,
+    private readonly groupCommit: boolean,
   ) {
     this.path = eventsDbPath(runDir);
-    this.insert = db.prepare("INSERT INTO events (v, stream, position, type, run_id, job_id, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    this.begin = db.prepare("BEGIN IMMEDIATE");
+    this.commitStatement = db.prepare("COMMIT");
+    this.insert = db.prepare("INSERT INTO events (seq, v, stream, position, type, run_id, job_id, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     this.insertContent = db.prepare("INSERT OR IGNORE INTO contents (ref, text) VALUES (?, ?)");
-    this.versionOf = db.prepare("SELECT COALESCE(MAX(position), 0) AS version FROM events WHERE stream = ?").pluck();
-    const heads = db.prepare("SELECT stream, MAX(position) AS version FROM events GROUP BY stream").all() as { stream: string; version: number }[];
-    this.versions = new Map(heads.map((h) => [h.stream, h.version]));
-
-    this.appendTx = db.transaction((stream: string, expected: number, events: readonly NewEvent[], ts: string, contents: Contents | undefined) => {
-      if (!Number.isNaN(FULL_FROM_SEQ) && this.lastSeq() + events.length >= FULL_FROM_SEQ) throw simulatedDiskFull();
-      const actual = this.streamVersion(stream);
-      if (actual !== expected) throw new WrongExpectedVersionError({ stream, expected, actual });
-      if (contents !== undefined) for (const [ref, text] of contents) this.insertContent.run(ref, text);
-      return events.map((event, i) => {
-        const jobId = event.job_id ?? null;
-        if (JOB_EVENT_TYPES.has(event.type) !== (jobId !== null)) {
-          throw new InvalidAppendError({ problem: `${event.type} ${jobId === null ? "needs" : "must not have"} a job_id` });
-        }
-        if (streamOf(jobId) !== stream) throw new InvalidAppendError({ problem: `${event.type} of ${streamOf(jobId)} appended to stream ${stream}` });
-        const data = JSON.stringify(event.data);
-        const position = expected + i + 1;
-        const info = this.insert.run(EVENT_SCHEMA_VERSION, stream, position, event.type, this.runId, jobId, ts, data);
-        return { seq: Number(info.lastInsertRowid), v: EVENT_SCHEMA_VERSION, stream, position, type: event.type, run_id: this.runId, job_id: jobId, ts, data };
-      });
-    });
+    this.versions = new Map();
+    this.seq = 0;
+    this.readHeads();
   }
 
   /** Creates the run directory if needed, opens (or migrates) its log and takes the writer lock. */
@@ -89,7 +105,7 @@ export class EventStore {
     const writer = currentWriter();
     try {
       acquireWriterLock(db, runDir, writer, options.command ?? `trace-bench (pid ${process.pid})`, now());
-      return new EventStore(runDir, runId, db, writer, now);
+      return new EventStore(runDir, runId, db, writer, now, options.groupCommit === true);
     } catch (error) {
       try {
         releaseWriterLock(db, writer);
@@ -101,29 +117,115 @@ export class EventStore {
   }
 
   /**
-   * Commits `events` (all of `stream`) if the stream is at `expectedVersion`, with the texts they
-   * refer to (`contents`, by ref); returns them as stored. Throws `WrongExpectedVersionError`,
-   * `EventLogWriteError` or `InvalidAppendError`; nothing is committed then.
+   * Records `events` (all of `stream`) if the stream is at `expectedVersion`, with the texts they
+   * refer to (`contents`, by ref); returns them as stored. Without group commit they are committed
+   * when it returns; with it, when `onCommit` hears of them. Throws `WrongExpectedVersionError`,
+   * `EventLogWriteError` or `InvalidAppendError`; nothing of this append is recorded then.
    */
   append(stream: string, expectedVersion: number, events: readonly NewEvent[], contents?: Contents): StoredEvent[] {
     if (events.length === 0) return [];
-    let rows: EventRow[];
-    try {
-      rows = this.appendTx(stream, expectedVersion, events, this.now().toISOString(), contents);
-    } catch (error) {
-      this.rereadVersion(stream);
-      if (String((error as { code?: unknown }).code).startsWith("SQLITE_CONSTRAINT")) {
-        throw new WrongExpectedVersionError({ stream, expected: expectedVersion, actual: this.streamVersion(stream) });
+    if (this.broken !== null) throw this.broken;
+    const actual = this.streamVersion(stream);
+    if (actual !== expectedVersion) throw new WrongExpectedVersionError({ stream, expected: expectedVersion, actual });
+    for (const event of events) {
+      const jobId = event.job_id ?? null;
+      if (JOB_EVENT_TYPES.has(event.type) !== (jobId !== null)) {
+        throw new InvalidAppendError({ problem: `${event.type} ${jobId === null ? "needs" : "must not have"} a job_id` });
       }
-      throw eventLogFailure(error, this.path);
+      if (streamOf(jobId) !== stream) throw new InvalidAppendError({ problem: `${event.type} of ${streamOf(jobId)} appended to stream ${stream}` });
     }
-    this.versions.set(stream, expectedVersion + rows.length);
-    if (rows.some((r) => r.seq === KILL_AFTER_COMMIT)) process.kill(process.pid, "SIGKILL");
-    return rows.map((row) => {
-      const event = { ...row, data: JSON.parse(row.data) } as StoredEvent;
-      storedPayload.set(event, row.data);
-      return event;
+    if (!Number.isNaN(FULL_FROM_SEQ) && this.seq + events.length >= FULL_FROM_SEQ) this.lose(simulatedDiskFull());
+    const ts = this.now().toISOString();
+    const stored = events.map((event, i) => {
+      const data = JSON.stringify(event.data);
+      const row: EventRow = { seq: this.seq + i + 1, v: EVENT_SCHEMA_VERSION, stream, position: expectedVersion + i + 1, type: event.type, run_id: this.runId, job_id: event.job_id ?? null, ts, data };
+      this.pendingRows.push(row);
+      // What readers of the log get: the payload as stored, parsed back.
+      const decoded = { ...row, data: JSON.parse(data) } as StoredEvent;
+      storedPayload.set(decoded, data);
+      this.pendingEvents.push(decoded);
+      return decoded;
     });
+    if (contents !== undefined) for (const entry of contents) this.pendingContents.push(entry);
+    this.seq += events.length;
+    this.versions.set(stream, expectedVersion + events.length);
+    this.pendingAppends += 1;
+    if (!this.groupCommit || stream === RUN_STREAM || events.some((e) => COMMIT_AT_ONCE.has(e.type)) || this.pendingRows.length >= MAX_GROUP_EVENTS) {
+      this.commit();
+    } else {
+      this.scheduled ??= setImmediate(() => {
+        this.scheduled = null;
+        try {
+          this.commit();
+        } catch (error) {
+          this.failed(error);
+        }
+      });
+    }
+    return stored;
+  }
+
+  /** Commits the open group, if any, and tells `onCommit`; throws (losing the group) if it cannot. */
+  flush(): void {
+    if (this.broken !== null) throw this.broken;
+    this.commit();
+  }
+
+  /** Who hears of committed events, and of a failed commit nobody was waiting for. */
+  onCommit(committed: (events: readonly StoredEvent[]) => void, failed: (error: unknown) => void): void {
+    this.committed = committed;
+    this.failed = failed;
+  }
+
+  /** Writes the open group in one transaction; then hands its events on. */
+  private commit(): void {
+    if (this.scheduled !== null) clearImmediate(this.scheduled);
+    this.scheduled = null;
+    if (this.pendingRows.length === 0) return;
+    try {
+      this.begin.run();
+      for (const [ref, text] of this.pendingContents) this.insertContent.run(ref, text);
+      for (const r of this.pendingRows) this.insert.run(r.seq, r.v, r.stream, r.position, r.type, r.run_id, r.job_id, r.ts, r.data);
+      this.commitStatement.run();
+    } catch (error) {
+      // A lone append onto a position someone else took is refused as such; anything else loses the group.
+      const taken = String((error as { code?: unknown }).code).startsWith("SQLITE_CONSTRAINT");
+      const lone = this.pendingAppends === 1 ? this.pendingRows[0]! : null;
+      if (!taken || lone === null) this.lose(error);
+      this.rollback();
+      this.rereadVersions();
+      throw new WrongExpectedVersionError({ stream: lone.stream, expected: lone.position - 1, actual: this.streamVersion(lone.stream) });
+    }
+    const events = this.pendingEvents;
+    this.clearPending();
+    if (events.some((e) => e.seq === KILL_AFTER_COMMIT)) process.kill(process.pid, "SIGKILL");
+    this.committed(events);
+  }
+
+  private clearPending(): void {
+    this.pendingRows = [];
+    this.pendingEvents = [];
+    this.pendingContents = [];
+    this.pendingAppends = 0;
+  }
+
+  private rollback(): void {
+    try {
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+    } catch {
+      // The connection rolled back on its own (SQLite does on a full disk).
+    }
+    this.clearPending();
+  }
+
+  /** The open group cannot be committed: drop it, forget its versions, refuse every later append. */
+  private lose(error: unknown): never {
+    this.rollback();
+    if (this.scheduled !== null) clearImmediate(this.scheduled);
+    this.scheduled = null;
+    this.rereadVersions();
+    this.broken = eventLogFailure(error, this.path);
+    throw this.broken;
   }
 
   /** How many events `stream` holds (0 for a new stream): the version the next append expects. */
@@ -131,14 +233,26 @@ export class EventStore {
     return this.versions.get(stream) ?? 0;
   }
 
-  /** After a failed append, what the log itself holds (another writer's events, or none of ours). */
-  private rereadVersion(stream: string): void {
+  /** What the log itself holds: every stream's version and the last seq (at open, and after a lost group). */
+  private readHeads(): void {
+    this.versions.clear();
+    for (const h of this.db.prepare("SELECT stream, MAX(position) AS version FROM events GROUP BY stream").all() as { stream: string; version: number }[]) {
+      this.versions.set(h.stream, h.version);
+    }
+    // AUTOINCREMENT never reuses a seq, even one whose row is gone.
+    const used = this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'").pluck().get() as number | undefined;
+    this.seq = Math.max(used ?? 0, this.lastSeq());
+  }
+
+  private rereadVersions(): void {
     try {
-      this.versions.set(stream, this.versionOf.get(stream) as number);
+      this.readHeads();
     } catch {
-      // The log cannot be read either; the append's own error says why.
+      // The log cannot be read either; the commit's own error says why.
     }
   }
+
+  // Reads see what is committed; a grouping writer's open group is not in the database yet.
 
   /** Raw rows after `afterSeq`, in seq order (for mirrors, which copy the stored text). */
   rowsAfter(afterSeq: number): EventRow[] {
@@ -207,9 +321,14 @@ export class EventStore {
     }
   }
 
-  /** Releases the writer lock and closes the database. */
+  /** Commits what is pending, releases the writer lock and closes the database (a group that cannot commit is lost). */
   close(): void {
     if (!this.db.open) return;
+    try {
+      if (this.broken === null) this.commit();
+    } catch {
+      // Lost: the log keeps what committed before, and whoever appended heard of the failure.
+    }
     try {
       releaseWriterLock(this.db, this.writer);
     } catch {

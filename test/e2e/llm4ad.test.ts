@@ -31,7 +31,11 @@ describe("LLM4AD", () => {
     const rows = csvRows(join(singleRunDir(dir), "results.csv"));
     expect(rows).toHaveLength(12);
     expect(rows.every((r) => r.status === "ok")).toBe(true);
-    for (const row of rows) expect(row.score_val_initial, row.task_id).toBe(DOCUMENTED_TEMPLATE_SCORES[row.task_id]);
+    // Fitted scores (BFGS, an ODE solve) agree across numpy/scipy builds to about 13 digits, not bit for bit.
+    for (const row of rows) {
+      const documented = Number(DOCUMENTED_TEMPLATE_SCORES[row.task_id]);
+      expect(Math.abs(Number(row.score_val_initial) - documented), `${row.task_id}: ${row.score_val_initial} vs ${documented}`).toBeLessThanOrEqual(Math.abs(documented) * 1e-12);
+    }
     expect(rows.some((r) => Number(r.score_val_final) > Number(r.score_val_initial))).toBe(true);
     const again = tempDir();
     expect(runCli(["run", "--config", "configs/llm4ad_smoke.yaml", "--runs-dir", again]).code).toBe(0);
