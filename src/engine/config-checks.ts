@@ -34,6 +34,12 @@ export interface CheckOptions {
 
 const quoted = (names: readonly string[]) => names.join(", ");
 
+/**
+ * The harness hands trainers the task's splits itself (its `validate_dataset` keyword is what
+ * GEPA-UCB cannot take: parity scenario gepa-code), so these are never trainer params.
+ */
+const DATASET_KWARGS: readonly string[] = ["train_dataset", "validate_dataset", "test_dataset"];
+
 /** A trainer kwarg that is set at the top level (`trainer_kwargs:` or a legacy knob) applies to every trainer. */
 function isGlobal(loaded: LoadedConfig, key: string, value: unknown): boolean {
   const global = loaded.config.trainer_kwargs;
@@ -80,10 +86,8 @@ export async function configProblems(loaded: LoadedConfig, registry: TaskRegistr
         }
         if (reported.has(key)) continue;
         reported.add(key);
-        add(
-          [...path, "params_variants", v, key],
-          `unknown trainer kwarg '${key}' for ${trainer.id}${didYouMean(key, accepted)} (valid: ${quoted(accepted)})`,
-        );
+        const hint = DATASET_KWARGS.includes(key) ? ": datasets come from the task, not from trainer params" : didYouMean(key, accepted);
+        add([...path, "params_variants", v, key], `unknown trainer kwarg '${key}' for ${trainer.id}${hint} (valid: ${quoted(accepted)})`);
       }
     }
     if (trainer.optimizer !== null && !OPTIMIZER_NAMES.includes(trainer.optimizer)) {

@@ -1,13 +1,16 @@
 /**
- * Helpers for the parity tests (test/unit/opt/parity/): the agents and guide of the recorded
- * Python scenarios (../shared/reference/parity/README.md, "Conventions"), built as task bundles,
- * with a log of every agent call so a test can compare forward batches and evaluation counts.
+ * Helpers for the parity tests (test/unit/opt/parity/): the agents and guide of the Python
+ * scenarios recorded from the reference (their "Conventions": agents A1, A2 and PAIR, guide G),
+ * built as task bundles, with a log of every agent call so a test can compare forward batches and
+ * evaluation counts.
  */
 import { readFileSync } from "node:fs";
 import { negativeAbsoluteError } from "../../adapters/tasks/guides.js";
 import type { ParameterSpec, ParameterValues } from "../../src/domain/parameter.js";
 import type { TaskBundle } from "../../src/domain/task-bundle.js";
 import type { ChatRequest } from "../../src/llm/llm.js";
+import type { TracedAgent } from "../../src/opt/trace/model.js";
+import type { TaskRegistry } from "../../src/tasks/task-registry.js";
 
 /** A recorded fixture (test/fixtures/parity/<scenario>.json). */
 export function parityFixture<T = any>(scenario: string): T {
@@ -69,6 +72,32 @@ export function valueAgent(data: Data, crash: (value: number, x: unknown) => boo
     },
     data,
   );
+}
+
+/**
+ * Agent A2, "numeric_param agent": the task internal:numeric_param itself (a float `value`
+ * returned by the trainable op `emit`, whose code is a second parameter) on the scenario's data,
+ * with no optimizer kwargs of its own (the scenario names them), logging every forward pass.
+ */
+export async function numericParamAgent(registry: TaskRegistry, data: Data): Promise<ParityBundle> {
+  const task = await registry.load("internal:numeric_param", {});
+  const traced = task.agent as TracedAgent;
+  const calls: AgentCall[] = [];
+  const agent: TracedAgent = {
+    ...traced,
+    forward(input, values, context) {
+      calls.push({ input, values: { ...values } });
+      return traced.forward(input, values, context);
+    },
+  };
+  return {
+    ...task,
+    agent,
+    train_dataset: { inputs: data.inputs, infos: data.targets },
+    ...(data.validate ? { validate_dataset: { inputs: data.validate.inputs, infos: data.validate.targets } } : {}),
+    optimizer_kwargs: {},
+    calls,
+  };
 }
 
 /** PAIR: two floats `a`, `b` (0.0); the output is `a` for input 0 and `b` for input 1. */

@@ -28,6 +28,12 @@ const SEPARATOR = "================================";
 /** A graph name as the recordings compare it: digits as `#`, copies named as their originals. */
 export const graphName = (name: string) => name.replace(/\d+/g, "#").replace(/(_copy#)+$/, "");
 
+/**
+ * A Trace node name (`float:1`, `__code0_copy:0`) as the recordings compare it: digits as `#`, a
+ * copy (Trace names the copy of `base:k` `basek_copy:j`) named as its original: `__code:#`.
+ */
+export const traceName = (name: string) => name.replace(/^(.*?)\d+_copy:\d+$/, "$1:0").replace(/\d+/g, "#");
+
 /** A shown value as the recordings write it: code as `<code>`, an object's repr as `<object repr>`. */
 function shownValue(type: string, value: string): string {
   if (type === "code") return "<code>";

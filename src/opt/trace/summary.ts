@@ -148,6 +148,15 @@ function propagatedGraph(output: Node, trainable: (node: Node) => boolean): Node
   return graph.map((node, i) => ({ node, i })).sort((a, b) => a.node.level - b.node.level || a.i - b.i).map((e) => e.node);
 }
 
+/**
+ * Trace's `name` of a parameter node we show as `name` (Trace's `py_name`): the counter after a
+ * colon, `float0` → `float:0`. A parameter's base name (its type's name or `__code`) never ends in
+ * a digit, so the counter is the trailing digits.
+ */
+export function traceNodeName(name: string): string {
+  return name.replace(/(\d+)$/, ":$1");
+}
+
 function graphNames(graph: readonly Node[]): Map<Node, string> {
   const counts = new Map<string, number>();
   const names = new Map<Node, string>();

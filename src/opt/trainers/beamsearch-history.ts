@@ -11,6 +11,12 @@
  *     <one sentence>
  *       Attempt i (Score: s): {name: value, ...}
  *
+ * As the reference (parity scenario beamsearch-history), an entry lists every trainable parameter
+ * of the kept candidate, code included, in the candidate's own key order (a proposal's returned
+ * parameters first, then the beam's others: runBeamsearch builds candidates so), under Trace's
+ * node name (`float:0`, `__code:0`: the name the prompt shows with its counter after a colon);
+ * floats have 4 decimals, other values are written as the prompt writes them.
+ *
  * Defaults differ from Beamsearch: `num_proposals` 1 and `min_score` 0 (a failing validation
  * example scores 0 rather than making the candidate −∞).
  *
@@ -18,7 +24,8 @@
  * feedback, so the wrapper replaces the problem's feedback instead.
  */
 import type { ParameterSpec, ParameterValues } from "../../domain/parameter.js";
-import { renderValue } from "../problem.js";
+import { parameterOf, renderValue, type ProblemInstance } from "../problem.js";
+import { traceNodeName } from "../trace/summary.js";
 import type { Trainer } from "../trainer.js";
 import { runBeamsearch, BEAMSEARCH_KWARGS, type ScoredCandidate } from "./beamsearch.js";
 import { kwargReader } from "./classic-kwargs.js";
@@ -30,9 +37,16 @@ export const BEAMSEARCH_HISTORY_KWARGS = [...BEAMSEARCH_KWARGS, "max_history_siz
 /** A kept beam and the validation (minibatch) score it was kept with. */
 export type HistoryEntry = ScoredCandidate;
 
+/** Python's `f"{x:.4f}"` (the sign of −0.0 kept, inf and nan as Python writes them). */
+function fixed4(x: number): string {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  return Object.is(x, -0) ? "-0.0000" : x.toFixed(4);
+}
+
 /** A value as a history line shows it: floats to 4 decimals, long lists abbreviated. */
 function historyValue(value: ParameterValues[string], kind: ParameterSpec["kind"]): string {
-  if (typeof value === "number") return kind === "integer" || (kind !== "number" && Number.isInteger(value)) ? String(value) : value.toFixed(4);
+  if (typeof value === "number") return kind === "integer" || (kind !== "number" && Number.isInteger(value)) ? String(value) : fixed4(value);
   if (Array.isArray(value) && value.length > 5) {
     return `[${value
       .slice(0, 2)
@@ -42,12 +56,26 @@ function historyValue(value: ParameterValues[string], kind: ParameterSpec["kind"
   return renderValue(value, kind);
 }
 
-/** The history block the optimizer sees, with the trainable parameters of each entry. */
-export function historyFeedback(feedback: string, history: readonly HistoryEntry[], parameters: readonly ParameterSpec[]): string {
-  const trainable = parameters.filter((p) => p.trainable);
+/**
+ * The name each parameter has in a history entry, by parameter: Trace's node name for a traced
+ * agent's variables, the parameter's own name otherwise (an untraced agent's variables carry it).
+ */
+export function historyNames(problem: ProblemInstance): Map<string, string> {
+  return new Map(problem.variables.map((v) => [parameterOf(v), problem.graph ? traceNodeName(v.name) : v.name]));
+}
+
+/**
+ * The history block the optimizer sees: each entry's trainable parameters in the entry's key
+ * order, named by `names` (a parameter missing there, one the graph did not reach, by its own name).
+ */
+export function historyFeedback(feedback: string, history: readonly HistoryEntry[], parameters: readonly ParameterSpec[], names: ReadonlyMap<string, string>): string {
+  const trainable = new Map(parameters.filter((p) => p.trainable).map((p) => [p.name, p]));
   const lines = history.map((entry, i) => {
-    const shown = trainable.map((p) => `${p.name}: ${historyValue(entry.values[p.name] ?? p.value, p.kind)}`).join(", ");
-    return `  Attempt ${i + 1} (Score: ${entry.score.toFixed(4)}): {${shown}}\n`;
+    const shown = Object.entries(entry.values)
+      .filter(([name]) => trainable.has(name))
+      .map(([name, value]) => `${names.get(name) ?? name}: ${historyValue(value, trainable.get(name)!.kind)}`)
+      .join(", ");
+    return `  Attempt ${i + 1} (Score: ${fixed4(entry.score)}): {${shown}}\n`;
   });
   const context =
     "\n--- History Context ---\n" +
@@ -66,7 +94,7 @@ export const beamsearchHistoryTrainer: Trainer = {
       id: ID,
       defaultNumProposals: 1,
       defaultMinScore: 0,
-      problem: (problem) => ({ ...problem, feedback: historyFeedback(problem.feedback, history, context.parameters) }),
+      problem: (problem) => ({ ...problem, feedback: historyFeedback(problem.feedback, history, context.parameters, historyNames(problem)) }),
       selected(beams) {
         history = [...history, ...beams.filter((b) => b.score > -Infinity)];
         if (history.length > maxHistory) history = history.slice(history.length - maxHistory);

@@ -28,7 +28,7 @@ import type { ProblemInstance } from "../problem.js";
 import { examplesOf, type Example } from "../rollout.js";
 import type { Trainer, TrainerContext, TrainerResult } from "../trainer.js";
 import { kwargReader, threadsOf } from "./classic-kwargs.js";
-import { argmaxFirst, BestScore, proposeMany, reportable, usableUpdate, validationExamples, validationScore, withUpdate } from "./classic-search.js";
+import { argmaxFirst, BestScore, proposeMany, reportable, usableUpdate, validationExamples, validationScore } from "./classic-search.js";
 
 export const BEAMSEARCH_KWARGS = [
   "num_proposals",
@@ -72,6 +72,15 @@ export function topCandidates(candidates: readonly ScoredCandidate[], width: num
     .map((entry) => entry.candidate);
 }
 
+/**
+ * A proposal completed with the beam's other values, keyed in the reference's dict order: the
+ * returned parameters first, then the beam's others (BeamsearchHistory lists entries in it).
+ */
+function proposalCandidate(beam: ParameterValues, update: ParameterValues): ParameterValues {
+  // Spreading `update` again puts its values back over the beam's without moving its keys.
+  return { ...update, ...beam, ...update };
+}
+
 export async function runBeamsearch(context: TrainerContext, variant: BeamsearchVariant): Promise<TrainerResult> {
   const k = kwargReader(variant.id, context.kwargs);
   const beamWidth = k.int("beam_width", 3, 1);
@@ -106,7 +115,7 @@ export async function runBeamsearch(context: TrainerContext, variant: Beamsearch
       const proposals = await proposeMany(optimizer, problem, numProposals, threads, context.signal);
       for (const [i, proposal] of proposals.entries()) {
         const update = usableUpdate(context, proposal, `depth ${depth}, beam ${b + 1}, proposal ${i + 1}`);
-        if (update !== null) candidates.push(withUpdate(beam, update));
+        if (update !== null) candidates.push(proposalCandidate(beam, update));
       }
       candidates.push(beam);
     }

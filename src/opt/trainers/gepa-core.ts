@@ -8,7 +8,8 @@
  *   a child only those the optimizer returned, a merge the union of its parents' keys. So a child
  *   {b: 5} is scored with the `a` the agent held then, and the final agent (the best mean applied
  *   last) may hold values that were never scored together.
- * - Pareto subset: sampled once, without replacement, from the validate (else train) examples.
+ * - Pareto subset: sampled once, without replacement, from the validate (else train) examples;
+ *   GEPA-UCB too, whose reference raises TypeError on the `validate_dataset` the harness passes.
  * - Each iteration: a parent drawn with weights max(1, wins)^(1/T) (T = 1) is applied; one
  *   optimizer proposal on a train minibatch (drawn without replacement) gives the child. An
  *   empty proposal (TERMINATE, an unreadable reply) gives a child that is a full copy of the

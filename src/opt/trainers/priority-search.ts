@@ -37,7 +37,9 @@
  * candidates on it right away); here the batch is drawn at the same point, so epochs and the
  * number of iterations are identical, but the evaluation is deferred to the iteration that uses
  * it — the batch drawn by the last iteration is never evaluated (Trace evaluates it only for its
- * 'Sample/' logs). Hence, reading the reference literally:
+ * 'Sample/' logs). Trace's test phase (the agent scored on the test set, the train set by default,
+ * for its 'Test/' logs) is not run either: the runner scores the job itself. Both are in
+ * docs/differences.md. Hence, reading the reference literally:
  *   - `num_steps = S` alone (num_epochs 0) gives S − 1 proposing iterations;
  *   - `num_epochs = 1` (num_steps ≤ 1) stops at the first draw that reaches into the next epoch,
  *     which gives floor(N / (B·K)) proposing iterations for N training examples (none when

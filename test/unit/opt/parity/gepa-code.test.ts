@@ -3,8 +3,19 @@
  * GEPA-Beam as the reference's GEPA code computes them, on the PAIR agent (inputs [0, 1], targets
  * [3, 5]). The numpy permutations (Pareto subset, minibatches) and the Python `random.Random`
  * choices (parents, merge pairs, crossover) are injected from the recording.
+ *
+ * Run GEPA-UCB_with_validate_dataset_kwarg: the reference's GEPA-UCB raises TypeError on the
+ * `validate_dataset` the harness passes for a task with a validate set (it only knows
+ * `validation_dataset`). Its evident intent, which GEPA-Base and GEPA-Beam follow, is the validate
+ * set as the Pareto set; here the task's split is that set, and a trainer param of that name is refused.
  */
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { builtinTaskRegistry } from "../../../../adapters/tasks/index.js";
+import { loadRunConfig } from "../../../../src/config/run-config.js";
+import { configProblems } from "../../../../src/engine/config-checks.js";
 import { GEPA_BASE, GEPA_BEAM, GEPA_UCB } from "../../../../src/opt/trainers/gepa.js";
 import { runGepa, type GepaEvent, type GepaVariant } from "../../../../src/opt/trainers/gepa-core.js";
 import { pairAgent, parityFixture } from "../../../support/parity.js";
@@ -50,8 +61,14 @@ function replyOf(call: Run["calls"][number]): string {
   return xmlReply(call.optimizer_returned);
 }
 
-async function runVariant(name: string, kwargs: Record<string, unknown>, script: string[], rng?: Rng) {
-  const bundle = pairAgent({ inputs: [0, 1], targets: [3, 5] });
+interface ValidateKwargRun {
+  train_kwargs: Record<string, unknown> & { validate_dataset: { inputs: number[]; infos: number[] } };
+  error: { type: string; message: string };
+  llm_total_calls: number;
+}
+
+async function runVariant(name: string, kwargs: Record<string, unknown>, script: string[], rng?: Rng, validate?: { inputs: number[]; targets: number[] }) {
+  const bundle = pairAgent({ inputs: [0, 1], targets: [3, 5], ...(validate ? { validate } : {}) });
   const llm = scriptedLlm(script);
   const events: GepaEvent[] = [];
   const { context, events: recorded } = harnessContext(bundle, llm, { kwargs, ...(rng ? { rng } : {}) });
@@ -142,4 +159,40 @@ describe("parity gepa-code", () => {
       expect(got.values).toEqual(run.final.values);
     });
   }
+
+  describe("GEPA-UCB_with_validate_dataset_kwarg", () => {
+    const run = runs["GEPA-UCB_with_validate_dataset_kwarg"] as ValidateKwargRun;
+    const { validate_dataset: validate, ...kwargs } = run.train_kwargs;
+    const tmp = mkdtempSync(join(tmpdir(), "trace-bench-gepa-"));
+    const registry = builtinTaskRegistry();
+    afterAll(() => {
+      registry.close();
+      rmSync(tmp, { recursive: true, force: true });
+    });
+
+    it("gepa-code GEPA-UCB_with_validate_dataset_kwarg (deliberate difference): the reference raises TypeError before any call; here the task's validate set is the Pareto set", async () => {
+      expect(run.error.type).toBe("TypeError");
+      expect(run.error.message).toContain("'validate_dataset'");
+      expect(run.llm_total_calls).toBe(0);
+      const got = await runVariant("GEPA-UCB", kwargs, [xmlReply({ a: 3 })], undefined, { inputs: validate.inputs, targets: validate.infos });
+      expect(got.llm.remaining()).toBe(0);
+      // The seed and the child {a: 3} are scored on the validate example only (the train set has two).
+      const created = got.events.filter((e) => e.kind === "candidate").map((e) => (e.kind === "candidate" ? e.candidate : null)!);
+      const guide = (a: number) => validate.infos.map((target) => -Math.abs(a - target));
+      expect(created.map((c) => [c.values, c.evalVector])).toEqual([
+        [{ a: 0, b: 0 }, guide(0)],
+        [{ a: 3 }, guide(3)],
+      ]);
+      expect(got.values).toEqual({ a: 3, b: 0 });
+    });
+
+    it("gepa-code GEPA-UCB_with_validate_dataset_kwarg: a validate_dataset trainer param is refused by run and validate --strict (datasets come from the task)", async () => {
+      const path = join(tmp, "gepa-ucb.yaml");
+      writeFileSync(path, `mode: stub\ntasks: [internal:numeric_param]\ntrainers:\n  - id: GEPA-UCB\n    params_variants:\n      - num_search_iterations: 1\n        validate_dataset: {inputs: [0], infos: [3.0]}\n`);
+      const problems = await configProblems(loadRunConfig(path), registry, { strict: true, tasks: false });
+      expect(problems.map((p) => [p.where.replace(`${path}:`, "line "), p.text])).toEqual([
+        ["line 7", expect.stringMatching(/^unknown trainer kwarg 'validate_dataset' for GEPA-UCB: datasets come from the task, not from trainer params \(valid: /)],
+      ]);
+    });
+  });
 });

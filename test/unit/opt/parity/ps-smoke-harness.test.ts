@@ -14,7 +14,7 @@ import { readPrioritySearchOptions, runPrioritySearch, type IterationSnapshot } 
 import { floatReply, promptFacts, recordedFacts } from "../../../support/prompt-facts.js";
 import { scriptedLlm, type ScriptStep } from "../../../support/scripted-llm.js";
 import { harnessContext } from "../../../support/trainer-harness.js";
-import { comparableEvaluations, fixture, label } from "./support.js";
+import { comparableEvaluations, fixture, label, skippedEvaluations } from "./support.js";
 
 const recorded = fixture<{ runs: Record<string, any> }>("ps-smoke-harness");
 const registry = builtinTaskRegistry();
@@ -60,6 +60,20 @@ describe("parity ps-smoke-harness", () => {
     expect(job.values).toEqual({ [codeParameterName("emit")]: job.bundle.parameters.find((p) => p.kind === "code")!.value, value: last.agent_set_to.value });
     expect(job.iterations.at(-1)).toMatchObject({ score: scripted.harness_result.score_val_final, llm_calls: 4 });
     expect(job.iterations.at(-1)!.evaluations).toBe(comparableEvaluations(scripted.evaluations.guide_calls_by_iteration_and_phase));
+  });
+
+  it("ps-smoke-harness scripted_threads_default (deliberate difference): 6 guide calls in training where the reference makes 10, without its test phase (2) and its sample after the last iteration (2); the same result", async () => {
+    const evaluations = scripted.evaluations;
+    const byPhase: Record<string, number> = evaluations.guide_calls_by_iteration_and_phase;
+    expect(Object.values(byPhase).reduce((sum, n) => sum + n, 0)).toBe(evaluations.guide_calls_inside_trainer);
+    const skipped = skippedEvaluations(byPhase);
+    expect(skipped).toEqual({ test: 2, unusedSample: 2 });
+    const job = await smokeJob(
+      (scripted.llm.calls as Record<string, any>[]).map((c) => floatReply(c.reply.assign["float:0"])),
+      scripted.harness_result.resolved_trainer_kwargs,
+    );
+    expect(job.iterations.at(-1)!.evaluations).toBe(evaluations.guide_calls_inside_trainer - skipped.test - skipped.unusedSample);
+    expect(job.iterations.at(-1)!.score).toBe(scripted.harness_result.score_val_final);
   });
 
   it("ps-smoke-harness harness_stub_reply: 4 replies with an empty suggestion are all discarded; the task stays at −3.0", async () => {

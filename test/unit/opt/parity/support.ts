@@ -104,14 +104,22 @@ export async function runRecorded(bundle: TaskBundle, calls: readonly RecordedCa
 export const label = (id: number) => `c${id}`;
 
 /**
- * The reference's evaluation counts (per "iterN:phase") as our trainer counts them: no test phase
- * (the harness tests), and the reference samples the next iteration's exploration batch at the end
- * of each iteration, so the last iteration's sample never happens here.
+ * The reference's guide calls (per "iterN:phase") that our trainers deliberately do not make
+ * (docs/differences.md): its test phase (the agent scored on the test set, the train set by
+ * default, for its logs only: the runner scores the job itself), and the sample made after the
+ * last iteration (the reference evaluates the exploration candidates on the next batch at the end
+ * of each iteration; we evaluate that batch in the iteration that uses it, so the last one never is).
  */
-export function comparableEvaluations(byPhase: Record<string, number>): number {
+export function skippedEvaluations(byPhase: Record<string, number>): { test: number; unusedSample: number } {
   const iterationOf = (key: string) => Number(/^iter(\d+):/.exec(key)![1]);
   const last = Math.max(...Object.keys(byPhase).map(iterationOf));
-  return Object.entries(byPhase)
-    .filter(([key]) => !key.endsWith(":test") && !(key.endsWith(":sample") && iterationOf(key) === last))
-    .reduce((sum, [, n]) => sum + n, 0);
+  const sum = (keep: (key: string) => boolean) => Object.entries(byPhase).reduce((total, [key, n]) => total + (keep(key) ? n : 0), 0);
+  return { test: sum((key) => key.endsWith(":test")), unusedSample: sum((key) => key.endsWith(":sample") && iterationOf(key) === last) };
+}
+
+/** The reference's evaluation counts (per "iterN:phase") less those our trainers deliberately skip. */
+export function comparableEvaluations(byPhase: Record<string, number>): number {
+  const total = Object.values(byPhase).reduce((sum, n) => sum + n, 0);
+  const skipped = skippedEvaluations(byPhase);
+  return total - skipped.test - skipped.unusedSample;
 }

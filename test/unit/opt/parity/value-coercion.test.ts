@@ -1,6 +1,8 @@
 /**
  * Parity scenario value-coercion (test/fixtures/parity/value-coercion.json): how a reply's value
- * becomes a parameter value, for OptoPrimeV2 (xml reply) and OptoPrime (json reply).
+ * becomes a parameter value, for OptoPrimeV2 (xml reply) and OptoPrime (json reply). The
+ * `code_value` case pins a deliberate difference: the reference reformats a code reply with black
+ * (Python); our trainable code is JavaScript, so the reply's source is stored as written.
  */
 import { describe, expect, it } from "vitest";
 import { createOptimizer } from "../../../../src/opt/optimizers/optimizer-registry.js";
@@ -15,7 +17,12 @@ interface Case {
   update_returned: { value: unknown };
   returned_type: string;
 }
-const fixture = parityFixture<{ results: Record<string, Record<string, Case>> }>("value-coercion");
+interface CodeCase {
+  reply_code_text: string;
+  stored_code_text: string;
+  reformatted: boolean;
+}
+const fixture = parityFixture<{ results: Record<string, Record<string, Case>>; code_value: Record<string, CodeCase> }>("value-coercion");
 
 async function propose(optimizer: string, c: Case) {
   const kind: ParameterKind = typeof c.initial === "number" ? "number" : "text";
@@ -43,6 +50,18 @@ describe("parity value-coercion", () => {
         expect(proposal.update, name).toEqual({});
         expect(proposal.notes, name).toEqual([expect.stringMatching(/^value: not a number: .*; left unchanged$/)]);
       }
+    });
+
+    it(`value-coercion ${optimizer} code_value (deliberate difference): a code reply is stored as written, not reformatted`, async () => {
+      const c = fixture.code_value[optimizer]!;
+      // The reference's black turned the two-space body into four spaces with spaces around `+`.
+      expect(c.reformatted).toBe(true);
+      expect(c.stored_code_text).not.toBe(c.reply_code_text);
+      const reply = optimizer === "OptoPrimeV2" ? xmlReply({ __code0: c.reply_code_text }) : jsonReply({ __code0: c.reply_code_text });
+      const code = variable("__code0", "code", "def emit(self, value, x):\n    return value\n", { parameter: "__code_emit" });
+      const proposal = await createOptimizer(optimizer, {}, scriptedLlm([reply])).propose(problemOf([code]), signal);
+      expect(proposal.update).toEqual({ __code_emit: c.reply_code_text });
+      expect(proposal.notes).toEqual([]);
     });
   }
 });

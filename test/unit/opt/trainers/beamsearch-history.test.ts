@@ -84,7 +84,7 @@ describe("BeamsearchHistoryAlgorithm (reference §3.4)", () => {
       { name: "prompt", kind: "text", value: "hi", description: "", trainable: true },
       { name: "flag", kind: "json", value: true, description: "", trainable: true },
     ];
-    const text = historyFeedback("ID [0]: ok\n", [{ values: { rate: 1 / 3, steps: 7, weights: [1, 2.5, 3, 4, 5, 6], prompt: "Be brief.", flag: false }, score: 0.123456 }], parameters);
+    const text = historyFeedback("ID [0]: ok\n", [{ values: { rate: 1 / 3, steps: 7, weights: [1, 2.5, 3, 4, 5, 6], prompt: "Be brief.", flag: false }, score: 0.123456 }], parameters, new Map());
     expect(text).toBe(
       "--- Current Feedback ---\nID [0]: ok\n\n\n--- History Context ---\n" +
         "Below are the parameter sets kept at earlier search depths with the validation score each reached; take them into account when proposing new values.\n" +
