@@ -47,12 +47,12 @@ export function replayRun(runDir: string): RunState {
   const store = EventStore.open(runDir, runId, { command: "trace-bench replay" });
   try {
     const state = new RunState();
-    const rows = store.scan((event) => state.apply(event));
+    store.scan((event) => state.apply(event));
     // Before any file goes: a replay cut short must leave the projections marked behind, so the
     // next writer (or replay) rebuilds them instead of trusting files that are no longer there.
     store.recordSubscriberPosition(PROJECTIONS, 0);
     removeDerivedFiles(runDir);
-    new MirrorWriter(runDir, store).catchUpFrom(rows);
+    new MirrorWriter(runDir, store).catchUpFrom(store.rows());
     new ProjectionWriter(runDir, true).writeAll(state);
     store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
     return state;

@@ -13,7 +13,7 @@ import { jobStream, RUN_STREAM, type NewEvent, type StoredEvent } from "../event
 import { EventStore } from "../events/event-store.js";
 import { DerivedFilesThread } from "../events/derived-files-thread.js";
 import { PROJECTIONS } from "../events/projection-subscriber.js";
-import { RunState } from "../events/run-state.js";
+import { LEAN_FOLD_TYPES, RunState } from "../events/run-state.js";
 
 export interface SessionOptions {
   readonly now?: () => Date;
@@ -41,16 +41,12 @@ export class RunSession {
     const store = EventStore.open(runDir, runId, { command: options.command, groupCommit: true, ...(options.now ? { now: options.now } : {}) });
     try {
       const state = new RunState(false);
-      store.scan((event) => state.apply(event));
+      state.skipTo(store.scan((event) => state.apply(event), LEAN_FOLD_TYPES));
       const derived = new DerivedFilesThread({ runDir, fresh: state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
       const bus = new EventBus([derived, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
       store.onCommit(
         (events) => {
-          for (const event of events) {
-            state.apply(event);
-            // The writer's state serves plans and the closing report: a finished job's details are not needed.
-            if (event.type === "JobFinished" && event.job_id !== null) state.releaseDetail(event.job_id);
-          }
+          for (const event of events) state.apply(event);
           bus.publish(events);
         },
         // Every job's next append fails with the same error and stops the run; this says when it happened.

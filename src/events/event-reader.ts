@@ -120,11 +120,15 @@ export function peekRun(runDir: string): RunPeek | null {
   if (!existsSync(eventsDbPath(runDir))) return null;
   const { db, source } = openReadableDatabase(runDir);
   try {
-    const started = db.prepare(`SELECT run_id, data FROM ${source} WHERE type = 'RunStarted' ORDER BY seq DESC LIMIT 1`).get() as { run_id: string; data: string } | undefined;
+    // Run-level rows are found through the stream index, and SQLite reads the hash out of the
+    // payload: a big run's log is mostly job rows, and its RunStarted (the matrix) is megabytes.
+    const started = db
+      .prepare(`SELECT run_id, json_extract(data, '$.config_hash') AS config_hash FROM ${source} WHERE stream = 'run' AND type = 'RunStarted' ORDER BY seq DESC LIMIT 1`)
+      .get() as { run_id: string; config_hash: unknown } | undefined;
     if (started === undefined) return null;
-    const last = db.prepare(`SELECT type FROM ${source} WHERE job_id IS NULL ORDER BY seq DESC LIMIT 1`).get() as { type: string };
-    const first = db.prepare(`SELECT ts FROM ${source} WHERE type = 'RunStarted' ORDER BY seq LIMIT 1`).get() as { ts: string };
-    const configHash = (JSON.parse(started.data) as { config_hash?: unknown }).config_hash;
+    const last = db.prepare(`SELECT type FROM ${source} WHERE stream = 'run' ORDER BY seq DESC LIMIT 1`).get() as { type: string };
+    const first = db.prepare(`SELECT ts FROM ${source} WHERE stream = 'run' AND type = 'RunStarted' ORDER BY seq LIMIT 1`).get() as { ts: string };
+    const configHash = started.config_hash;
     if (typeof configHash !== "string") throw new EventLogCorruptError({ path: eventsDbPath(runDir), problem: "RunStarted has no config_hash" });
     return { runId: started.run_id, configHash, finished: last.type === "RunFinished", firstStartedAt: String(first.ts) };
   } catch (error) {

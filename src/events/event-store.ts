@@ -17,7 +17,7 @@
  */
 import { mkdirSync } from "node:fs";
 import type Database from "better-sqlite3";
-import { decodeEvent, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, RUN_STREAM, streamOf, type NewEvent, type StoredEvent } from "./event-schema.js";
+import { decodeEvent, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, RUN_STREAM, streamOf, type EventType, type NewEvent, type StoredEvent } from "./event-schema.js";
 import { InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
 import type { Contents } from "./content-ref.js";
 import { eventsDbPath, openWritableDatabase, readContents, ROW_COLUMNS, storedPayload, type EventRow } from "./log-database.js";
@@ -45,7 +45,8 @@ const COMMIT_AT_ONCE: ReadonlySet<string> = new Set(["LlmCallStarted", "LlmCallC
 /** A group this large commits without waiting for the turn to end (bounds what a failure loses, and memory). */
 const MAX_GROUP_EVENTS = 2000;
 
-export const decodeRow = (row: EventRow): StoredEvent => decodeEvent({ ...row, data: JSON.parse(row.data) });
+/** The event a row read from the log holds; the row (a fresh object from SQLite) becomes the event. */
+export const decodeRow = (row: EventRow): StoredEvent => decodeEvent(Object.assign(row as Omit<EventRow, "data"> & { data: unknown }, { data: JSON.parse(row.data) as unknown }));
 
 export class EventStore {
   private readonly insert: Database.Statement;
@@ -260,17 +261,23 @@ export class EventStore {
   }
 
   /**
-   * Every row in seq order, each decoded and handed to `visit` with its event as it is read (so
-   * the whole log is never held decoded); returns the rows for the caller to keep or drop.
+   * Every committed event in seq order (only those of `types` when given), each decoded and handed
+   * to `visit` as it is read, so the log is never held whole; returns the log's last seq.
    */
-  scan(visit: (event: StoredEvent) => void): EventRow[] {
+  scan(visit: (event: StoredEvent) => void, types?: readonly EventType[]): number {
     try {
-      const rows = this.rowsAfter(0);
+      const only = types === undefined ? "" : `WHERE type IN (${types.map(() => "?").join(", ")})`;
+      const rows = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events ${only} ORDER BY seq`).iterate(...(types ?? [])) as IterableIterator<EventRow>;
       for (const row of rows) visit(decodeRow(row));
-      return rows;
+      return this.lastSeq();
     } catch (error) {
       throw eventLogFailure(error, this.path);
     }
+  }
+
+  /** Every committed row in seq order, read as the caller iterates (mirrors copy the stored text). */
+  rows(): IterableIterator<EventRow> {
+    return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events ORDER BY seq`).iterate() as IterableIterator<EventRow>;
   }
 
   /** The events of one stream, in order (a job's history when it runs again). */

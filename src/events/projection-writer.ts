@@ -6,6 +6,7 @@
  * Writes are synchronous on purpose: measured on the CI machine's disk, 5,000 small files
  * written in one thread took a tenth of the time the same writes took spread over libuv's pool.
  */
+import { hash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { jobFiles, type FileContent } from "./projections/job-files.js";
@@ -38,8 +39,14 @@ function renderKey(state: RunState, job: JobView): string {
   return `${job.lastSeq}|${state.runId}|${JSON.stringify(state.started?.llm ?? null)}`;
 }
 
+/**
+ * What a remembered file holds, as a digest: a big run's manifest, files index and results
+ * table are megabytes each, and keeping their text would make memory grow with the matrix.
+ */
+const digestOf = (content: string) => hash("sha1", content, "base64");
+
 export class ProjectionWriter {
-  /** What is on disk at each path, as far as this writer knows (it wrote it, or read it). */
+  /** A digest of what is on disk at each path, as far as this writer knows (it wrote it, or read it). */
   private readonly written = new Map<string, string>();
   private readonly dirs = new Set<string>();
   /** Per job, the state it was last rendered from: a job whose events did not change is not re-rendered. */
@@ -101,7 +108,7 @@ export class ProjectionWriter {
 
   /**
    * @param isNew the content is known to differ from whatever is on disk.
-   * @param remember keep the content to skip an unchanged rewrite later: run-level files, which
+   * @param remember keep a digest of the content to skip an unchanged rewrite later: run-level files, which
    *   are refreshed while jobs finish. A job's files are not kept (memory would grow with the
    *   matrix): `renderedAt` already says when they are current.
    */
@@ -109,18 +116,19 @@ export class ProjectionWriter {
     // Bytes (TensorBoard event files) are job files, never remembered: compared with the disk only.
     if (typeof content !== "string") return this.writeBytes(path, content, isNew);
     const known = this.written.get(path);
-    if (known === content) return;
+    const digest = remember ? digestOf(content) : null;
+    if (known !== undefined && known === digest) return;
     const full = join(this.runDir, path);
     if (known === undefined && !isNew && !this.fresh && existsSync(full) && readFileSync(full, "utf8") === content) {
       // Written by an earlier process (a resumed run) and still right.
-      if (remember) this.written.set(path, content);
+      if (digest !== null) this.written.set(path, digest);
       return;
     }
     this.ensureDir(dirname(full));
     const temp = join(this.tempDir, String(this.tempCounter++));
     writeFileSync(temp, content);
     renameSync(temp, full);
-    if (remember) this.written.set(path, content);
+    if (digest !== null) this.written.set(path, digest);
     else this.written.delete(path);
   }
 

@@ -3,8 +3,9 @@
  * latest attempt) plus run-level facts. Applying an event twice is the same as applying it once
  * (events at or below `lastSeq` are ignored), so live runs and `replay` reach the same state.
  */
-import type { EventData, FinishedStatus, JobSpecRecord, StoredEvent } from "./event-schema.js";
+import type { EventData, EventType, FinishedStatus, JobSpecRecord, StoredEvent } from "./event-schema.js";
 import { jobLogLine } from "./projections/job-log.js";
+import { SharedValues } from "./shared-values.js";
 
 export type RunStartedData = EventData<"RunStarted">;
 export type JobFinishedData = EventData<"JobFinished">;
@@ -103,6 +104,23 @@ function addCost(into: CostTotal, cost: number | null | undefined): void {
   else into.unknown = true;
 }
 
+/**
+ * What a lean run state folds (`new RunState(false)`): attempts, outcomes, LLM use and the run's
+ * matrix. A writer reopening a big run reads only these rows (a trivial job has 2 of its 9).
+ */
+export const LEAN_FOLD_TYPES: readonly EventType[] = [
+  "RunStarted",
+  "RunInterrupted",
+  "RunFinished",
+  "JobQueued",
+  "JobFinished",
+  "LlmCallCompleted",
+  "LlmCallFailed",
+  "LlmCallAborted",
+  "ReplyUnusable",
+];
+const LEAN_FOLD: ReadonlySet<string> = new Set(LEAN_FOLD_TYPES);
+
 export class RunState {
   lastSeq = 0;
   runId = "";
@@ -123,12 +141,16 @@ export class RunState {
   readonly preflight: LlmUse = { calls: 0, failed: 0, aborted: 0, tokens: zeroTokens(), cost: zeroCost() };
   /** Job ids in report order: the latest matrix, then jobs only earlier invocations knew. */
   order: string[] = [];
+  /** What every job's spec and outcome repeat (kwargs, names), held once (memory flat in the matrix). */
+  private readonly shared = new SharedValues();
 
   /**
-   * @param withJobLogs render each job's stdout.log as its events are applied: the projections
-   *   need it; the writer's own state (plans, the closing report) does not.
+   * @param detail fold every event, rendering each job's stdout.log as its events are applied: the
+   *   projections need it. Without it (the writer's own state, which serves plans, budgets, the
+   *   console and the closing report) only `LEAN_FOLD_TYPES` are folded, and a job's machine state,
+   *   evaluations, iterations and log stay empty.
    */
-  constructor(private readonly withJobLogs = true) {}
+  constructor(private readonly detail = true) {}
 
   static fold(events: Iterable<StoredEvent>): RunState {
     const state = new RunState();
@@ -141,8 +163,14 @@ export class RunState {
     this.lastSeq = event.seq;
     this.runId = event.run_id;
     this.lastTs = event.ts;
+    if (!this.detail && !LEAN_FOLD.has(event.type)) return;
     if (event.job_id !== null) this.applyJobEvent(event.job_id, event);
     else this.applyRunEvent(event);
+  }
+
+  /** The log holds events up to `seq` that this state did not need (a lean fold's skipped rows). */
+  skipTo(seq: number): void {
+    this.lastSeq = Math.max(this.lastSeq, seq);
   }
 
   private applyRunEvent(event: StoredEvent): void {
@@ -156,15 +184,16 @@ export class RunState {
           addCost(this.preflight.cost, preflight.cost_usd);
         }
         if (this.started === null) this.startedTs = event.ts;
-        this.started = data;
+        const matrix = data.matrix.map((spec) => this.sharedSpec(spec));
+        this.started = { ...data, matrix };
         this.invocations = data.invocation;
         this.interrupted = false;
         this.finished = false;
         this.notRun = {};
-        const ids = data.matrix.map((spec) => spec.job_id);
+        const ids = matrix.map((spec) => spec.job_id);
         const known = new Set(ids);
         this.order = [...ids, ...this.order.filter((id) => !known.has(id))];
-        for (const spec of data.matrix) {
+        for (const spec of matrix) {
           const view = this.jobs.get(spec.job_id);
           if (view === undefined) this.jobs.set(spec.job_id, newJobView(spec));
           else view.spec = spec;
@@ -188,7 +217,7 @@ export class RunState {
     const view = this.jobs.get(jobId);
     if (view === undefined) throw new Error(`event ${event.seq}: job ${jobId} is not in any matrix of this run`);
     view.lastSeq = event.seq;
-    if (this.withJobLogs) {
+    if (this.detail) {
       const line = jobLogLine(event);
       if (line !== null) view.log += line;
     }
@@ -253,6 +282,10 @@ export class RunState {
       case "JobFinished":
         view.finished = {
           ...event.data,
+          feedback: this.shared.string(event.data.feedback),
+          resolved: this.shared.value(event.data.resolved),
+          agent: this.shared.value(event.data.agent),
+          parameters: this.shared.value(event.data.parameters),
           ts: event.ts,
           tokens: { ...view.tokens },
           llm_calls: view.llmCalls,
@@ -265,10 +298,26 @@ export class RunState {
           iteration_count: view.iterations.length,
           iteration_marks: view.iterationMarks,
         };
+        // A lean state never renders a job's files: what only they need is not kept.
+        if (!this.detail) this.releaseDetail(jobId);
         return;
       default:
         throw new Error(`${event.type} is not a job event`);
     }
+  }
+
+  /** A matrix entry whose repeated parts (names, kwargs) are the instances other entries hold. */
+  private sharedSpec(spec: JobSpecRecord): JobSpecRecord {
+    const s = this.shared;
+    return {
+      ...spec,
+      task_id: s.string(spec.task_id),
+      suite: s.string(spec.suite),
+      trainer_id: s.string(spec.trainer_id),
+      ...(spec.llm_model !== undefined ? { llm_model: s.string(spec.llm_model) } : {}),
+      raw_params: s.value(spec.raw_params),
+      resolved_kwargs: s.value(spec.resolved_kwargs),
+    };
   }
 
   private usesOf(call: { model: string; role: string }): LlmUse[] {
@@ -290,11 +339,12 @@ export class RunState {
     if (view === undefined) return;
     view.released = true;
     view.log = "";
-    view.evaluations = {};
-    view.iterations = [];
-    view.iterationMarks = [];
+    // A job's next attempt starts with JobQueued, which gives it containers of its own again.
+    view.evaluations = NO_EVALUATIONS;
+    view.iterations = NO_ITERATIONS;
+    view.iterationMarks = NO_MARKS;
     if (view.finished !== null) {
-      view.finished = { ...view.finished, iterations: [], iteration_marks: [], initial_values: null, final_values: null, best_values: null, parameters: [] };
+      view.finished = { ...view.finished, iterations: NO_ITERATIONS, iteration_marks: NO_MARKS, initial_values: null, final_values: null, best_values: null, parameters: EMPTY_LIST };
     }
   }
 
@@ -309,15 +359,21 @@ export class RunState {
   }
 }
 
+/** Empty, read-only containers for views with nothing in them (never queued, or released). */
+const NO_EVALUATIONS: JobView["evaluations"] = Object.freeze({});
+const EMPTY_LIST: readonly never[] = Object.freeze([]);
+const NO_ITERATIONS = EMPTY_LIST as unknown as IterationData[];
+const NO_MARKS = EMPTY_LIST as unknown as IterationMark[];
+
 function newJobView(spec: JobSpecRecord): JobView {
   return {
     job_id: spec.job_id,
     spec,
     attempt: 0,
     state: "queued",
-    evaluations: {},
-    iterations: [],
-    iterationMarks: [],
+    evaluations: NO_EVALUATIONS,
+    iterations: NO_ITERATIONS,
+    iterationMarks: NO_MARKS,
     llmCalls: 0,
     llmErrors: 0,
     llmAborted: 0,
