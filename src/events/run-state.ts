@@ -108,6 +108,8 @@ export class RunState {
   runId = "";
   /** The latest RunStarted (a resume appends a new one). */
   started: RunStartedData | null = null;
+  /** The latest config name an invocation recorded (a resume from the run's snapshot records none). */
+  configName: string | null = null;
   startedTs = "";
   lastTs = "";
   invocations = 0;
@@ -157,6 +159,7 @@ export class RunState {
         }
         if (this.started === null) this.startedTs = event.ts;
         this.started = data;
+        if (data.config_name !== undefined) this.configName = data.config_name;
         this.invocations = data.invocation;
         this.interrupted = false;
         this.finished = false;
