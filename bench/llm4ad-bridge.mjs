@@ -18,11 +18,11 @@
 // leftover check tells this script's workers from any other python3 on the machine.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readlinkSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg } from "node:os";
+import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { fmt, tableLines } from "./report-table.mjs";
+import { fmt, printReport } from "./report.mjs";
 import { benchWorkspace } from "./workspace.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -392,23 +392,4 @@ const tookS = (performance.now() - started) / 1000;
 // ---------------------------------------------------------------------------------------------
 // Report.
 
-if (asJson) {
-  process.stdout.write(`${JSON.stringify({ rows, notes, failures, tookS })}\n`);
-} else {
-  const cpuList = cpus();
-  process.stdout.write(
-    [
-      "",
-      "trace-bench LLM4AD bridge benchmark",
-      `Machine: ${cpuList.length} CPUs (${availableParallelism()} available) ${cpuList[0]?.model?.trim() ?? "unknown"}; load average (1 min) ${fmt(loadavg()[0], 2)}; Node ${process.version}`,
-      "",
-      ...tableLines(rows),
-      "",
-      `Took ${fmt(tookS, 1)} s.`,
-      ...notes.map((n) => `  ${n}`),
-      ...rows.filter((r) => r.error !== undefined).map((r) => `  #${r.id} failed: ${r.error}`),
-      "",
-    ].join("\n"),
-  );
-}
-process.exitCode = failures > 0 ? 1 : 0;
+printReport({ title: "trace-bench LLM4AD bridge benchmark", rows, notes, failures, tookS, asJson });

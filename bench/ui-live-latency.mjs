@@ -22,11 +22,10 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { get } from "node:http";
-import { availableParallelism, cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { fmt, tableLines } from "./report-table.mjs";
+import { fmt, printReport } from "./report.mjs";
 import { benchWorkspace } from "./workspace.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -191,23 +190,4 @@ for (const [i, [name, label, config]] of WORKLOADS.entries()) {
 notes.push(`the server polls each log every 250 ms (src/ui/live-feed.ts): a latency is that wait, the read and fold, and the message's JSON`);
 
 const tookS = (Date.now() - startedAt) / 1000;
-if (asJson) {
-  process.stdout.write(`${JSON.stringify({ rows, notes, failures, tookS })}\n`);
-} else {
-  const cpuList = cpus();
-  process.stdout.write(
-    [
-      "",
-      "trace-bench dashboard live latency",
-      `Machine: ${cpuList.length} CPUs (${availableParallelism()} available) ${cpuList[0]?.model?.trim() ?? "unknown"}; load average (1 min) ${fmt(loadavg()[0], 2)}; Node ${process.version}`,
-      "",
-      ...tableLines(rows),
-      "",
-      `Took ${fmt(tookS, 1)} s.`,
-      ...notes.map((n) => `  ${n}`),
-      ...rows.filter((r) => r.error !== undefined).map((r) => `  #${r.id} failed: ${r.error}`),
-      "",
-    ].join("\n"),
-  );
-}
-process.exitCode = failures > 0 ? 1 : 0;
+printReport({ title: "trace-bench dashboard live latency", rows, notes, failures, tookS, asJson });
