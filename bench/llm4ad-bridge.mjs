@@ -18,10 +18,11 @@
 // leftover check tells this script's workers from any other python3 on the machine.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readlinkSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg } from "node:os";
+import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { fmt, printReport } from "./report.mjs";
 import { benchWorkspace } from "./workspace.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -116,7 +117,6 @@ const percentile = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
-const fmt = (x, digits) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 
 function row(id, measurement, value, unit, digits, target = null) {
   rows.push({ id, measurement, value, unit, digits, target });
@@ -392,34 +392,4 @@ const tookS = (performance.now() - started) / 1000;
 // ---------------------------------------------------------------------------------------------
 // Report.
 
-if (asJson) {
-  process.stdout.write(`${JSON.stringify({ rows, notes, failures, tookS })}\n`);
-} else {
-  const shown = rows.map((r) => {
-    if (r.error !== undefined) return [r.id, r.measurement, "ERROR", r.unit, "", "ERROR"];
-    const met = r.target === null ? null : r.target.op === "<=" ? r.value <= r.target.value : r.value >= r.target.value;
-    return [r.id, r.measurement, fmt(r.value, r.digits), r.unit, r.target === null ? "—" : `${r.target.op === "<=" ? "≤" : "≥"} ${r.target.value} ${r.unit}`, r.target === null ? "info" : met ? "ok" : "MISSED"];
-  });
-  const header = ["#", "Measurement", "Value", "Unit", "Target", "Status"];
-  const widths = header.map((h, i) => Math.max(h.length, ...shown.map((c) => c[i].length)));
-  const line = (c) => `| ${c.map((x, i) => (i === 2 ? x.padStart(widths[i]) : x.padEnd(widths[i]))).join(" | ")} |`;
-  const rule = `|${widths.map((w, i) => (i === 2 ? `${"-".repeat(w + 1)}:` : "-".repeat(w + 2))).join("|")}|`;
-  const cpuList = cpus();
-  process.stdout.write(
-    [
-      "",
-      "trace-bench LLM4AD bridge benchmark",
-      `Machine: ${cpuList.length} CPUs (${availableParallelism()} available) ${cpuList[0]?.model?.trim() ?? "unknown"}; load average (1 min) ${fmt(loadavg()[0], 2)}; Node ${process.version}`,
-      "",
-      line(header),
-      rule,
-      ...shown.map(line),
-      "",
-      `Took ${fmt(tookS, 1)} s.`,
-      ...notes.map((n) => `  ${n}`),
-      ...rows.filter((r) => r.error !== undefined).map((r) => `  #${r.id} failed: ${r.error}`),
-      "",
-    ].join("\n"),
-  );
-}
-process.exitCode = failures > 0 ? 1 : 0;
+printReport({ title: "trace-bench LLM4AD bridge benchmark", rows, notes, failures, tookS, asJson });

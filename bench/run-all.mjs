@@ -6,7 +6,8 @@
 // them with performance.now(), and prints one table: measured figure, unit, target, status.
 // Misses are marked MISSED; the exit code is 0 unless the benchmark itself could not run.
 //
-// Row 8 comes from bench/llm4ad-bridge.mjs (the LLM4AD python3 worker pool), run as a child.
+// Row 8 comes from bench/llm4ad-bridge.mjs (the LLM4AD python3 worker pool), run as a child;
+// row 10 from bench/ui-live-latency.mjs (a commit of a running run → the dashboard's SSE client).
 //
 // BENCH_TMPDIR=/dev/shm npm run bench   puts the runs on another file system (default: os.tmpdir()).
 // BENCH_SIZES=100,1000,10000 npm run bench   the matrix sizes of the growth rows (#9; "" skips them).
@@ -25,6 +26,7 @@ const BIN = join(ROOT, "bin", "trace-bench.js");
 const RSS_WRAPPER = join(ROOT, "bench", "with-max-rss.mjs");
 const PROBE = join(ROOT, "bench", "probe.mjs");
 const LLM4AD_BRIDGE = join(ROOT, "bench", "llm4ad-bridge.mjs");
+const UI_LIVE_LATENCY = join(ROOT, "bench", "ui-live-latency.mjs");
 const JOBS = 500;
 const STARTUP_RUNS = 11;
 const GROWTH_SIZES = (process.env.BENCH_SIZES ?? "100,1000,10000")
@@ -284,23 +286,26 @@ await measure("7", "peak RSS", "MiB", async () => {
 
 // 8. The LLM4AD bridge (python3 worker pool): its own script, in a fresh process, in the workspace.
 progress("8/8 LLM4AD bridge: python3 worker pool (bench/llm4ad-bridge.mjs) ...");
-await measure("8", "LLM4AD bridge (bench/llm4ad-bridge.mjs)", "", async () => {
+/** Runs a bench script with `--json --dir`, its rows and notes numbered `<id>.<its id>` in this table. */
+async function childBench(id, script, dir, label) {
   let stdout;
   try {
-    ({ stdout } = await node([LLM4AD_BRIDGE, "--json", "--dir", join(tmp, "llm4ad")], { label: "llm4ad-bridge" }));
+    ({ stdout } = await node([script, "--json", "--dir", join(tmp, dir)], { label: dir }));
   } catch (error) {
     // Exit 1 = some of its measurements failed: their rows say which; anything else is the script's own failure.
     const json = error instanceof BenchError ? /\n(\{"rows".*\})\s*$/s.exec(error.message)?.[1] : undefined;
     if (json === undefined) throw error;
     stdout = json;
   }
-  const bridge = JSON.parse(stdout.trim().split("\n").at(-1));
-  for (const r of bridge.rows) {
-    if (r.error !== undefined) errorRow(`8.${r.id}`, `LLM4AD ${r.measurement}`, r.unit, r.error);
-    else row(`8.${r.id}`, `LLM4AD ${r.measurement}`, r.value, r.unit, r.digits, r.target);
+  const child = JSON.parse(stdout.trim().split("\n").at(-1));
+  for (const r of child.rows) {
+    if (r.error !== undefined) errorRow(`${id}.${r.id}`, `${label} ${r.measurement}`, r.unit, r.error);
+    else row(`${id}.${r.id}`, `${label} ${r.measurement}`, r.value, r.unit, r.digits, r.target);
   }
-  notes.push(...bridge.notes.map((n) => n.replace(/^#(\d)/, "#8.$1")));
-});
+  notes.push(...child.notes.map((n) => n.replace(/^#(\d)/, `#${id}.$1`)));
+}
+
+await measure("8", "LLM4AD bridge (bench/llm4ad-bridge.mjs)", "", () => childBench("8", LLM4AD_BRIDGE, "llm4ad", "LLM4AD"));
 
 // 9. Growth: the same trivial matrix at several sizes (BENCH_SIZES), one fresh max_workers-8 run
 //    each, so that linearity shows: wall, peak RSS, events, run-dir size, replay, resume decision.
@@ -331,6 +336,10 @@ for (const jobs of GROWTH_SIZES) {
     rmSync(runDir, { recursive: true, force: true });
   });
 }
+
+// 10. The dashboard: how soon a commit of a running run reaches an open page (its own script).
+progress("10 dashboard live latency (bench/ui-live-latency.mjs) ...");
+await measure("10", "dashboard live latency (bench/ui-live-latency.mjs)", "ms", () => childBench("10", UI_LIVE_LATENCY, "ui-live", "dashboard"));
 
 // ---------------------------------------------------------------------------------------------
 // Report.

@@ -55,7 +55,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
     r.run_id,
     r.status + (r.crashed ? " (crashed)" : ""),
     r.started_at.replace("T", " ").replace(/\.\d+Z$|Z$/, ""),
-    r.config_hash.slice(0, 12),
+    r.config_name === null ? r.config_hash.slice(0, 12) : `${r.config_name} (${r.config_hash.slice(0, 12)})`,
     jobsText(r.jobs),
     String(r.tokens.total_tokens),
     r.cost_usd === null ? "unknown" : `$${r.cost_usd.toFixed(4)}`,

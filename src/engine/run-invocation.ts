@@ -81,6 +81,7 @@ function runStarted(plan: RunPlan, invocation: number, startedAt: Date, prefligh
       env: captureEnvironment(process.env, startedAt),
       git: captureGit(),
       ...(preflight !== undefined ? { llm_preflight: preflight } : {}),
+      ...(plan.configName !== null ? { config_name: plan.configName } : {}),
     },
   };
 }

@@ -14,6 +14,7 @@ import { peekRun, readableRuns, type RunPeek } from "../events/event-reader.js";
 import { isSafeId } from "../events/safe-id.js";
 import { isNoLogger } from "../opt/component-names.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
+import { configName } from "./config-name.js";
 import { gitHeadSha } from "./run-environment.js";
 import { keepsConfigLoggers, loggerFlagProblem } from "./trainer-loggers.js";
 
@@ -44,6 +45,8 @@ export interface RunPlan {
   readonly picked: "unfinished" | "latest" | null;
   readonly resumeMode: ResumeMode;
   readonly timeoutSeconds: number;
+  /** The config file's name, recorded in RunStarted; null when it is the run's own snapshot. */
+  readonly configName: string | null;
 }
 
 /**
@@ -185,5 +188,6 @@ export function planRun(request: RunRequest, registry: TaskRegistry, now: Date):
     picked: picked === null ? null : resumeMode === "failed" ? "latest" : "unfinished",
     resumeMode,
     timeoutSeconds: effectiveTimeout(config, request.jobTimeout),
+    configName: configName(request.configPath, runDir),
   };
 }

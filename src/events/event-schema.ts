@@ -76,6 +76,8 @@ export const RunStarted = Schema.Struct({
   git: JsonRecord,
   /** Mode real: the preflight request this invocation made before starting jobs (one per model when the config lists several). */
   llm_preflight: Schema.optional(Schema.Union(LlmPreflight, Schema.Array(LlmPreflight))),
+  /** The config file's base name; absent in older logs and when the run's own snapshot was given (a resume). */
+  config_name: Schema.optional(Schema.String),
 });
 
 export const JobQueued = Schema.Struct({ attempt: Schema.Number, invocation: Schema.Number });

@@ -26,6 +26,8 @@ export interface RunListing {
   /** Not finished and no RunInterrupted recorded: the process died (kill -9, crash, power loss). */
   readonly crashed: boolean;
   readonly config_hash: string;
+  /** The config file's base name (null in logs written before it was recorded). */
+  readonly config_name: string | null;
   readonly mode: string;
   readonly tags: readonly string[];
   readonly tasks: readonly string[];
@@ -90,6 +92,7 @@ export function runListing(runDir: string, state: RunState, writer: ReturnType<E
     status: running ? "running" : state.finished ? "finished" : "interrupted",
     crashed: !running && !state.finished && !state.interrupted,
     config_hash: started.config_hash,
+    config_name: state.configName,
     mode: started.mode,
     tags: [...started.tags],
     tasks: [...new Set(started.matrix.map((j) => j.task_id))],

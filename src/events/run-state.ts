@@ -126,6 +126,8 @@ export class RunState {
   runId = "";
   /** The latest RunStarted (a resume appends a new one). */
   started: RunStartedData | null = null;
+  /** The latest config name an invocation recorded (a resume from the run's snapshot records none). */
+  configName: string | null = null;
   startedTs = "";
   lastTs = "";
   invocations = 0;
@@ -186,6 +188,7 @@ export class RunState {
         if (this.started === null) this.startedTs = event.ts;
         const matrix = data.matrix.map((spec) => this.sharedSpec(spec));
         this.started = { ...data, matrix };
+        if (data.config_name !== undefined) this.configName = data.config_name;
         this.invocations = data.invocation;
         this.interrupted = false;
         this.finished = false;

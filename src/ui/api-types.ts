@@ -82,8 +82,10 @@ export interface RunPayload {
   readonly iterations: Readonly<Record<string, readonly IterationPoint[]>>;
   /** Files of the run directory the page links to (results.csv, summary.json, ...), those present. */
   readonly files: readonly string[];
-  /** The command that resumes this run, as the page would launch it. */
+  /** The command that resumes this run, as the page's Resume launches it (null while it runs). */
   readonly resume_command: string | null;
+  /** The command that re-runs its failed jobs, as the page's Retry failed launches it (null while it runs). */
+  readonly retry_command: string | null;
 }
 
 /** One group of `trace-bench tokens --by ...` (its key as `name`). */

@@ -1,22 +1,27 @@
 /**
- * The job machine as nodes and edges for the page to lay out and draw, read from the machine
- * definition itself (machines/job.machine.ts), so the diagram can never drift from what decides.
+ * The job machine as nodes and edges for the page to lay out and draw, read from the definition
+ * `trace-bench machines --json` prints (the config `createMachine` accepts and Stately's editor
+ * imports), so the diagram shows exactly what that export says and can never drift from what decides.
  */
-import { jobMachine } from "../../machines/job.machine.js";
+import { jobMachineDefinition, type TransitionDefinition } from "../../machines/job-machine-definition.js";
 import type { MachineEdge, MachineNode, MachinePayload } from "./api-types.js";
 
+/** A target as the definition writes it: a sibling's key, or `#id` of a state of this flat machine. */
+const stateKey = (target: string, machineId: string) => (target.startsWith(`#${machineId}.`) ? target.slice(machineId.length + 2) : target);
+
 export function machineGraph(): MachinePayload {
+  const definition = jobMachineDefinition();
   const nodes: MachineNode[] = [];
   const edges: MachineEdge[] = [];
-  for (const [name, node] of Object.entries(jobMachine.root.states)) {
-    nodes.push({ id: name, final: node.type === "final", tags: [...node.tags] });
-    for (const [event, transitions] of node.transitions) {
+  for (const [name, state] of Object.entries(definition.states ?? {})) {
+    nodes.push({ id: name, final: state.type === "final", tags: [...(state.tags ?? [])] });
+    for (const [event, on] of Object.entries(state.on ?? {})) {
+      const transitions: readonly TransitionDefinition[] = Array.isArray(on) ? on : [on];
       for (const t of transitions) {
-        const guard = t.guard === undefined ? null : typeof t.guard === "string" ? t.guard : ((t.guard as { type?: string }).type ?? "guard");
-        for (const target of t.target ?? [node]) edges.push({ from: name, to: target.key, event, guard });
+        const targets = t.target === undefined ? [name] : typeof t.target === "string" ? [t.target] : t.target;
+        for (const target of targets) edges.push({ from: name, to: stateKey(target, definition.id), event, guard: t.guard ?? null });
       }
     }
   }
-  const initial = jobMachine.root.initial?.target[0]?.key ?? nodes[0]!.id;
-  return { id: jobMachine.id, initial, nodes, edges };
+  return { id: definition.id, initial: definition.initial ?? nodes[0]!.id, nodes, edges };
 }

@@ -45,6 +45,8 @@ export function filesUnder(base: string, dir: string, limit = 500): string[] {
   return found;
 }
 
+const commandLine = (args: readonly string[]) => ["trace-bench", ...args].map(shellWord).join(" ");
+
 export function runPayload(run: WatchedRun): RunPayload {
   const summary = run.summary();
   if (summary === null) throw new UnknownJobError(`run ${run.relDir} has not started yet`);
@@ -81,7 +83,8 @@ export function runPayload(run: WatchedRun): RunPayload {
     leaderboard,
     iterations,
     files,
-    resume_command: summary.status === "running" ? null : ["trace-bench", ...resumeArgs(run, "auto")].map(shellWord).join(" "),
+    resume_command: summary.status === "running" ? null : commandLine(resumeArgs(run, "auto")),
+    retry_command: summary.status === "running" ? null : commandLine(resumeArgs(run, "failed")),
   };
 }
 

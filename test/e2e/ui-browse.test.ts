@@ -1,9 +1,10 @@
 /**
- * The dashboard in a real headless Chromium: the runs list, a run's results table (sorted,
- * filtered), its charts, leaderboard and token audit, and a job's machine diagram, path,
- * iteration history and LLM calls, all checked against the run's own files and log.
+ * The dashboard in a real headless Chromium: the runs list (with the config's name), a run's
+ * results table (sorted, filtered, columns chosen), its charts, leaderboard and token audit, and
+ * a job's machine diagram, path, iteration history, LLM calls, evaluations and files, all checked
+ * against the run's own files and log.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -64,11 +65,15 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     expect(await row.count()).toBe(1);
     expect(await row.locator("[data-testid=run-status]").textContent()).toBe("finished");
     expect(await row.textContent()).toContain("10 ok, 2 failed (of 12)");
+    // The config's name: the file `run` was given, as its RunStarted records it.
+    expect(eventsOf(runDir).find((e) => e.type === "RunStarted")!.data.config_name).toBe("matrix.yaml");
+    expect(await row.locator("[data-testid=config-name]").textContent()).toBe("matrix.yaml");
     await screenshot(page, "runs-list", { readme: true });
 
     await row.locator("a").first().click();
     const rows = page.locator("[data-testid=results-table] tbody tr");
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=results-table] tbody tr").length === 12, null, WAIT);
+    expect(await page.locator(".run-header [data-testid=config-name]").textContent()).toBe("matrix.yaml");
     const csv = csvRows(join(runDir, "results.csv"));
     expect(csv).toHaveLength(12);
 
@@ -97,13 +102,110 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     await page.selectOption("[data-testid=status-filter]", "failed");
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=results-table] tbody tr").length === 2, null, WAIT);
     expect(new Set(await column("status"))).toEqual(new Set(["failed"]));
+    await page.fill("[data-testid=results-filter]", "");
+    await page.selectOption("[data-testid=status-filter]", "");
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=results-table] tbody tr").length === 12, null, WAIT);
   }, 120_000);
 
-  it("shows the charts, the leaderboard per task and the token audit", async () => {
+  it("hides and shows columns of the results table, and keeps the choice across reloads", async () => {
+    const headers = () => page.locator("[data-testid=results-table] thead th").evaluateAll((ths) => ths.map((th) => th.getAttribute("data-column")));
+    const before = await headers();
+    expect(before).toContain("score_test");
+    expect(before).not.toContain("run_id");
+    await page.click(".results-table details.columns summary");
+    const chooser = page.locator(".results-table details.columns label");
+    // Every results.csv column (and the live state) can be chosen.
+    const csvColumns = readFileSync(join(runDir, "results.csv"), "utf8").split("\r\n")[0]!.split(",");
+    expect(await chooser.allTextContents()).toEqual([...csvColumns, "state"]);
+
+    await chooser.filter({ hasText: /^score_test$/ }).locator("input").uncheck();
+    expect(await headers()).toEqual(before.filter((c) => c !== "score_test"));
+    expect(await page.locator("[data-testid=results-table] tbody tr").first().locator("td").count()).toBe(before.length - 1);
+
+    await chooser.filter({ hasText: /^run_id$/ }).locator("input").check();
+    const shown = await headers();
+    expect(shown).toContain("run_id");
+    // Columns keep results.csv's order.
+    expect(shown.indexOf("run_id")).toBe(0);
+    const runIds = await page.locator("[data-testid=results-table] tbody tr").evaluateAll((trs) => trs.map((tr) => tr.children[0]!.textContent));
+    expect(new Set(runIds)).toEqual(new Set(csvRows(join(runDir, "results.csv")).map((r) => r.run_id)));
+
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=results-table] tbody tr").length === 12, null, WAIT);
+    expect(await headers()).toEqual(shown);
+    // Back to the defaults for the tests that follow.
+    await page.click(".results-table details.columns summary");
+    await chooser.filter({ hasText: /^run_id$/ }).locator("input").uncheck();
+    await chooser.filter({ hasText: /^score_test$/ }).locator("input").check();
+    expect(await headers()).toEqual(before);
+  }, 120_000);
+
+  it("shows the charts (each with the run's numbers; ticking jobs redraws score per iteration), the leaderboard per task and the token audit", async () => {
     await page.click('a[data-tab="charts"]');
-    await page.waitForFunction(() => document.querySelectorAll(".chart canvas").length === 4, null, WAIT);
+    await page.waitForFunction(() => document.querySelectorAll(".chart[data-series] canvas").length === 4, null, WAIT);
     expect(await page.locator(".job-picker input:checked").count()).toBe(4);
     await screenshot(page, "run-charts", { readme: true });
+
+    // Each chart holds the run's own numbers: results.csv's ok rows and the log's iterations.
+    type Series = { labels: string[]; datasets: { label: string; data: unknown[] }[] };
+    const series = async (name: string) => JSON.parse((await page.locator(`.chart[data-chart=${name}]`).getAttribute("data-series"))!) as Series;
+    const ok = csvRows(join(runDir, "results.csv")).filter((r) => r.status === "ok");
+    const sorted = (values: string[]) => [...new Set(values)].sort();
+    const scores = (rows: typeof ok) => rows.map((r) => Number(r.score_val));
+    const tasks = sorted(ok.map((r) => r.task_id));
+    const trainers = sorted(ok.map((r) => r.trainer_id));
+    expect(trainers).toEqual(["NoOpTrainer", "PrioritySearch"]);
+    expect(ok.some((r) => r.task_id === "fixture:flaky" && r.trainer_id === "NoOpTrainer")).toBe(false);
+    const best = await series("best");
+    expect(best.labels).toEqual(tasks);
+    expect(best.datasets.map((d) => d.label)).toEqual(trainers);
+    for (const [i, trainer] of trainers.entries()) {
+      // No bar where a trainer has no ok job on a task (fixture:flaky under NoOpTrainer).
+      const bestOf = (task: string) => {
+        const mine = scores(ok.filter((r) => r.task_id === task && r.trainer_id === trainer));
+        return mine.length === 0 ? null : Math.max(...mine);
+      };
+      expect(best.datasets[i]!.data).toEqual(tasks.map(bestOf));
+    }
+    const byText = (points: unknown[]) => points.map((p) => JSON.stringify(p)).sort();
+    const tokens = await series("tokens");
+    expect(tokens.datasets.map((d) => d.label)).toEqual(trainers);
+    for (const [i, trainer] of trainers.entries()) {
+      expect(byText(tokens.datasets[i]!.data)).toEqual(byText(ok.filter((r) => r.trainer_id === trainer).map((r) => ({ x: Number(r.total_tokens), y: Number(r.score_val) }))));
+    }
+    const seeds = await series("seeds");
+    const groups = sorted(ok.map((r) => `${r.task_id} × ${r.trainer_id}`));
+    const groupScores = (g: string) => scores(ok.filter((r) => `${r.task_id} × ${r.trainer_id}` === g));
+    expect(seeds.labels).toEqual(groups);
+    expect(seeds.datasets.map((d) => d.label)).toEqual(["min – max over seeds", "one seed", "mean"]);
+    expect(seeds.datasets[0]!.data).toEqual(groups.map((g) => [Math.min(...groupScores(g)), Math.max(...groupScores(g))]));
+    expect(byText(seeds.datasets[1]!.data)).toEqual(byText(groups.flatMap((g) => groupScores(g).map((y) => ({ x: g, y })))));
+
+    // Score per iteration: the ticked jobs' steps as the log has them; ticking and unticking redraws it.
+    const events = eventsOf(runDir);
+    const stepsOf = (jobId: string) => events.filter((e) => e.type === "IterationCompleted" && e.job_id === jobId).map((e) => ({ x: e.data.step, y: e.data.score }));
+    const plotted = async () => {
+      const lines = (await series("iterations")).datasets.filter((d) => !d.label.endsWith(" best"));
+      return new Map(lines.map((d) => [/\((\w{6})\)$/.exec(d.label)![1]!, d.data]));
+    };
+    const ticked = () => page.locator(".job-picker input:checked").evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
+    const chosen = await ticked();
+    expect(new Set((await plotted()).keys())).toEqual(new Set(chosen.map((id) => id.slice(0, 6))));
+    for (const id of chosen) expect((await plotted()).get(id.slice(0, 6))).toEqual(stepsOf(id));
+    const unticked = await page.locator(".job-picker input:not(:checked)").evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
+    expect(unticked.length).toBeGreaterThan(0);
+    const drawnWith = (n: number) => page.waitForFunction((count) => {
+      const text = document.querySelector(".chart[data-chart=iterations]")?.getAttribute("data-series");
+      return text !== null && text !== undefined && (JSON.parse(text) as { datasets: unknown[] }).datasets.length === count * 2;
+    }, n, WAIT);
+    await page.locator(`.job-picker input[value="${unticked[0]}"]`).check();
+    await drawnWith(chosen.length + 1);
+    expect((await plotted()).get(unticked[0]!.slice(0, 6))).toEqual(stepsOf(unticked[0]!));
+    expect(stepsOf(unticked[0]!).length).toBeGreaterThan(0);
+    await page.locator(`.job-picker input[value="${chosen[0]}"]`).uncheck();
+    await drawnWith(chosen.length);
+    expect((await plotted()).has(chosen[0]!.slice(0, 6))).toBe(false);
+    expect(await ticked()).toEqual(expect.arrayContaining([unticked[0], ...chosen.slice(1)]));
 
     await page.click('a[data-tab="leaderboard"]');
     await page.locator("[data-testid=leaderboard]").waitFor(WAIT);
@@ -118,7 +220,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     expect(calls).toBeGreaterThan(0);
   }, 120_000);
 
-  it("opens a job: its machine diagram with the path taken, its iterations and LLM calls", async () => {
+  it("opens a job: its machine diagram with the path taken, its iterations, LLM calls (tokens, latency), evaluations and files", async () => {
     const events = eventsOf(runDir);
     const spec = (events.find((e) => e.type === "RunStarted")!.data.matrix as { job_id: string; task_id: string; trainer_id: string; seed: number }[]).find(
       (j) => j.task_id === "internal:multi_param" && j.trainer_id === "PrioritySearch" && j.seed === 1,
@@ -160,7 +262,38 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     await page.locator("[data-testid=llm-calls] details").first().locator("summary").click();
     expect(await page.locator("[data-testid=llm-calls] details[open] .message .role").first().textContent()).toBe("system");
     expect(await page.locator("[data-testid=timeline] tbody tr").count()).toBe(mine.length);
+
+    // Every LLM call's tokens and latency, as LlmCallCompleted recorded them.
+    const completed = mine.filter((e) => e.type === "LlmCallCompleted");
+    const n = (x: unknown) => Number(x).toLocaleString("en-US");
+    expect(await page.locator("[data-testid=llm-calls] summary .tokens").allTextContents()).toEqual(
+      completed.map((e) => `${n(e.data.prompt_tokens)} + ${n(e.data.completion_tokens)} = ${n(e.data.total_tokens)} tokens`),
+    );
+    expect(completed.every((e) => Number(e.data.total_tokens) > 0)).toBe(true);
+    expect(await page.locator("[data-testid=llm-calls] summary .latency").allTextContents()).toEqual(completed.map((e) => `${n(e.data.latency_ms)} ms`));
+
+    // Its evaluations, each with the feedback the guide gave.
+    const evaluations = mine.filter((e) => e.type === "EvaluationCompleted");
+    expect(evaluations.length).toBeGreaterThan(0);
+    expect(evaluations.some((e) => String(e.data.feedback) !== "")).toBe(true);
+    expect(await page.locator("[data-testid=evaluations] .evaluation pre").allTextContents()).toEqual(evaluations.map((e) => String(e.data.feedback) || "(no feedback)"));
+    expect(await page.locator("[data-testid=evaluations] .evaluation b").allTextContents()).toEqual(evaluations.map((e) => String(e.data.phase)));
+
+    // Links to every file of the job; one followed serves that file.
+    const jobFiles = (readdirSync(join(runDir, "jobs", spec.job_id), { recursive: true }) as string[])
+      .filter((f) => !statSync(join(runDir, "jobs", spec.job_id, f)).isDirectory())
+      .map((f) => `jobs/${spec.job_id}/${f}`);
+    const links = page.locator("[data-testid=artifacts] a");
+    expect(new Set(await links.allTextContents())).toEqual(new Set(jobFiles));
+    const log = links.filter({ hasText: /\/stdout\.log$/ });
+    const [tab] = await Promise.all([page.context().waitForEvent("page"), log.click()]);
+    await tab.waitForLoadState();
+    expect(new URL(tab.url()).pathname).toBe("/api/file");
+    expect(await tab.locator("body").textContent()).toBe(readFileSync(join(runDir, "jobs", spec.job_id, "stdout.log"), "utf8"));
+    await tab.close();
     await screenshot(page, "job-inspector", { readme: true });
+    // The job machine as trace-bench draws it from `machines --json` (the README's Stately section shows it).
+    await screenshot(page, "job-machine", { readme: true, element: diagram });
 
     // A failed job: the diagram ends in failed, through the training failure.
     const failed = csvRows(join(runDir, "results.csv")).find((r) => r.status === "failed")!;
@@ -175,7 +308,14 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     const before = eventsOf(runDir);
     const failedJobs = before.filter((e) => e.type === "JobFinished" && e.data.status === "failed").map((e) => e.job_id);
     expect(failedJobs).toHaveLength(2);
-    await page.goto(`${dashboard.origin}/#/run/${encodeURIComponent(runDir.split("/").at(-1)!)}`);
+    const runId = runDir.split("/").at(-1)!;
+    await page.goto(`${dashboard.origin}/#/run/${encodeURIComponent(runId)}`);
+    // The page shows the command its Retry failed runs (a finished run has nothing to resume).
+    await page.locator("[data-testid=retry-command]").waitFor(WAIT);
+    expect(await page.locator("[data-testid=retry-command]").textContent()).toBe(
+      `trace-bench run --config ${join(runDir, "meta", "config.snapshot.yaml")} --resume failed --run-id ${runId} --runs-dir ${join(dir, "runs")}`,
+    );
+    expect(await page.locator("[data-testid=resume-command]").count()).toBe(0);
     await page.click("[data-testid=retry-failed]");
     // The retried jobs fail again (the flaky task always does under NoOpTrainer): the run has a second invocation.
     await page.waitForFunction(() => /2 invocations/.test(document.querySelector(".run-header")?.textContent ?? "") && document.querySelector("[data-testid=run-status]")?.textContent === "finished", null, WAIT);
@@ -184,5 +324,8 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     expect(second.data.resume_mode).toBe("failed");
     expect(after.filter((e) => e.seq > second.seq && e.type === "JobQueued").map((e) => e.job_id).sort()).toEqual([...failedJobs].sort());
     expect(await page.locator("[data-testid=run-status]").textContent()).toBe("finished");
+    // Retried from the run's own snapshot, the run keeps the name of the config that made it.
+    expect(second.data.config_name).toBeUndefined();
+    expect(await page.locator(".run-header [data-testid=config-name]").textContent()).toBe("matrix.yaml");
   }, 120_000);
 });

@@ -119,7 +119,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: launch, watch, cancel, r
     expect(interrupted.filter((e) => e.type === "RunInterrupted").map((e) => e.data.signal)).toEqual(["SIGINT"]);
     expect(interrupted.some((e) => e.type === "RunFinished")).toBe(false);
     // The page says how to resume it from a terminal, and its Resume button runs just that.
-    expect(await page.locator(".actions code").textContent()).toBe(
+    expect(await page.locator("[data-testid=resume-command]").textContent()).toBe(
       `trace-bench run --config ${join(runDir, "meta", "config.snapshot.yaml")} --resume auto --run-id ${relDir} --runs-dir ${join(dir, "runs")}`,
     );
     await screenshot(page, "run-interrupted");

@@ -4,7 +4,8 @@
  * traversal refused, links out included), and never sends an API key to the page. The real CLI
  * runs as a child process; requests are raw HTTP so `..` reaches the server unnormalised.
  */
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runCli, tempDir } from "../support/cli.js";
@@ -22,6 +23,18 @@ describe("trace-bench ui: binding", () => {
     expect(stdout).toBe("");
     expect(stderr.trim().split("\n")).toHaveLength(1);
     expect(stderr).toMatch(/^trace-bench: --host 0\.0\.0\.0 .*--token/);
+  });
+
+  it("binds any loopback address without a token (localhost, 127.x)", async () => {
+    for (const host of ["localhost", "127.0.0.2"]) {
+      const dashboard = await startDashboard({ cwd: tempDir(), args: ["--host", host] });
+      try {
+        expect(dashboard.url).toMatch(new RegExp(`^http://${host.replace(/\./g, "\\.")}:\\d+/$`));
+        expect((await http(dashboard.origin, "/api/runs")).status).toBe(200);
+      } finally {
+        await dashboard.stop();
+      }
+    }
   });
 
   it("refuses --share (a public link) and a --tasks-root that is not a folder: one line, exit 2", () => {
@@ -73,6 +86,19 @@ describe("trace-bench ui: binding", () => {
   });
 });
 
+/** Removes `config_name` from a run's RunStarted events (SQLite and the jsonl mirror), as older trace-bench wrote them. */
+function forgetConfigName(runDir: string): void {
+  const db = new Database(join(runDir, "events.db"));
+  try {
+    db.prepare("UPDATE events SET data = json_remove(data, '$.config_name') WHERE type = 'RunStarted'").run();
+  } finally {
+    db.close();
+  }
+  const lines = readFileSync(join(runDir, "events.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+  for (const event of lines) if (event.type === "RunStarted") delete event.data.config_name;
+  writeFileSync(join(runDir, "events.jsonl"), lines.map((e) => `${JSON.stringify(e)}\n`).join(""));
+}
+
 describe("trace-bench ui: what it serves", () => {
   let dir: string;
   let runDir: string;
@@ -95,6 +121,8 @@ describe("trace-bench ui: what it serves", () => {
     const nested = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs/nested/deeper", "--force"], { cwd: dir });
     expect(nested.code, nested.stderr).toBe(0);
     nestedRel = `nested/deeper/${singleRunDir(join(dir, "runs", "nested", "deeper")).split("/").at(-1)}`;
+    // The nested run as a log written before RunStarted recorded the config's name.
+    forgetConfigName(join(dir, "runs", nestedRel));
     // Secrets where a page could otherwise meet them: a task's file, a config's comment.
     writeFileSync(join(runDir, "jobs", jobId, "artifacts", "notes.txt"), `the key was ${API_KEY} and ${HF_TOKEN}\n`);
     writeFileSync(join(dir, "configs", "with-key.yaml"), `# OPENAI_API_KEY=${API_KEY}\n${readFileSync(join(dir, "configs", "smoke.yaml"), "utf8")}`);
@@ -129,6 +157,86 @@ describe("trace-bench ui: what it serves", () => {
     expect(results.status).toBe(200);
     expect(results.body).toBe(readFileSync(join(runDir, "results.csv"), "utf8"));
     expect(results.headers["content-security-policy"]).toContain("sandbox");
+  });
+
+  it("names each run's config; a log from before the name was recorded still reads and verifies", async () => {
+    const runs = JSON.parse((await get("/api/runs")).body) as { runs: { rel_dir: string; config_name: string | null }[] };
+    expect(runs.runs.map((r) => [r.rel_dir, r.config_name])).toEqual([
+      [relRun, "smoke.yaml"],
+      [nestedRel, null],
+    ]);
+    const run = JSON.parse((await get(`/api/run?run=${encodeURIComponent(nestedRel)}`)).body) as { run: { config_name: string | null }; rows: unknown[] };
+    expect(run.run.config_name).toBeNull();
+    expect(run.rows).toHaveLength(1);
+    const verified = runCli(["replay", "--verify", join(dir, "runs", nestedRel)]);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(runCli(["runs", "--runs-dir", "runs"], { cwd: dir }).stdout).toMatch(/ smoke\.yaml \([0-9a-f]{12}\) /);
+  });
+
+  it("draws the job machine from the definition `machines --json` prints", async () => {
+    const definition = JSON.parse(runCli(["machines", "--json"]).stdout) as {
+      id: string;
+      initial: string;
+      states: Record<string, { type?: string; on?: Record<string, { target?: string } | { target?: string }[]> }>;
+    };
+    const graph = JSON.parse((await get("/api/machine")).body) as { id: string; initial: string; nodes: { id: string; final: boolean }[]; edges: { from: string; to: string; event: string }[] };
+    expect([graph.id, graph.initial]).toEqual([definition.id, definition.initial]);
+    expect(graph.nodes.map((n) => [n.id, n.final])).toEqual(Object.entries(definition.states).map(([name, state]) => [name, state.type === "final"]));
+    const exported = Object.entries(definition.states).flatMap(([from, state]) =>
+      Object.entries(state.on ?? {}).flatMap(([event, on]) => (Array.isArray(on) ? on : [on]).map((t) => `${from} -${event}-> ${t.target ?? from}`)),
+    );
+    expect(graph.edges.map((e) => `${e.from} -${e.event}-> ${e.to}`)).toEqual(exported);
+    expect(exported.length).toBeGreaterThan(10);
+  });
+
+  it("saves an edited config only as YAML under the working directory, outside dot folders", async () => {
+    const save = (path: string, text: string) => http(dashboard.origin, "/api/config/save", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ path, text }) });
+    const text = readFileSync(join(dir, "configs", "smoke.yaml"), "utf8").replace("seeds: [123]", "seeds: [7]");
+    expect(text).toContain("seeds: [7]");
+    const saved = await save("configs/edited.yaml", text);
+    expect(saved.status, saved.body).toBe(200);
+    expect(JSON.parse(saved.body)).toEqual({ saved: "configs/edited.yaml" });
+    expect(readFileSync(join(dir, "configs", "edited.yaml"), "utf8")).toBe(text);
+    // Saved again over itself; the page then offers it.
+    expect((await save("configs/edited.yaml", `${text}# again\n`)).status).toBe(200);
+    expect(readFileSync(join(dir, "configs", "edited.yaml"), "utf8")).toBe(`${text}# again\n`);
+    expect((JSON.parse((await get("/api/configs")).body) as { configs: string[] }).configs).toContain("configs/edited.yaml");
+
+    mkdirSync(join(dir, ".hidden"));
+    mkdirSync(join(dir, "node_modules"));
+    const refused: [string, number][] = [
+      [".hidden/x.yaml", 400],
+      ["configs/.git/x.yaml", 400],
+      ["node_modules/x.yaml", 400],
+      ["configs/x.json", 400],
+      ["configs/x.txt", 400],
+      ["configs/x", 400],
+      ["../x.yaml", 403],
+      ["configs/../../x.yaml", 403],
+      [join(dir, "configs", "abs.yaml"), 403],
+      ["/tmp/x.yaml", 403],
+      ["runs/link-out/../../x.yaml", 403],
+    ];
+    for (const [path, status] of refused) {
+      const reply = await save(path, "mode: stub\n");
+      expect(reply.status, `${path}: ${reply.body}`).toBe(status);
+    }
+    expect(readdirSync(join(dir, ".hidden"))).toEqual([]);
+    expect(readdirSync(join(dir, "node_modules"))).toEqual([]);
+    expect(existsSync(join(dir, "..", "x.yaml"))).toBe(false);
+    expect(readdirSync(join(dir, "configs")).sort()).toEqual(["edited.yaml", "smoke.yaml", "with-key.yaml"]);
+  });
+
+  it("launches only into a folder inside the runs dir", async () => {
+    const launch = (runs_subdir: string) =>
+      http(dashboard.origin, "/api/launch", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ config: "configs/smoke.yaml", runs_subdir }) });
+    for (const subdir of ["..", "../escaped", "nested/../../escaped", join(dir, "escaped"), "/tmp", "link-out", "link-out/escaped"]) {
+      const reply = await launch(subdir);
+      expect(reply.status, `${subdir}: ${reply.body}`).toBe(403);
+    }
+    expect(existsSync(join(dir, "escaped"))).toBe(false);
+    // Nothing was started: no launch console was written.
+    expect(existsSync(join(dir, "runs", ".trace-bench-ui"))).toBe(false);
   });
 
   it("refuses every path that leaves the runs dir or the working directory", async () => {

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { CLI, REPO_ROOT } from "./cli.js";
 import { isRunning, until } from "./processes.js";
 
@@ -76,12 +76,18 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] });
 }
 
-/** Keeps a screenshot under test-artifacts/ui (and, for those the README shows, docs/screenshots with UI_SCREENSHOTS_TO_DOCS=1). */
-export async function screenshot(page: Page, name: string, options: { fullPage?: boolean; readme?: boolean } = {}): Promise<string> {
+/**
+ * Keeps a screenshot (of the page, or of one element) under test-artifacts/ui (and, for those the
+ * README shows, docs/screenshots with UI_SCREENSHOTS_TO_DOCS=1).
+ */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean; readme?: boolean; element?: Locator } = {}): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const path = join(ARTIFACTS, `${name}.png`);
-  await page.evaluate("window.scrollTo(0, 0)");
-  await page.screenshot({ path, fullPage: options.fullPage ?? false });
+  if (options.element !== undefined) await options.element.screenshot({ path });
+  else {
+    await page.evaluate("window.scrollTo(0, 0)");
+    await page.screenshot({ path, fullPage: options.fullPage ?? false });
+  }
   if (options.readme === true && process.env.UI_SCREENSHOTS_TO_DOCS === "1") {
     mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
     copyFileSync(path, join(DOCS_SCREENSHOTS, `${name}.png`));

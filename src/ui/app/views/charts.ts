@@ -154,7 +154,12 @@ export class RunCharts {
       configs.map(([name, config]) => {
         const canvas = h("canvas", { "aria-label": name });
         const box = h("div", { class: "chart", "data-chart": name }, canvas);
-        queueMicrotask(() => this.charts.push(new Chart(canvas, config)));
+        queueMicrotask(() => {
+          const chart = new Chart(canvas, config);
+          this.charts.push(chart);
+          // What the canvas shows, as data the page can be read (and checked) by.
+          box.dataset.series = JSON.stringify({ labels: chart.data.labels ?? [], datasets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data })) });
+        });
         return box;
       }),
     );
@@ -169,6 +174,7 @@ export class RunCharts {
               null,
               h("input", {
                 type: "checkbox",
+                value: id,
                 checked: this.chosen!.includes(id),
                 onchange: (e: Event) => {
                   this.chosen = (e.target as HTMLInputElement).checked ? [...this.chosen!, id] : this.chosen!.filter((c) => c !== id);

@@ -87,8 +87,8 @@ function callRows(calls: readonly CallEntry[]): HTMLElement {
           h("span", { class: "mono" }, `#${c.call ?? "?"} (attempt ${c.attempt})`),
           ` ${c.role} · ${c.model} · `,
           h("span", { class: `badge ${c.outcome}` }, c.outcome),
-          c.total_tokens === null ? "" : ` · ${int(c.prompt_tokens)} + ${int(c.completion_tokens)} = ${int(c.total_tokens)} tokens`,
-          c.latency_ms === null ? "" : ` · ${int(c.latency_ms)} ms`,
+          c.total_tokens === null ? "" : [" · ", h("span", { class: "tokens" }, `${int(c.prompt_tokens)} + ${int(c.completion_tokens)} = ${int(c.total_tokens)} tokens`)],
+          c.latency_ms === null ? "" : [" · ", h("span", { class: "latency" }, `${int(c.latency_ms)} ms`)],
           c.cost_usd === null ? "" : ` · ${usd(c.cost_usd)}`,
         ),
         c.error === null ? null : h("div", { class: "error" }, c.error),
@@ -151,7 +151,7 @@ export function jobInspector(root: HTMLElement, relDir: string, jobId: string): 
             ? h("p", { class: "dim" }, "No evaluation recorded.")
             : h(
                 "div",
-                null,
+                { "data-testid": "evaluations" },
                 job.evaluations.map((e) =>
                   h("div", { class: "evaluation" }, h("div", null, h("b", null, `${e.phase}`), ` on ${e.split} (attempt ${e.attempt}): score ${score(e.score)}`, e.example_scores.length > 0 ? h("span", { class: "dim" }, ` · per example: ${e.example_scores.map(score).join(", ")}`) : null), h("pre", null, e.feedback || "(no feedback)")),
                 ),

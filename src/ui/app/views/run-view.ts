@@ -122,7 +122,7 @@ export function runView(root: HTMLElement, relDir: string, tab: Tab = "results")
     fill(
       header,
       h("h1", null, h("span", { class: "mono" }, run.run_id), " ", statusBadge(run)),
-      h("div", { class: "dim" }, `${run.mode} · config ${run.config_hash.slice(0, 12)} · started ${when(run.started_at)} UTC · ${run.invocations} invocation${run.invocations === 1 ? "" : "s"} · ${int(run.tokens.total_tokens)} tokens · ${usd(run.cost_usd)}`),
+      h("div", { class: "dim" }, h("span", { "data-testid": "config-name" }, run.config_name ?? "unnamed config"), ` · ${run.mode} · config ${run.config_hash.slice(0, 12)} · started ${when(run.started_at)} UTC · ${run.invocations} invocation${run.invocations === 1 ? "" : "s"} · ${int(run.tokens.total_tokens)} tokens · ${usd(run.cost_usd)}`),
       progressBar(run),
     );
     const failed = (run.jobs.failed ?? 0) + (run.jobs.timeout ?? 0);
@@ -135,7 +135,8 @@ export function runView(root: HTMLElement, relDir: string, tab: Tab = "results")
       run.status !== "running" && failed > 0
         ? h("button", { "data-testid": "retry-failed", onclick: () => act("Retry failed", () => post("/api/run/resume", { mode: "failed" }, { run: relDir })) }, "Retry failed")
         : null,
-      payload!.resume_command !== null && run.status !== "finished" ? h("code", { class: "small dim" }, payload!.resume_command) : null,
+      payload!.resume_command !== null && run.status !== "finished" ? h("code", { class: "small dim", "data-testid": "resume-command" }, payload!.resume_command) : null,
+      payload!.retry_command !== null && failed > 0 ? h("code", { class: "small dim", "data-testid": "retry-command" }, payload!.retry_command) : null,
     );
   };
 

@@ -21,7 +21,12 @@ function row(run: RunSummary): HTMLElement {
     { "data-run": run.rel_dir },
     h("td", null, h("a", { href: runHref(run.rel_dir), class: "mono" }, run.run_id), run.rel_dir.includes("/") ? h("div", { class: "dim small" }, run.rel_dir) : null),
     h("td", null, statusBadge(run)),
-    h("td", null, h("div", null, `${run.mode} · ${run.config_hash.slice(0, 12)}`), h("div", { class: "dim small" }, `${run.tasks.join(", ")} × ${run.trainers.join(", ")}`)),
+    h(
+      "td",
+      null,
+      h("div", null, h("span", { "data-testid": "config-name" }, run.config_name ?? "—"), ` · ${run.mode}`),
+      h("div", { class: "dim small" }, `${run.config_hash.slice(0, 12)} · ${run.tasks.join(", ")} × ${run.trainers.join(", ")}`),
+    ),
     h("td", null, h("div", null, jobsText(run.jobs), ` (of ${run.jobs.matrix})`), run.status === "running" ? progressBar(run) : null),
     h("td", { class: "num" }, int(run.tokens.total_tokens)),
     h("td", { class: "num" }, usd(run.cost_usd)),
