@@ -1,13 +1,14 @@
 /**
- * `trace-bench replay <run_dir>`: deletes every file the event log can produce and rebuilds it:
- * the jsonl mirrors from SQLite, then every projection from the events. It is a writer (it takes
- * the run directory's lock); the log is read and checked before anything is deleted.
+ * `trace-bench replay <run_dir>`: rebuilds every file the event log can produce: the jsonl
+ * mirrors from SQLite, then every projection from the events, each written over the old one;
+ * then it removes whatever else the directory holds. It is a writer (it takes the run directory's
+ * lock); the log is read and checked before anything is written.
  *
  * `--verify` only reads: it re-derives every job stream through the job machine and lists what
  * the machine would not have produced (exit 1), writing nothing.
  */
-import { existsSync, readdirSync, rmSync } from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync } from "node:fs";
+import { basename } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { UsageError } from "./args.js";
 import { verifyLog } from "../engine/verify-log.js";
@@ -18,6 +19,7 @@ import { MirrorWriter } from "../events/mirror-writer.js";
 import { PROJECTIONS } from "../events/projection-subscriber.js";
 import { ProjectionWriter } from "../events/projection-writer.js";
 import { RunState } from "../events/run-state.js";
+import { removeStrays } from "../events/run-dir-strays.js";
 
 export const spec: VerbSpec = {
   name: "replay",
@@ -27,14 +29,6 @@ export const spec: VerbSpec = {
   },
   positional: { name: "run_dir", description: "A run directory (runs/<run_id>).", required: true },
 };
-
-/** Everything in a run directory but the SQLite log itself. */
-function removeDerivedFiles(runDir: string): void {
-  for (const entry of readdirSync(runDir)) {
-    if (entry === EVENTS_DB || entry.startsWith(`${EVENTS_DB}-`)) continue;
-    rmSync(join(runDir, entry), { recursive: true, force: true });
-  }
-}
 
 function requireRun(runDir: string): string {
   const peek = existsSync(runDir) ? peekRun(runDir) : null;
@@ -48,12 +42,13 @@ export function replayRun(runDir: string): RunState {
   try {
     const state = new RunState();
     store.scan((event) => state.apply(event));
-    // Before any file goes: a replay cut short must leave the projections marked behind, so the
-    // next writer (or replay) rebuilds them instead of trusting files that are no longer there.
+    // Before any file changes: a replay cut short must leave the projections marked behind, so the
+    // next writer (or replay) rebuilds them instead of trusting files half rewritten.
     store.recordSubscriberPosition(PROJECTIONS, 0);
-    removeDerivedFiles(runDir);
     new MirrorWriter(runDir, store).catchUpFrom(store.rows());
+    // Every projection is written, none compared with what is there (`fresh`).
     new ProjectionWriter(runDir, true).writeAll(state);
+    removeStrays(runDir, state.jobs.keys());
     store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
     return state;
   } finally {

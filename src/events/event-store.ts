@@ -20,7 +20,7 @@ import type Database from "better-sqlite3";
 import { decodeEvent, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, RUN_STREAM, streamOf, type EventType, type NewEvent, type StoredEvent } from "./event-schema.js";
 import { InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
 import type { Contents } from "./content-ref.js";
-import { eventsDbPath, openWritableDatabase, readContents, ROW_COLUMNS, storedPayload, type EventRow } from "./log-database.js";
+import { eventsDbPath, openWritableDatabase, readContents, RecordedEvent, ROW_COLUMNS, type EventRow } from "./log-database.js";
 import { acquireWriterLock, currentWriter, releaseWriterLock, type WriterIdentity } from "./writer-lock.js";
 
 /** Test hook: SIGKILL this process right after the commit of this seq, before anyone is notified. */
@@ -45,8 +45,7 @@ const COMMIT_AT_ONCE: ReadonlySet<string> = new Set(["LlmCallStarted", "LlmCallC
 /** A group this large commits without waiting for the turn to end (bounds what a failure loses, and memory). */
 const MAX_GROUP_EVENTS = 2000;
 
-/** The event a row read from the log holds; the row (a fresh object from SQLite) becomes the event. */
-export const decodeRow = (row: EventRow): StoredEvent => decodeEvent(Object.assign(row as Omit<EventRow, "data"> & { data: unknown }, { data: JSON.parse(row.data) as unknown }));
+export const decodeRow = (row: EventRow): StoredEvent => decodeEvent({ ...row, data: JSON.parse(row.data) });
 
 export class EventStore {
   private readonly insert: Database.Statement;
@@ -62,9 +61,8 @@ export class EventStore {
   private readonly commitStatement: Database.Statement;
   /** The last seq given out (committed or in the open group). */
   private seq: number;
-  /** Rows of the open group, not yet written; they are inserted in one go when it commits. */
-  private pendingRows: EventRow[] = [];
-  private pendingEvents: StoredEvent[] = [];
+  /** Events of the open group, not yet written; they are inserted in one go when it commits. */
+  private pending: RecordedEvent[] = [];
   private pendingContents: [string, string][] = [];
   /** How many appends the open group holds (a lone one that lands on a taken position is refused, not lost). */
   private pendingAppends = 0;
@@ -138,20 +136,15 @@ export class EventStore {
     if (!Number.isNaN(FULL_FROM_SEQ) && this.seq + events.length >= FULL_FROM_SEQ) this.lose(simulatedDiskFull());
     const ts = this.now().toISOString();
     const stored = events.map((event, i) => {
-      const data = JSON.stringify(event.data);
-      const row: EventRow = { seq: this.seq + i + 1, v: EVENT_SCHEMA_VERSION, stream, position: expectedVersion + i + 1, type: event.type, run_id: this.runId, job_id: event.job_id ?? null, ts, data };
-      this.pendingRows.push(row);
-      // What readers of the log get: the payload as stored, parsed back.
-      const decoded = { ...row, data: JSON.parse(data) } as StoredEvent;
-      storedPayload.set(decoded, data);
-      this.pendingEvents.push(decoded);
-      return decoded;
+      const recorded = new RecordedEvent(this.seq + i + 1, EVENT_SCHEMA_VERSION, stream, expectedVersion + i + 1, event.type, this.runId, event.job_id ?? null, ts, JSON.stringify(event.data));
+      this.pending.push(recorded);
+      return recorded as unknown as StoredEvent;
     });
     if (contents !== undefined) for (const entry of contents) this.pendingContents.push(entry);
     this.seq += events.length;
     this.versions.set(stream, expectedVersion + events.length);
     this.pendingAppends += 1;
-    if (!this.groupCommit || stream === RUN_STREAM || events.some((e) => COMMIT_AT_ONCE.has(e.type)) || this.pendingRows.length >= MAX_GROUP_EVENTS) {
+    if (!this.groupCommit || stream === RUN_STREAM || events.some((e) => COMMIT_AT_ONCE.has(e.type)) || this.pending.length >= MAX_GROUP_EVENTS) {
       this.commit();
     } else {
       this.scheduled ??= setImmediate(() => {
@@ -182,30 +175,29 @@ export class EventStore {
   private commit(): void {
     if (this.scheduled !== null) clearImmediate(this.scheduled);
     this.scheduled = null;
-    if (this.pendingRows.length === 0) return;
+    if (this.pending.length === 0) return;
     try {
       this.begin.run();
       for (const [ref, text] of this.pendingContents) this.insertContent.run(ref, text);
-      for (const r of this.pendingRows) this.insert.run(r.seq, r.v, r.stream, r.position, r.type, r.run_id, r.job_id, r.ts, r.data);
+      for (const e of this.pending) this.insert.run(e.seq, e.v, e.stream, e.position, e.type, e.run_id, e.job_id, e.ts, e.payload);
       this.commitStatement.run();
     } catch (error) {
       // A lone append onto a position someone else took is refused as such; anything else loses the group.
       const taken = String((error as { code?: unknown }).code).startsWith("SQLITE_CONSTRAINT");
-      const lone = this.pendingAppends === 1 ? this.pendingRows[0]! : null;
+      const lone = this.pendingAppends === 1 ? this.pending[0]! : null;
       if (!taken || lone === null) this.lose(error);
       this.rollback();
       this.rereadVersions();
       throw new WrongExpectedVersionError({ stream: lone.stream, expected: lone.position - 1, actual: this.streamVersion(lone.stream) });
     }
-    const events = this.pendingEvents;
+    const events = this.pending as unknown as StoredEvent[];
     this.clearPending();
     if (events.some((e) => e.seq === KILL_AFTER_COMMIT)) process.kill(process.pid, "SIGKILL");
     this.committed(events);
   }
 
   private clearPending(): void {
-    this.pendingRows = [];
-    this.pendingEvents = [];
+    this.pending = [];
     this.pendingContents = [];
     this.pendingAppends = 0;
   }

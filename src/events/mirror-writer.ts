@@ -12,7 +12,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } f
 import { join } from "node:path";
 import type { Subscriber } from "./event-bus.js";
 import type { StoredEvent } from "./event-schema.js";
-import { mirrorLine, storedPayload, type EventRow } from "./log-database.js";
+import { mirrorLine, payloadOf, type EventRow } from "./log-database.js";
 import { checkedJobId } from "./safe-id.js";
 
 export const RUN_MIRROR = "events.jsonl";
@@ -26,7 +26,7 @@ function writeFully(fd: number, bytes: Buffer): void {
   for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
 }
 
-const eventLine = (event: StoredEvent) => mirrorLine({ ...event, data: storedPayload.get(event) ?? JSON.stringify(event.data) });
+const eventLine = (event: StoredEvent) => mirrorLine({ ...event, data: payloadOf(event) });
 
 /** Makes the file at `path` hold exactly `expected`: appends a missing tail, else rewrites it. */
 function reconcile(path: string, expected: Buffer): void {

@@ -15,7 +15,8 @@ import { TB_EVENT_FILE } from "./projections/tensorboard-file.js";
 import type { JobView, RunState } from "./run-state.js";
 import { checkedJobId } from "./safe-id.js";
 
-const JOB_GENERATED = [
+/** The files a job's folder may hold besides its event mirror, by path within the folder. */
+export const JOB_GENERATED = [
   "job_meta.json",
   "results.json",
   "stdout.log",
@@ -55,8 +56,8 @@ export class ProjectionWriter {
   private tempCounter = 0;
 
   /**
-   * @param fresh the directory holds no projections yet (a new run, or replay after deleting
-   *   them), so nothing needs to be compared with the disk before writing.
+   * @param fresh nothing on disk needs comparing before writing: a new run holds no projections
+   *   yet, and replay rewrites every one.
    */
   constructor(
     readonly runDir: string,

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
@@ -64,6 +64,27 @@ describe("trace-bench run", () => {
     const llmEvents = eventsOf(runDir).filter((e) => e.type === "LlmCallCompleted");
     expect(llmEvents).toHaveLength(4);
     expect(llmEvents.every((e) => e.data.role === "optimizer" && e.data.estimated === true)).toBe(true);
+  });
+
+  it("replay rewrites damaged and missing files and removes what the log does not produce, leaving the same files", () => {
+    const dir = tempDir();
+    const cfg = config(dir, `tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\nseeds: ${seeds(3)}\n`);
+    expect(run(["--config", cfg, "--runs-dir", dir]).code).toBe(0);
+    const runDir = singleRunDir(dir);
+    const live = filesUnder(runDir);
+    const [jobId] = csvRows(join(runDir, "results.csv")).map((r) => r.job_id);
+    writeFileSync(join(runDir, "results.csv"), "damaged");
+    rmSync(join(runDir, "jobs", jobId!, "artifacts", "best_state.yaml"));
+    writeFileSync(join(runDir, "jobs", jobId!, "artifacts", "notes.txt"), "not from the log");
+    mkdirSync(join(runDir, "jobs", "000000000000"), { recursive: true });
+    writeFileSync(join(runDir, "jobs", "000000000000", "results.json"), "{}");
+    writeFileSync(join(runDir, "stray.txt"), "x");
+    const replay = runCli(["replay", runDir]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(filesUnder(runDir)).toEqual(live);
+    expect(existsSync(join(runDir, "jobs", "000000000000"))).toBe(false);
+    // Empty folders the run makes (each job's tb/) are kept.
+    expect(existsSync(join(runDir, "jobs", jobId!, "tb"))).toBe(true);
   });
 
   it("scores NoOpTrainer jobs, fails a task without trainable parameters, and exits 1", () => {

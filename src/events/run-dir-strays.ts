@@ -1,0 +1,51 @@
+/**
+ * What a run directory may hold besides what its log produces: nothing. `replay` rewrites every
+ * derived file in place (each write replaces the old file atomically, so a reader never finds a
+ * report missing) and then removes whatever no derived file accounts for: a stale job's folder,
+ * a file someone dropped in. Deleting the whole tree first cost as much as writing it again.
+ */
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { EVENTS_DB } from "./log-database.js";
+import { RUN_MIRROR } from "./mirror-writer.js";
+import { JOB_GENERATED, PROJECTION_TEMP_DIR } from "./projection-writer.js";
+import { RUN_FILES } from "./projections/run-files.js";
+
+/** Paths relative to a folder, by folder: the entries it may keep (a folder's own entries are listed under its path). */
+function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
+  const allowed = new Map<string, Set<string>>();
+  const allow = (path: string) => {
+    const slash = path.lastIndexOf("/");
+    const folder = slash < 0 ? "" : path.slice(0, slash);
+    let entries = allowed.get(folder);
+    if (entries === undefined) allowed.set(folder, (entries = new Set()));
+    entries.add(path.slice(slash + 1));
+    if (folder !== "") allow(folder);
+  };
+  for (const file of [...Object.values(RUN_FILES), RUN_MIRROR, EVENTS_DB, `${EVENTS_DB}-wal`, `${EVENTS_DB}-shm`, `${EVENTS_DB}-journal`]) allow(file);
+  allow(PROJECTION_TEMP_DIR);
+  // A job's files are the same names for every job: one set, looked up under each job's folder.
+  allow("jobs/*/events.jsonl");
+  for (const name of JOB_GENERATED) allow(`jobs/*/${name}`);
+  const jobs = new Set(jobIds);
+  allowed.set("jobs", jobs);
+  return allowed;
+}
+
+/** Removes every file and folder under `runDir` that is neither the log nor a file derived from it for `jobIds`. */
+export function removeStrays(runDir: string, jobIds: Iterable<string>): void {
+  const allowed = allowedEntries(jobIds);
+  const visit = (folder: string, pattern: string) => {
+    const keep = allowed.get(pattern);
+    for (const entry of readdirSync(join(runDir, folder), { withFileTypes: true })) {
+      const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
+      const entryPattern = pattern === "jobs" ? "jobs/*" : pattern === "" ? entry.name : `${pattern}/${entry.name}`;
+      if (keep === undefined || !keep.has(entry.name)) {
+        rmSync(join(runDir, path), { recursive: true, force: true });
+      } else if (entry.isDirectory() && entryPattern !== PROJECTION_TEMP_DIR) {
+        visit(path, entryPattern);
+      }
+    }
+  };
+  visit("", "");
+}
