@@ -14,9 +14,6 @@ import { createInspector, type StatelyInspectionEvent } from "@statelyai/inspect
 import type { InspectionEvent, Observer } from "xstate";
 import WebSocket from "ws";
 
-/** The URL `@statelyai/inspect` connects to, and its relay server listens on, by default. */
-export const DEFAULT_INSPECTOR_URL = "ws://localhost:8080";
-
 /** How long the connection may take to open, and `close()` to deliver what is buffered. */
 const CONNECT_TIMEOUT_MS = 3_000;
 const DRAIN_TIMEOUT_MS = 3_000;

@@ -8,7 +8,7 @@ import { llmForModel, modelAxis } from "../../src/config/model-axis.js";
 import { apiKeyFor, missingApiKeys, resolveLlmRoles } from "../../src/llm/llm-roles.js";
 import { createRequestLimiters, type RequestLimiterOptions } from "../../src/llm/request-limiter.js";
 import { BUILTIN_STUB_ALTERNATIVES } from "../tasks/stub-alternatives.js";
-import { createOpenAiLlm, type OpenAiLlmOptions } from "./openai-llm.js";
+import type { OpenAiLlmOptions } from "./openai-llm.js";
 import { createStubLlm } from "./stub-llm.js";
 
 /**
@@ -32,10 +32,12 @@ export interface LlmFactoryOptions extends Pick<OpenAiLlmOptions, "timeoutMs" | 
 /**
  * Called once per run. In mode real every job of one model shares one client and one request
  * limiter, so parallel jobs together keep to `options.limits`; each job calls its own model (the
- * config's, or the job's of a model list).
+ * config's, or the job's of a model list). The OpenAI client (the `openai` package, ~150 modules)
+ * is loaded only here, in mode real: a stub run never pays for it.
  */
-export function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env, options: LlmFactoryOptions = {}): (job: Pick<JobSpec, "seed" | "llm_model">, bundle?: TaskBundle) => Llm {
+export async function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env, options: LlmFactoryOptions = {}): Promise<(job: Pick<JobSpec, "seed" | "llm_model">, bundle?: TaskBundle) => Llm> {
   if (config.mode === "stub") return (job, bundle) => createStubLlm(job.seed, { ...BUILTIN_STUB_ALTERNATIVES, ...bundle?.stubAlternatives });
+  const { createOpenAiLlm } = await import("./openai-llm.js");
   const clientFor = (listed: string | undefined): Llm => {
     const { apiKey, model, baseURL, endpoint } = realLlmSettings(config, env, listed);
     limitsOf.set(model, options.limits ?? { maxConcurrency: endpoint.maxConcurrency, ...(endpoint.requestsPerMinute !== null ? { requestsPerMinute: endpoint.requestsPerMinute } : {}) });

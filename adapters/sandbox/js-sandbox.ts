@@ -8,7 +8,8 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { packageRoot } from "../../src/fs/package-root.js";
-import { SandboxWorkerPool, WorkerFailure } from "./worker-pool.js";
+import { OnDemandWorkerPool } from "./on-demand-worker-pool.js";
+import { WorkerFailure } from "./worker-failure.js";
 
 export class CodeExecutionError extends Error {
   override readonly name = "CodeExecutionError";
@@ -25,13 +26,13 @@ export interface JsSandboxOptions {
 const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
 
 export class JsSandbox {
-  private pool: SandboxWorkerPool | null = null;
+  private pool: OnDemandWorkerPool | null = null;
 
   constructor(private readonly options: JsSandboxOptions = {}) {}
 
-  private workers(): SandboxWorkerPool {
+  private workers(): OnDemandWorkerPool {
     const script = join(packageRoot(), "adapters", "sandbox", "js", "js-sandbox-worker.mjs");
-    this.pool ??= new SandboxWorkerPool({
+    this.pool ??= new OnDemandWorkerPool({
       command: process.execPath,
       args: (dir) => [PERMISSION_FLAG, "--no-warnings", `--allow-fs-read=${script}`, `--allow-fs-write=${dir}`, `--max-old-space-size=${this.options.heapMb ?? 256}`, "--disable-proto=throw", script],
       size: this.options.workers ?? Math.min(4, availableParallelism()),

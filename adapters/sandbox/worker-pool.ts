@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { execa, type ResultPromise } from "execa";
+import { WorkerFailure } from "./worker-failure.js";
 
 export interface PoolOptions {
   /** The program (python3, node's path). */
@@ -33,17 +34,6 @@ export interface PoolRequest {
   readonly signal?: AbortSignal;
   /** A worker this request would rather use (it has the job's instances loaded). */
   readonly affinity?: string;
-}
-
-/** Why a request got no answer. */
-export class WorkerFailure extends Error {
-  override readonly name = "WorkerFailure";
-  constructor(
-    readonly kind: "timeout" | "crashed" | "aborted" | "closed" | "unavailable",
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 interface Pending {

@@ -3,14 +3,25 @@
  * spec §1.1 and generated `--help` text. A wrong flag is a `UsageError` (exit 2).
  */
 import { parseArgs } from "node:util";
-import * as Data from "effect/Data";
 import { didYouMean } from "../config/suggest.js";
 
-export class UsageError extends Data.TaggedError("UsageError")<{ readonly verb: string; readonly problem: string }> {
-  override get message(): string {
-    return `${this.problem}\nRun 'trace-bench ${this.verb} --help' for usage.`;
+/**
+ * A plain tagged Error, not effect's `Data.TaggedError`: every verb parses its flags, and
+ * effect/Data alone is some 60 modules that a quick verb (list-trainers) would load for nothing.
+ * It is only thrown and caught by `main`, which tells user errors by `_tag`, never an Effect failure.
+ */
+export class UsageError extends Error {
+  readonly _tag = "UsageError";
+  readonly verb: string;
+  readonly problem: string;
+
+  constructor({ verb, problem }: { readonly verb: string; readonly problem: string }) {
+    super(`${problem}\nRun 'trace-bench ${verb} --help' for usage.`);
+    this.verb = verb;
+    this.problem = problem;
   }
 }
+UsageError.prototype.name = "UsageError";
 
 export interface FlagSpec {
   readonly type: "string" | "boolean";

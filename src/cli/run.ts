@@ -31,7 +31,7 @@ import { ProgressReporter } from "./progress-reporter.js";
 import { llmFactory } from "../../adapters/llm/index.js";
 import { runSummaryJson } from "./run-summary-json.js";
 import { jobActorInspection } from "../engine/job-actor-inspection.js";
-import { DEFAULT_INSPECTOR_URL, openWebSocketInspector } from "../../adapters/inspector/websocket-inspector.js";
+import { DEFAULT_INSPECTOR_URL } from "../../adapters/inspector/default-inspector-url.js";
 import { shellWord } from "../codec/shell-word.js";
 
 export const spec: VerbSpec = {
@@ -166,6 +166,8 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   const maxWorkers = numberFlag(args, "max-workers", (n) => Number.isInteger(n) && n >= 1, "a whole number ≥ 1");
   const jobTimeout = numberFlag(args, "job-timeout", (n) => n >= 0, "a number of seconds ≥ 0");
   const inspectUrl = inspectFlag(args);
+  // The inspector (ws, @statelyai/inspect) is loaded only with --inspect, before the run creates anything.
+  const inspector = inspectUrl === undefined ? null : { url: inspectUrl, open: (await import("../../adapters/inspector/websocket-inspector.js")).openWebSocketInspector };
   const loggerTrouble = loggerFlagProblem(args.flags.logger as string | undefined);
   if (loggerTrouble !== null) throw new UsageError({ verb: "run", problem: loggerTrouble });
   const configPath = args.flags.config as string;
@@ -174,7 +176,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   const problems = await configProblems(loaded, registry, { strict: true, tasks: true });
   if (problems.length > 0) throw new ConfigError({ problems: problems.map((p) => `${p.where}: ${p.text}`) });
   // The LLM clients too (a missing API key is refused here, before the run dir exists).
-  const forJob = llmFactory(loaded.config);
+  const forJob = await llmFactory(loaded.config);
   const plan = planRun(
     {
       configPath,
@@ -238,7 +240,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
     Layer.succeed(TrainerSource, { find: findTrainer }),
     Layer.succeed(LlmSource, { forJob, calls }),
   );
-  const inspection = inspectUrl === undefined ? null : jobActorInspection(openWebSocketInspector(inspectUrl, (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr)));
+  const inspection = inspector === null ? null : jobActorInspection(inspector.open(inspector.url, (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr)));
   const handle = startRun(plan, sources, {
     ...(preflightRecord !== undefined ? { preflight: preflightRecord } : {}),
     onResume: (runId, done, total) => {

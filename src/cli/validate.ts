@@ -15,7 +15,7 @@ import { pythonPrettyJson } from "../codec/python-json.js";
 import { loadRunConfig, type RunConfig, type TaskEntry } from "../config/run-config.js";
 import { computeConfigHash, configSnapshot, newRunId } from "../config/snapshot.js";
 import { gitHeadSha } from "../engine/run-environment.js";
-import { RunDirError } from "../engine/run-plan.js";
+import { RunDirError } from "../engine/run-dir-error.js";
 import { missingApiKeys, resolveLlmRoles } from "../llm/llm-roles.js";
 import { llmForModel } from "../config/model-axis.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";

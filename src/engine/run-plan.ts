@@ -6,7 +6,6 @@
  */
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import * as Data from "effect/Data";
 import { expandMatrix, type JobSpec } from "../config/matrix.js";
 import { loadRunConfig, type LoadedConfig, type ResumeMode, type RunConfig } from "../config/run-config.js";
 import { computeConfigHash, configSnapshot, newRunId, type ConfigSnapshot } from "../config/snapshot.js";
@@ -15,6 +14,7 @@ import { isSafeId } from "../events/safe-id.js";
 import { isNoLogger } from "../opt/component-names.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import { configName } from "./config-name.js";
+import { RunDirError } from "./run-dir-error.js";
 import { gitHeadSha } from "./run-environment.js";
 import { keepsConfigLoggers, loggerFlagProblem } from "./trainer-loggers.js";
 
@@ -67,13 +67,6 @@ export function effectiveTimeout(config: RunConfig, flag: number | undefined): n
   if (flag !== undefined) return flag;
   if (config.job_timeout !== null) return config.job_timeout;
   return config.mode === "stub" ? 0 : 600;
-}
-
-/** The runs dir or run id cannot be used as given. */
-export class RunDirError extends Data.TaggedError("RunDirError")<{ readonly problem: string }> {
-  override get message(): string {
-    return this.problem;
-  }
 }
 
 /**

@@ -27,6 +27,8 @@ export interface CrashCliOptions {
    */
   readonly killWhen?: () => boolean;
   readonly pollMs?: number;
+  /** Node's own flags, before the CLI's path (e.g. `--import` of a module hook). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export interface CrashCliResult extends CrashCliRun {
@@ -41,7 +43,7 @@ export function describeRun(what: string, run: CrashCliRun): string {
 /** Runs `node bin/trace-bench.js ...args` without blocking the test's event loop. */
 export function runCliAsync(args: readonly string[], options: CrashCliOptions): Promise<CrashCliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let killedByTest = false;

@@ -14,7 +14,8 @@ import type { JsonValue } from "../../../src/domain/json-value.js";
 import { packageRoot } from "../../../src/fs/package-root.js";
 import { TaskNotFoundError, TaskUnavailableError } from "../../../src/tasks/task-errors.js";
 import type { TaskSuite } from "../../../src/tasks/task-suite.js";
-import { SandboxWorkerPool, WorkerFailure } from "../../sandbox/worker-pool.js";
+import { OnDemandWorkerPool } from "../../sandbox/on-demand-worker-pool.js";
+import { WorkerFailure } from "../../sandbox/worker-failure.js";
 import { sandboxEnv } from "../../sandbox/sandbox-env.js";
 import { discoverLlm4adTasks, moduleOf, type Llm4adDiscovery } from "./discovery.js";
 
@@ -69,7 +70,7 @@ const ENGINE_KWARGS = new Set(["feedback_timing", "negate_score", "vector_score"
 export class Llm4adSuite implements TaskSuite {
   readonly name = "llm4ad";
   private readonly discovery: Llm4adDiscovery;
-  private pool: SandboxWorkerPool | null = null;
+  private pool: OnDemandWorkerPool | null = null;
   private settings: EvaluationSettings;
 
   constructor(root: string, settings: Partial<EvaluationSettings> = {}) {
@@ -92,8 +93,8 @@ export class Llm4adSuite implements TaskSuite {
     this.settings = { workers: settings.workers ?? this.settings.workers, memoryMb: settings.memoryMb ?? this.settings.memoryMb };
   }
 
-  private workers(): SandboxWorkerPool {
-    this.pool ??= new SandboxWorkerPool({
+  private workers(): OnDemandWorkerPool {
+    this.pool ??= new OnDemandWorkerPool({
       command: "python3",
       args: () => [join(pythonDir(), "trace_bench_worker.py"), "--loader-dir", pythonDir(), "--memory-mb", String(this.settings.memoryMb)],
       size: Math.max(1, this.settings.workers),

@@ -52,7 +52,7 @@ describe("request limiter in the adapter", () => {
   it("llmFactory gives every job of a run the same client and limiter", async () => {
     const s = await server([], { fallback: slowish });
     const config = resolveRunConfig(parseConfigText("c.yaml", `mode: real\ntasks: [internal:numeric_param]\nllm: {model: m, base_url: "${s.baseURL}", api_key_env: K}\n`)).config;
-    const forJob = llmFactory(config, { K: "secret" }, { limits: { maxConcurrency: 1 }, backoffBaseMs: 1 });
+    const forJob = await llmFactory(config, { K: "secret" }, { limits: { maxConcurrency: 1 }, backoffBaseMs: 1 });
     const [a, b] = [forJob({} as JobSpec), forJob({} as JobSpec)];
     await Promise.all([a, b, a, b].map((llm) => llm.complete({ messages })));
     expect(s.received).toHaveLength(4);
