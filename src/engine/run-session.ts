@@ -1,10 +1,11 @@
 /**
- * A run directory opened for writing: the event log (with its writer lock), the run state folded
- * from it, and the subscribers that follow it. The mirrors and projections are kept by a worker
- * thread (derived-files-worker.ts), which first repairs what a crash left behind. Appends are
- * committed in groups (event-store.ts); each committed group is folded into the run state and
- * then handed to the subscribers. `finish` commits what is pending, waits until every derived
- * file reflects the log and records the position the projections reflect.
+ * A run directory opened for writing: the event log (with its writer lock), the writer's lean run
+ * state (writer-state.ts: its snapshot and the events after it), and the subscribers that follow
+ * the log. The mirrors and projections are kept by a worker thread (derived-files-worker.ts),
+ * which first repairs what a crash left behind. Appends are committed in groups (event-store.ts);
+ * each committed group is folded into the run state and then handed to the subscribers. `finish`
+ * commits what is pending, saves the state's snapshot, waits until every derived file reflects the
+ * log and records the position the projections reflect.
  */
 import type { Contents } from "../events/content-ref.js";
 import type { Subscriber } from "../events/event-bus.js";
@@ -13,7 +14,8 @@ import { jobStream, RUN_STREAM, type NewEvent, type StoredEvent } from "../event
 import { EventStore } from "../events/event-store.js";
 import { DerivedFilesThread } from "../events/derived-files-thread.js";
 import { PROJECTIONS } from "../events/projection-subscriber.js";
-import { LEAN_FOLD_TYPES, RunState } from "../events/run-state.js";
+import type { RunState } from "../events/run-state.js";
+import { openWriterState, saveWriterState } from "../events/writer-state.js";
 
 export interface SessionOptions {
   readonly now?: () => Date;
@@ -40,8 +42,7 @@ export class RunSession {
   static open(runDir: string, runId: string, options: SessionOptions): RunSession {
     const store = EventStore.open(runDir, runId, { command: options.command, groupCommit: true, ...(options.now ? { now: options.now } : {}) });
     try {
-      const state = new RunState(false);
-      state.skipTo(store.scan((event) => state.apply(event), LEAN_FOLD_TYPES));
+      const state = openWriterState(store);
       const derived = new DerivedFilesThread({ runDir, fresh: state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
       const bus = new EventBus([derived, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
       store.onCommit(
@@ -93,6 +94,13 @@ export class RunSession {
       // The group was lost (the appender heard why); the files follow what did commit.
     }
     const lastSeq = this.store.lastSeq();
+    if (this.state.lastSeq === lastSeq) {
+      try {
+        saveWriterState(this.store, this.state);
+      } catch {
+        // Only a cache: the next writer folds the log instead.
+      }
+    }
     const behind = this.bus.settle(lastSeq).filter((name) => name !== this.derived.name);
     const derived = await this.derived.finish(lastSeq);
     if (derived.projectionsAt !== null) {

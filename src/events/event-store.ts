@@ -253,13 +253,13 @@ export class EventStore {
   }
 
   /**
-   * Every committed event in seq order (only those of `types` when given), each decoded and handed
+   * Every committed event after `afterSeq` in seq order (only those of `types` when given), each decoded and handed
    * to `visit` as it is read, so the log is never held whole; returns the log's last seq.
    */
-  scan(visit: (event: StoredEvent) => void, types?: readonly EventType[]): number {
+  scan(visit: (event: StoredEvent) => void, types?: readonly EventType[], afterSeq = 0): number {
     try {
-      const only = types === undefined ? "" : `WHERE type IN (${types.map(() => "?").join(", ")})`;
-      const rows = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events ${only} ORDER BY seq`).iterate(...(types ?? [])) as IterableIterator<EventRow>;
+      const only = types === undefined ? "" : `AND type IN (${types.map(() => "?").join(", ")})`;
+      const rows = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ${only} ORDER BY seq`).iterate(afterSeq, ...(types ?? [])) as IterableIterator<EventRow>;
       for (const row of rows) visit(decodeRow(row));
       return this.lastSeq();
     } catch (error) {
@@ -305,6 +305,24 @@ export class EventStore {
 
   lastSeq(): number {
     return (this.db.prepare("SELECT COALESCE(MAX(seq), 0) FROM events").pluck().get() as number) ?? 0;
+  }
+
+  /** The saved snapshot `name`: the log position it reflects, its format and its text; null if none. */
+  snapshot(name: string): { seq: number; format: string; data: string } | null {
+    try {
+      return (this.db.prepare("SELECT seq, format, data FROM snapshots WHERE name = ?").get(name) as { seq: number; format: string; data: string } | undefined) ?? null;
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
+    }
+  }
+
+  /** Saves snapshot `name` of a fold of the log up to `seq`, replacing the one saved before. */
+  saveSnapshot(name: string, seq: number, format: string, data: string): void {
+    try {
+      this.db.prepare("INSERT OR REPLACE INTO snapshots (name, seq, format, data) VALUES (?, ?, ?, ?)").run(name, seq, format, data);
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
+    }
   }
 
   /** The log position a subscriber (projections) last reflected in full, 0 if never. */

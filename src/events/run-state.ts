@@ -121,6 +121,14 @@ export const LEAN_FOLD_TYPES: readonly EventType[] = [
 ];
 const LEAN_FOLD: ReadonlySet<string> = new Set(LEAN_FOLD_TYPES);
 
+/** What a lean state's snapshot holds: its fields, with maps as entry lists. */
+interface LeanSnapshot
+  extends Pick<RunState, "lastSeq" | "runId" | "started" | "configName" | "startedTs" | "lastTs" | "invocations" | "notRun" | "interrupted" | "finished" | "preflight" | "order"> {
+  readonly jobs: JobView[];
+  readonly llmByModel: [string, LlmUse][];
+  readonly llmByRole: [string, LlmUse][];
+}
+
 export class RunState {
   lastSeq = 0;
   runId = "";
@@ -168,6 +176,81 @@ export class RunState {
     if (!this.detail && !LEAN_FOLD.has(event.type)) return;
     if (event.job_id !== null) this.applyJobEvent(event.job_id, event);
     else this.applyRunEvent(event);
+  }
+
+  /**
+   * A lean state as text, to be saved with the log position it reflects (`lastSeq`): a writer
+   * reopening a big finished run restores it instead of folding the log again. Everything in it
+   * came from the log as JSON, so JSON gives it back exactly.
+   */
+  leanSnapshot(): string {
+    if (this.detail) throw new Error("only a lean run state is saved as a snapshot");
+    const { lastSeq, runId, started, configName, startedTs, lastTs, invocations, notRun, interrupted, finished, preflight, order } = this;
+    return JSON.stringify({
+      lastSeq,
+      runId,
+      started,
+      configName,
+      startedTs,
+      lastTs,
+      invocations,
+      notRun,
+      interrupted,
+      finished,
+      preflight,
+      order,
+      jobs: [...this.jobs.values()],
+      llmByModel: [...this.llmByModel],
+      llmByRole: [...this.llmByRole],
+    } satisfies LeanSnapshot);
+  }
+
+  /** The lean state a `leanSnapshot` holds; throws when the text is not one. */
+  static fromLeanSnapshot(text: string): RunState {
+    const saved = JSON.parse(text) as LeanSnapshot;
+    const state = new RunState(false);
+    state.lastSeq = saved.lastSeq;
+    state.runId = saved.runId;
+    state.configName = saved.configName;
+    state.startedTs = saved.startedTs;
+    state.lastTs = saved.lastTs;
+    state.invocations = saved.invocations;
+    state.notRun = saved.notRun;
+    state.interrupted = saved.interrupted;
+    state.finished = saved.finished;
+    state.order = saved.order;
+    Object.assign(state.preflight, saved.preflight);
+    for (const [model, use] of saved.llmByModel) state.llmByModel.set(model, use);
+    for (const [role, use] of saved.llmByRole) state.llmByRole.set(role, use);
+    // Views share their matrix entries with `started`, and every job its repeated values, as in a fold.
+    const specs = new Map<string, JobSpecRecord>();
+    if (saved.started !== null) {
+      const matrix = saved.started.matrix.map((spec) => state.sharedSpec(spec));
+      for (const spec of matrix) specs.set(spec.job_id, spec);
+      state.started = { ...saved.started, matrix };
+    }
+    for (const view of saved.jobs) {
+      view.spec = specs.get(view.job_id) ?? state.sharedSpec(view.spec);
+      if (view.released) {
+        view.evaluations = NO_EVALUATIONS;
+        view.iterations = NO_ITERATIONS;
+        view.iterationMarks = NO_MARKS;
+      }
+      const f = view.finished;
+      if (f !== null) {
+        view.finished = {
+          ...f,
+          feedback: state.shared.string(f.feedback),
+          resolved: state.shared.value(f.resolved),
+          agent: state.shared.value(f.agent),
+          parameters: EMPTY_LIST,
+          iterations: NO_ITERATIONS,
+          iteration_marks: NO_MARKS,
+        };
+      }
+      state.jobs.set(view.job_id, view);
+    }
+    return state;
   }
 
   /** The log holds events up to `seq` that this state did not need (a lean fold's skipped rows). */
@@ -282,13 +365,17 @@ export class RunState {
       case "JournalDiverged":
       case "TaskOutput":
         return;
-      case "JobFinished":
+      case "JobFinished": {
+        const data = event.data;
+        // A lean state never renders a job's files: what only they need is not kept.
+        const lean = !this.detail;
         view.finished = {
-          ...event.data,
-          feedback: this.shared.string(event.data.feedback),
-          resolved: this.shared.value(event.data.resolved),
-          agent: this.shared.value(event.data.agent),
-          parameters: this.shared.value(event.data.parameters),
+          ...data,
+          feedback: this.shared.string(data.feedback),
+          resolved: this.shared.value(data.resolved),
+          agent: this.shared.value(data.agent),
+          parameters: lean ? EMPTY_LIST : this.shared.value(data.parameters),
+          ...(lean ? RELEASED_VALUES : {}),
           ts: event.ts,
           tokens: { ...view.tokens },
           llm_calls: view.llmCalls,
@@ -297,13 +384,13 @@ export class RunState {
           unusable_replies: view.unusableReplies,
           cost_usd: view.llmCalls === 0 ? 0 : reportedCost(view.cost),
           estimated_tokens: view.estimatedTokens,
-          iterations: view.iterations,
+          iterations: lean ? NO_ITERATIONS : view.iterations,
           iteration_count: view.iterations.length,
-          iteration_marks: view.iterationMarks,
+          iteration_marks: lean ? NO_MARKS : view.iterationMarks,
         };
-        // A lean state never renders a job's files: what only they need is not kept.
-        if (!this.detail) this.releaseDetail(jobId);
+        if (lean) this.dropDetail(view);
         return;
+      }
       default:
         throw new Error(`${event.type} is not a job event`);
     }
@@ -340,15 +427,19 @@ export class RunState {
   releaseDetail(jobId: string): void {
     const view = this.jobs.get(jobId);
     if (view === undefined) return;
+    this.dropDetail(view);
+    if (view.finished !== null) {
+      view.finished = { ...view.finished, iterations: NO_ITERATIONS, iteration_marks: NO_MARKS, ...RELEASED_VALUES, parameters: EMPTY_LIST };
+    }
+  }
+
+  private dropDetail(view: JobView): void {
     view.released = true;
     view.log = "";
     // A job's next attempt starts with JobQueued, which gives it containers of its own again.
     view.evaluations = NO_EVALUATIONS;
     view.iterations = NO_ITERATIONS;
     view.iterationMarks = NO_MARKS;
-    if (view.finished !== null) {
-      view.finished = { ...view.finished, iterations: NO_ITERATIONS, iteration_marks: NO_MARKS, initial_values: null, final_values: null, best_values: null, parameters: EMPTY_LIST };
-    }
   }
 
   /** Status of a job for resume: its latest finished status, or null if no attempt finished. */
@@ -367,6 +458,8 @@ const NO_EVALUATIONS: JobView["evaluations"] = Object.freeze({});
 const EMPTY_LIST: readonly never[] = Object.freeze([]);
 const NO_ITERATIONS = EMPTY_LIST as unknown as IterationData[];
 const NO_MARKS = EMPTY_LIST as unknown as IterationMark[];
+/** A released outcome's parameter values: only the job's own files show them. */
+const RELEASED_VALUES = { initial_values: null, final_values: null, best_values: null } as const;
 
 function newJobView(spec: JobSpecRecord): JobView {
   return {

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
 import { csvRows, eventsOf, filesUnder, FIXTURE_ENV, singleRunDir } from "../support/run-dir.js";
@@ -66,11 +67,18 @@ describe("trace-bench run", () => {
     expect(llmEvents.every((e) => e.data.role === "optimizer" && e.data.estimated === true)).toBe(true);
   });
 
-  it("replay rewrites damaged and missing files and removes what the log does not produce, leaving the same files", () => {
+  it("a run saves the writer's state; replay rewrites damaged and missing files and removes what the log does not produce", () => {
     const dir = tempDir();
     const cfg = config(dir, `tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\nseeds: ${seeds(3)}\n`);
     expect(run(["--config", cfg, "--runs-dir", dir]).code).toBe(0);
     const runDir = singleRunDir(dir);
+    // The writer saved its state for the next invocation, level with the whole log.
+    const db = new Database(join(runDir, "events.db"), { readonly: true });
+    try {
+      expect(db.prepare("SELECT seq FROM snapshots WHERE name = 'writer-state'").pluck().get()).toBe(db.prepare("SELECT MAX(seq) FROM events").pluck().get());
+    } finally {
+      db.close();
+    }
     const live = filesUnder(runDir);
     const [jobId] = csvRows(join(runDir, "results.csv")).map((r) => r.job_id);
     writeFileSync(join(runDir, "results.csv"), "damaged");

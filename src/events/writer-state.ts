@@ -1,0 +1,37 @@
+/**
+ * The writer's own run state (lean: attempts, outcomes, LLM use) and its snapshot. Reopening a
+ * finished 10,000-job run to decide what to resume folded 20,000 rows of the log each time; the
+ * writer now saves its state at the end of each invocation with the log position it reflects,
+ * and the next writer restores it and folds only what was committed after. The snapshot is a
+ * cache in `events.db`: one written by another fold (another format) or unreadable is ignored,
+ * and the log stays the only truth (`replay` and `replay --verify` never read it).
+ */
+import type { EventStore } from "./event-store.js";
+import { LEAN_FOLD_TYPES, RunState } from "./run-state.js";
+
+const SNAPSHOT = "writer-state";
+/** Changes whenever the lean fold or its snapshot's shape does: a snapshot of another format is ignored. */
+const FORMAT = `1:${LEAN_FOLD_TYPES.join(",")}`;
+
+/** The writer's lean state of the log `store` holds: its snapshot, if usable, and what came after. */
+export function openWriterState(store: EventStore): RunState {
+  const state = restored(store) ?? new RunState(false);
+  state.skipTo(store.scan((event) => state.apply(event), LEAN_FOLD_TYPES, state.lastSeq));
+  return state;
+}
+
+function restored(store: EventStore): RunState | null {
+  const saved = store.snapshot(SNAPSHOT);
+  if (saved === null || saved.format !== FORMAT || saved.seq > store.lastSeq()) return null;
+  try {
+    const state = RunState.fromLeanSnapshot(saved.data);
+    return state.lastSeq === saved.seq ? state : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Saves `state` (level with the whole committed log) for the next writer. */
+export function saveWriterState(store: EventStore, state: RunState): void {
+  store.saveSnapshot(SNAPSHOT, state.lastSeq, FORMAT, state.leanSnapshot());
+}

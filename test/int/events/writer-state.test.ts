@@ -1,0 +1,95 @@
+/**
+ * The writer's lean run state and its snapshot (writer-state.ts): restoring the snapshot and
+ * folding what came after gives the state a fold of the whole log gives; a snapshot that does not
+ * fit the log is ignored.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { EventStore } from "../../../src/events/event-store.js";
+import { LEAN_FOLD_TYPES, RunState } from "../../../src/events/run-state.js";
+import { openWriterState, saveWriterState } from "../../../src/events/writer-state.js";
+import { tempDir } from "../../support/cli.js";
+import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/events.js";
+
+const stores: EventStore[] = [];
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+});
+
+function open(dir: string): EventStore {
+  const store = EventStore.open(dir, RUN_ID, { command: "test" });
+  stores.push(store);
+  return store;
+}
+
+/** A lean fold of the whole log, snapshot aside. */
+function folded(store: EventStore): RunState {
+  const state = new RunState(false);
+  state.skipTo(store.scan((event) => state.apply(event), LEAN_FOLD_TYPES));
+  return state;
+}
+
+/** A log of three jobs: two finished (one failed), one queued and never finished. */
+function startedLog(dir: string): EventStore {
+  const store = open(dir);
+  appendEvents(store, [runStarted(["a", "b", "c"])]);
+  appendEvents(store, finishedJob("a"));
+  appendEvents(store, finishedJob("b", 1, -5, "failed"));
+  appendEvents(store, finishedJob("c").slice(0, 3));
+  return store;
+}
+
+describe("the writer's state", () => {
+  it("restored from its snapshot, with the events committed after it, equals a fold of the whole log", () => {
+    const dir = tempDir();
+    const store = startedLog(dir);
+    saveWriterState(store, openWriterState(store));
+    // A second invocation: job b runs again and c finishes, after the snapshot.
+    appendEvents(store, [runStarted(["a", "b", "c"], 2)]);
+    appendEvents(store, finishedJob("b", 2, -1));
+    appendEvents(store, finishedJob("c").slice(3));
+
+    const restored = openWriterState(store);
+    const whole = folded(store);
+    expect(restored.leanSnapshot()).toBe(whole.leanSnapshot());
+    expect(["a", "b", "c"].map((id) => [restored.statusOf(id), restored.jobs.get(id)!.attempt])).toEqual([
+      ["ok", 1],
+      ["ok", 2],
+      ["ok", 1],
+    ]);
+    expect(restored.llmByModel.get("stub")).toEqual(whole.llmByModel.get("stub"));
+    expect(restored.invocations).toBe(2);
+    // Views share their specs with the matrix, as a fold's do.
+    expect(restored.jobs.get("a")!.spec).toBe(restored.started!.matrix[0]);
+  });
+
+  it("is restored from the snapshot, not folded again, when nothing came after it", () => {
+    const dir = tempDir();
+    const store = startedLog(dir);
+    const state = openWriterState(store);
+    saveWriterState(store, state);
+    // A doctored snapshot (a job said failed) shows that the next writer read it rather than the log.
+    const saved = JSON.parse(store.snapshot("writer-state")!.data) as { jobs: { job_id: string; finished: { status: string } | null }[] };
+    saved.jobs.find((j) => j.job_id === "a")!.finished!.status = "timeout";
+    store.saveSnapshot("writer-state", state.lastSeq, store.snapshot("writer-state")!.format, JSON.stringify(saved));
+    expect(openWriterState(store).statusOf("a")).toBe("timeout");
+  });
+
+  it("ignores a snapshot of another format, one ahead of the log, and one that does not parse", () => {
+    const dir = tempDir();
+    const store = startedLog(dir);
+    const state = openWriterState(store);
+    const whole = folded(store).leanSnapshot();
+    const format = (() => {
+      saveWriterState(store, state);
+      return store.snapshot("writer-state")!.format;
+    })();
+    for (const [seq, fmt, data] of [
+      [state.lastSeq, "0:old", state.leanSnapshot()],
+      [state.lastSeq + 5, format, state.leanSnapshot()],
+      [state.lastSeq, format, "{not json"],
+    ] as const) {
+      store.saveSnapshot("writer-state", seq, fmt, data);
+      expect(openWriterState(store).leanSnapshot(), `${seq} ${fmt}`).toBe(whole);
+    }
+  });
+});
