@@ -121,10 +121,17 @@ export const LEAN_FOLD_TYPES: readonly EventType[] = [
 ];
 const LEAN_FOLD: ReadonlySet<string> = new Set(LEAN_FOLD_TYPES);
 
+/** A job's view in a snapshot: its spec when not the matrix's (null), its resolved kwargs by index. */
+type SavedView = Omit<JobView, "spec" | "finished"> & {
+  readonly spec: JobSpecRecord | null;
+  readonly finished: (Omit<FinishedAttempt, "resolved"> & { readonly resolved: number }) | null;
+};
+
 /** What a lean state's snapshot holds: its fields, with maps as entry lists. */
 interface LeanSnapshot
   extends Pick<RunState, "lastSeq" | "runId" | "started" | "configName" | "startedTs" | "lastTs" | "invocations" | "notRun" | "interrupted" | "finished" | "preflight" | "order"> {
-  readonly jobs: JobView[];
+  readonly jobs: SavedView[];
+  readonly resolved: FinishedAttempt["resolved"][];
   readonly llmByModel: [string, LlmUse][];
   readonly llmByRole: [string, LlmUse][];
 }
@@ -186,6 +193,17 @@ export class RunState {
   leanSnapshot(): string {
     if (this.detail) throw new Error("only a lean run state is saved as a snapshot");
     const { lastSeq, runId, started, configName, startedTs, lastTs, invocations, notRun, interrupted, finished, preflight, order } = this;
+    // Each job's spec is in the matrix and its resolved kwargs are one of a few: written once each.
+    const inMatrix = new Set(started?.matrix ?? []);
+    const resolved = new Map<FinishedAttempt["resolved"], number>();
+    const resolvedIndex = (r: FinishedAttempt["resolved"]) => resolved.get(r) ?? (resolved.set(r, resolved.size), resolved.size - 1);
+    const jobs = [...this.jobs.values()].map(
+      (view): SavedView => ({
+        ...view,
+        spec: inMatrix.has(view.spec) ? null : view.spec,
+        finished: view.finished === null ? null : { ...view.finished, resolved: resolvedIndex(view.finished.resolved) },
+      }),
+    );
     return JSON.stringify({
       lastSeq,
       runId,
@@ -199,7 +217,8 @@ export class RunState {
       finished,
       preflight,
       order,
-      jobs: [...this.jobs.values()],
+      jobs,
+      resolved: [...resolved.keys()],
       llmByModel: [...this.llmByModel],
       llmByRole: [...this.llmByRole],
     } satisfies LeanSnapshot);
@@ -229,19 +248,21 @@ export class RunState {
       for (const spec of matrix) specs.set(spec.job_id, spec);
       state.started = { ...saved.started, matrix };
     }
-    for (const view of saved.jobs) {
-      view.spec = specs.get(view.job_id) ?? state.sharedSpec(view.spec);
+    const resolved = saved.resolved.map((r) => state.shared.value(r));
+    for (const saving of saved.jobs) {
+      const view = saving as unknown as JobView;
+      view.spec = saving.spec === null ? specs.get(saving.job_id)! : state.sharedSpec(saving.spec);
       if (view.released) {
         view.evaluations = NO_EVALUATIONS;
         view.iterations = NO_ITERATIONS;
         view.iterationMarks = NO_MARKS;
       }
-      const f = view.finished;
+      const f = saving.finished;
       if (f !== null) {
         view.finished = {
           ...f,
           feedback: state.shared.string(f.feedback),
-          resolved: state.shared.value(f.resolved),
+          resolved: resolved[f.resolved]!,
           agent: state.shared.value(f.agent),
           parameters: EMPTY_LIST,
           iterations: NO_ITERATIONS,

@@ -43,8 +43,10 @@ describe("the writer's state", () => {
     const dir = tempDir();
     const store = startedLog(dir);
     saveWriterState(store, openWriterState(store));
-    // A second invocation: job b runs again and c finishes, after the snapshot.
-    appendEvents(store, [runStarted(["a", "b", "c"], 2)]);
+    // A second invocation (of a matrix without c, which only the first knew) re-runs b; then c's
+    // attempt ends. All of it after the snapshot.
+    saveWriterState(store, openWriterState(store));
+    appendEvents(store, [runStarted(["a", "b"], 2)]);
     appendEvents(store, finishedJob("b", 2, -1));
     appendEvents(store, finishedJob("c").slice(3));
 
@@ -60,6 +62,10 @@ describe("the writer's state", () => {
     expect(restored.invocations).toBe(2);
     // Views share their specs with the matrix, as a fold's do.
     expect(restored.jobs.get("a")!.spec).toBe(restored.started!.matrix[0]);
+    expect(restored.order).toEqual(["a", "b", "c"]);
+    // Saved now, the snapshot holds c's spec itself (no longer in the latest matrix).
+    saveWriterState(store, restored);
+    expect(openWriterState(store).leanSnapshot()).toBe(whole.leanSnapshot());
   });
 
   it("is restored from the snapshot, not folded again, when nothing came after it", () => {
