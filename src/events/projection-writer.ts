@@ -101,10 +101,19 @@ export class ProjectionWriter {
     this.dirs.add(dir);
   }
 
+  /** A job's folders, one `mkdir` each (a recursive `mkdir` of a folder that exists costs several calls). */
   private ensureJobDirs(job: JobView): void {
     const dir = join(this.runDir, "jobs", checkedJobId(job.job_id));
-    this.ensureDir(join(dir, "artifacts"));
-    this.ensureDir(join(dir, "tb"));
+    if (this.dirs.has(dir)) return;
+    this.ensureDir(join(this.runDir, "jobs"));
+    for (const folder of [dir, join(dir, "artifacts"), join(dir, "tb")]) {
+      try {
+        mkdirSync(folder);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      this.dirs.add(folder);
+    }
   }
 
   /**
