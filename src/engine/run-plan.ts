@@ -150,7 +150,7 @@ export function planRun(request: RunRequest, registry: TaskRegistry, now: Date):
   const idSource = request.runId !== undefined ? "--run-id" : `run_id in ${request.configPath}`;
   if (explicitId !== null && !isSafeId(explicitId)) {
     throw new RunDirError({
-      problem: `${idSource}: ${JSON.stringify(explicitId)} is not a plain name (a run id names a directory inside the runs dir); use letters, digits, '.', '_' and '-' only, e.g. my-run.1`,
+      problem: `${idSource}: ${JSON.stringify(explicitId)} is not a plain name (a run id names a directory inside the runs dir); use letters, digits, '.', '_' and '-' only, not starting with '.' and without '..', e.g. my-run.1`,
     });
   }
   ensureRunsDir(base.runs_dir);
