@@ -94,7 +94,16 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
   }
 
   // The same checks `run` makes before it creates anything (src/engine/config-checks.ts).
-  for (const problem of await configProblems(loaded, registry, { strict, tasks: false })) fail(`${problem.text} [${problem.where}]`);
+  const problems = await configProblems(loaded, registry, { strict, tasks: false });
+  for (const problem of problems) fail(`${problem.text} [${problem.where}]`);
+  if (!strict) {
+    // What `run` would refuse, plain validate says too, as warnings (unknown keys were said above).
+    const said = new Set(problems.map((p) => `${p.text} [${p.where}]`));
+    for (const problem of await configProblems({ ...loaded, unknownKeys: [] }, registry, { strict: true, tasks: false })) {
+      const line = `${problem.text} [${problem.where}]`;
+      if (!said.has(line)) process.stderr.write(`trace-bench: warning: ${line} (run refuses this; validate --strict fails it)\n`);
+    }
+  }
   for (const note of comparabilityNotes(loaded)) lines.push(`[NOTE] ${note.text} [${note.where}]`);
 
   const tasks = registry.expandTasks(loaded.config.tasks).filter((t) => selection.includes(suiteOfTaskId(t.id)));

@@ -181,6 +181,15 @@ describe("validate: per-trainer kwargs and unknown keys", () => {
     expect(fails[1]).toMatch(/^\[FAIL\] unknown trainer kwarg 'ps_steps' for GEPA-Base \(valid: .*gepa_iters.*\) \[.*config\.yaml:6\]$/);
   });
 
+  it("plain validate warns of a kwarg run would refuse (exit 0), naming the line and the near name", () => {
+    const dir = tempDir();
+    const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_stepz: 1}]\n");
+    const r = runCli(["validate", "--config", cfg]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("[FAIL]");
+    expect(r.stderr).toMatch(/^trace-bench: warning: unknown trainer kwarg 'ps_stepz' for PrioritySearch; did you mean 'ps_steps'\? \(valid: .*\) \[.*config\.yaml:4\] \(run refuses this; validate --strict fails it\)$/m);
+  });
+
   it("top-level knobs apply to the trainers that take them", () => {
     const dir = tempDir();
     const ok = config(dir, "tasks: [internal:numeric_param]\nps_steps: 1\ngepa_iters: 1\ntrainers: [PrioritySearch, GEPA-Base]\n", "ok.yaml");

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, tempDir } from "../support/cli.js";
-import { HAVE_CHROMIUM, http, launchBrowser, screenshot, startDashboard, waitForExit, type RunningDashboard } from "../support/dashboard.js";
+import { HAVE_CHROMIUM, http, launchBrowser, screenshot, slowConfig, startDashboard, waitForExit, type RunningDashboard } from "../support/dashboard.js";
 import { isRunning } from "../support/processes.js";
 import { csvRows, eventsOf, FIXTURE_ENV } from "../support/run-dir.js";
 
@@ -21,14 +21,7 @@ declare const document: {
 declare const location: { hash: string };
 
 // Four jobs of about three seconds each (two agent calls of 1.5 s), one at a time.
-const SLOW = `mode: stub
-seeds: [1, 2, 3, 4]
-max_workers: 1
-tasks:
-  - {id: fixture:sleep, eval_kwargs: {delay_ms: 1500}}
-trainers:
-  - NoOpTrainer
-`;
+const SLOW = slowConfig([1, 2, 3, 4], 1500);
 const WAIT = { timeout: 90_000 };
 
 const percentOf = async (page: Page) => Number(await page.locator("[data-testid=progress]").first().getAttribute("data-percent"));
@@ -143,7 +136,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: launch, watch, cancel, r
   }, 240_000);
 
   it("a running job's inspector follows its machine to the end without reloading", async () => {
-    writeFileSync(join(dir, "configs", "one-slow.yaml"), SLOW.replace("seeds: [1, 2, 3, 4]", "seeds: [7]").replace("delay_ms: 1500", "delay_ms: 2500"));
+    writeFileSync(join(dir, "configs", "one-slow.yaml"), slowConfig([7], 2500));
     await page.goto(`${dashboard.origin}/#/launch?config=configs/one-slow.yaml`);
     await page.waitForFunction(() => document.querySelector("[data-testid=validation-verdict]")?.textContent === "valid: 1 job", null, WAIT);
     await page.click("[data-testid=launch]");
@@ -166,7 +159,7 @@ describe("dashboard: a launched run outlives it", () => {
   it("stopping the dashboard does not stop a run it launched", async () => {
     const dir = tempDir();
     mkdirSync(join(dir, "configs"));
-    writeFileSync(join(dir, "configs", "slow.yaml"), SLOW.replace("seeds: [1, 2, 3, 4]", "seeds: [1, 2]"));
+    writeFileSync(join(dir, "configs", "slow.yaml"), slowConfig([1, 2], 1500));
     const dashboard = await startDashboard({ cwd: dir, args: ["--runs-dir", "runs"], env: FIXTURE_ENV });
     const reply = await http(dashboard.origin, "/api/launch", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ config: "configs/slow.yaml" }) });
     expect(reply.status, reply.body).toBe(200);

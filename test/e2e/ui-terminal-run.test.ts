@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, tempDir } from "../support/cli.js";
-import { HAVE_CHROMIUM, launchBrowser, screenshot, startDashboard, waitForExit, type RunningDashboard } from "../support/dashboard.js";
+import { HAVE_CHROMIUM, launchBrowser, screenshot, slowConfig, startDashboard, waitForExit, type RunningDashboard } from "../support/dashboard.js";
 import { csvRows, FIXTURE_ENV, singleRunDir } from "../support/run-dir.js";
 
 // What the functions run in the page below use of the browser (they run in Chromium, not in Node).
@@ -19,14 +19,7 @@ declare const document: {
 };
 
 // Three jobs of about 2.5 seconds each (two agent calls of 1.2 s), one at a time.
-const SLOW = `mode: stub
-seeds: [1, 2, 3]
-max_workers: 1
-tasks:
-  - {id: fixture:sleep, eval_kwargs: {delay_ms: 1200}}
-trainers:
-  - NoOpTrainer
-`;
+const SLOW = slowConfig([1, 2, 3], 1200);
 const WAIT = { timeout: 90_000 };
 const ACTIVE = ["building", "training", "evaluating"];
 

@@ -99,3 +99,8 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
 export async function waitForExit(pids: readonly number[], ms = 120_000): Promise<boolean> {
   return until(() => pids.every((pid) => !isRunning(pid)), ms, 100);
 }
+
+/** A stub config of `seeds` slow jobs (fixture:sleep: two agent calls of `delayMs` each), one at a time. */
+export function slowConfig(seeds: readonly number[], delayMs: number): string {
+  return `mode: stub\nseeds: [${seeds.join(", ")}]\nmax_workers: 1\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: ${delayMs}}}\ntrainers:\n  - NoOpTrainer\n`;
+}
