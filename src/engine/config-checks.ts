@@ -36,9 +36,10 @@ const quoted = (names: readonly string[]) => names.join(", ");
 
 /**
  * The harness hands trainers the task's splits itself (its `validate_dataset` keyword is what
- * GEPA-UCB cannot take: parity scenario gepa-code), so these are never trainer params.
+ * GEPA-UCB cannot take: parity scenario gepa-code; UCBSearchAlgorithm's `validation_dataset` the
+ * harness never sets), so these are never trainer params.
  */
-const DATASET_KWARGS: readonly string[] = ["train_dataset", "validate_dataset", "test_dataset"];
+const DATASET_KWARGS: readonly string[] = ["train_dataset", "validate_dataset", "test_dataset", "validation_dataset"];
 
 /** A trainer kwarg that is set at the top level (`trainer_kwargs:` or a legacy knob) applies to every trainer. */
 function isGlobal(loaded: LoadedConfig, key: string, value: unknown): boolean {

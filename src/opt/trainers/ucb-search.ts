@@ -14,7 +14,8 @@
  * As the reference (parity scenario ucbsearch):
  * - Validation samples come from the train set. The reference's kwarg is `validation_dataset`,
  *   which Trace-Bench never sets, so a task's validate set is not used (run
- *   harness_validate_set_and_constructor_kwargs: the guide never sees the validate input).
+ *   harness_validate_set_and_constructor_kwargs: the guide never sees the validate input). As a
+ *   trainer param it is refused (datasets come from the task), not silently ignored.
  * - An empty proposal (TERMINATE, an unreadable reply) makes a′ a copy of `a`'s values; it is
  *   scored and added like any other candidate.
  *
@@ -48,7 +49,6 @@ export const UCB_SEARCH_KWARGS = [
   "train_batch_size",
   "max_buffer_size",
   "ucb_exploration_factor",
-  "validation_dataset",
   "evaluation_batch_size",
   "eval_frequency",
   "test_frequency",

@@ -194,5 +194,14 @@ describe("parity gepa-code", () => {
         ["line 7", expect.stringMatching(/^unknown trainer kwarg 'validate_dataset' for GEPA-UCB: datasets come from the task, not from trainer params \(valid: /)],
       ]);
     });
+
+    it("gepa-code GEPA-UCB_with_validate_dataset_kwarg: UCBSearchAlgorithm's validation_dataset (which the reference ignores) is refused the same way", async () => {
+      const path = join(tmp, "ucb.yaml");
+      writeFileSync(path, `mode: stub\ntasks: [internal:numeric_param]\ntrainers:\n  - id: UCBSearchAlgorithm\n    params_variants:\n      - num_search_iterations: 1\n        validation_dataset: {inputs: [0], infos: [3.0]}\n`);
+      const problems = await configProblems(loadRunConfig(path), registry, { strict: true, tasks: false });
+      expect(problems.map((p) => [p.where.replace(`${path}:`, "line "), p.text])).toEqual([
+        ["line 7", expect.stringMatching(/^unknown trainer kwarg 'validation_dataset' for UCBSearchAlgorithm: datasets come from the task, not from trainer params \(valid: /)],
+      ]);
+    });
   });
 });
