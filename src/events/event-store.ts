@@ -6,8 +6,9 @@
  *
  * Group commit (`groupCommit`, what a run uses): appends join an open group, written in one
  * transaction at the end of the event loop's turn, so a job's five appends and its neighbours'
- * cost one commit instead of five each (seqs and versions are given out as the appends come). What must be on disk before the world sees it commits at once: run
- * events and LLM calls (a request is recorded before it is sent, its reply as soon as it came).
+ * cost one commit instead of five each (seqs and versions are given out as the appends come).
+ * What must be on disk before the world sees it commits at once: run events and LLM calls (a
+ * request is recorded before it is sent, its reply as soon as it came).
  * A kill can lose at most the last turn's other events: computation that is simply redone. Only
  * committed events reach `onCommit` (the run state, the console, the files): nothing is shown or
  * counted before it is durable. A commit that fails loses its group and every later append
@@ -138,6 +139,7 @@ export class EventStore {
     const stored = events.map((event, i) => {
       const recorded = new RecordedEvent(this.seq + i + 1, EVENT_SCHEMA_VERSION, stream, expectedVersion + i + 1, event.type, this.runId, event.job_id ?? null, ts, JSON.stringify(event.data));
       this.pending.push(recorded);
+      // Its type and payload come from `event`, a NewEvent: the pair is a StoredEvent's.
       return recorded as unknown as StoredEvent;
     });
     if (contents !== undefined) for (const entry of contents) this.pendingContents.push(entry);

@@ -113,7 +113,7 @@ export function openWritableDatabase(runDir: string): Database.Database {
           "CREATE TABLE IF NOT EXISTS subscriber_positions (name TEXT PRIMARY KEY, position INTEGER NOT NULL);" +
           // Prompt messages and replies, stored once and referenced from events (content-ref.ts).
           "CREATE TABLE IF NOT EXISTS contents (ref TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;" +
-          // Folds of the log saved at a position (snapshot.ts): a cache, never the truth.
+          // Folds of the log saved at a position (writer-state.ts): a cache, never the truth.
           "CREATE TABLE IF NOT EXISTS snapshots (name TEXT PRIMARY KEY, seq INTEGER NOT NULL, format TEXT NOT NULL, data TEXT NOT NULL);",
       );
       db.pragma(`user_version = ${EVENT_SCHEMA_VERSION}`);

@@ -31,6 +31,32 @@ describe("projections are folds over the event log", () => {
     }
   });
 
+  it("a lean state (the writer's) agrees with a full fold on what the writer reads: attempts, statuses, LLM use, order", () => {
+    const full = RunState.fold(log);
+    const lean = new RunState(false);
+    for (const e of log) lean.apply(e);
+    const reads = (s: RunState) => ({
+      jobs: s.orderedJobs().map((j) => [j.job_id, j.attempt, s.statusOf(j.job_id), j.finished?.score_val ?? null, j.allAttemptTokens, j.allAttemptCost]),
+      byModel: [...s.llmByModel],
+      byRole: [...s.llmByRole],
+      invocations: s.invocations,
+      notRun: s.notRun,
+      finished: s.finished,
+      lastSeq: s.lastSeq,
+    });
+    expect(reads(lean)).toEqual(reads(full));
+    // ...and keeps none of the details only the job files need.
+    expect(lean.orderedJobs().every((j) => j.log === "" && j.iterations.length === 0 && (j.finished === null || j.finished.best_values === null))).toBe(true);
+  });
+
+  it("equal kwargs and names of different jobs are one frozen instance in the state", () => {
+    const state = RunState.fold(log);
+    const [a, b] = ["a", "b"].map((id) => state.jobs.get(id)!);
+    expect(a!.spec.resolved_kwargs).toBe(b!.spec.resolved_kwargs);
+    expect(a!.finished!.resolved).toBe(b!.finished!.resolved);
+    expect(Object.isFrozen(a!.finished!.resolved.optimizer_kwargs)).toBe(true);
+  });
+
   it("applying an event twice is the same as applying it once", () => {
     const once = RunState.fold(log);
     const twice = new RunState();
