@@ -23,7 +23,7 @@ import { removeStrays } from "../events/run-dir-strays.js";
 
 export const spec: VerbSpec = {
   name: "replay",
-  summary: "Delete and rebuild every projection of a run directory (reports, mirrors, job files) from its event log.",
+  summary: "Rebuild every projection of a run directory (reports, mirrors, job files) from its event log, and remove anything else in it.",
   flags: {
     verify: { type: "boolean", description: "Only check the log: re-derive every job's events through the job machine and list what it would not have produced (exit 1). Writes nothing." },
   },
