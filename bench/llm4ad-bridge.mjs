@@ -22,7 +22,7 @@ import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { fmt, printReport } from "./report.mjs";
+import { fmt, printReport, scriptArgs } from "./report.mjs";
 import { benchWorkspace } from "./workspace.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -34,10 +34,8 @@ const CPU_MS = 20;
 /** A measurement with no result by then has lost a request (the pool answers or kills within 35 s). */
 const DEADLINE_MS = 60_000;
 
-const argv = process.argv.slice(2);
-const asJson = argv.includes("--json");
-const dirArg = argv.includes("--dir") ? argv[argv.indexOf("--dir") + 1] : undefined;
-const workDir = dirArg ? resolve(dirArg) : benchWorkspace("trace-bench-llm4ad-").dir;
+const { asJson, dir } = scriptArgs();
+const workDir = dir ?? benchWorkspace("trace-bench-llm4ad-").dir;
 mkdirSync(workDir, { recursive: true });
 // os.tmpdir() is read at each spawn: the pool's per-worker directories land in the workspace.
 const workerTmp = join(workDir, "worker-tmp");

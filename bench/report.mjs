@@ -2,15 +2,27 @@
 // null} or {id, measurement, unit, error}, a row a measurement, and notes. On its own it prints a
 // table; with --json (run-all.mjs runs it so) one JSON line that run-all folds into its own table.
 import { availableParallelism, cpus, loadavg } from "node:os";
+import { resolve } from "node:path";
 
 export const fmt = (x, digits) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 
-/** The rows as the lines of a Markdown-style table, with each target's verdict (ok, MISSED, info, ERROR). */
+/** A script's own flags: `--json` (one line for run-all.mjs) and `--dir DIR` (its workspace, else a temp one). */
+export function scriptArgs(argv = process.argv.slice(2)) {
+  return { asJson: argv.includes("--json"), dir: argv.includes("--dir") ? resolve(argv[argv.indexOf("--dir") + 1]) : undefined };
+}
+
+/** What a row says of its target: ok, MISSED, info (no target) or ERROR. */
+export function verdict(r) {
+  if (r.error !== undefined) return "ERROR";
+  if (r.target === null) return "info";
+  return (r.target.op === "<=" ? r.value <= r.target.value : r.value >= r.target.value) ? "ok" : "MISSED";
+}
+
+/** The rows as the lines of a Markdown-style table, with each target's verdict. */
 export function tableLines(rows) {
   const shown = rows.map((r) => {
     if (r.error !== undefined) return [r.id, r.measurement, "ERROR", r.unit, "", "ERROR"];
-    const met = r.target === null ? null : r.target.op === "<=" ? r.value <= r.target.value : r.value >= r.target.value;
-    return [r.id, r.measurement, fmt(r.value, r.digits), r.unit, r.target === null ? "—" : `${r.target.op === "<=" ? "≤" : "≥"} ${r.target.value} ${r.unit}`, r.target === null ? "info" : met ? "ok" : "MISSED"];
+    return [r.id, r.measurement, fmt(r.value, r.digits), r.unit, r.target === null ? "—" : `${r.target.op === "<=" ? "≤" : "≥"} ${r.target.value} ${r.unit}`, verdict(r)];
   });
   const header = ["#", "Measurement", "Value", "Unit", "Target", "Status"];
   const widths = header.map((h, i) => Math.max(h.length, ...shown.map((c) => c[i].length)));

@@ -19,6 +19,7 @@ import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
+import { fmt, tableLines, verdict } from "./report.mjs";
 import { benchWorkspace } from "./workspace.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -149,7 +150,6 @@ const median = (xs) => {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-const fmt = (x, digits) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 
 // ---------------------------------------------------------------------------------------------
 // Rows of the table. `target` is { op: "<=" | ">=", value } or null (informational).
@@ -159,21 +159,14 @@ const notes = [];
 let failures = 0;
 
 function row(id, measurement, value, unit, digits, target = null) {
-  const met = target === null ? null : target.op === "<=" ? value <= target.value : value >= target.value;
-  rows.push({
-    id,
-    measurement,
-    value: fmt(value, digits),
-    unit,
-    target: target === null ? "—" : `${target.op === "<=" ? "≤" : "≥"} ${target.value} ${unit}`,
-    status: target === null ? "info" : met ? "ok" : "MISSED",
-  });
+  rows.push({ id, measurement, value, unit, digits, target });
 }
 
 function errorRow(id, measurement, unit, error) {
   failures += 1;
-  rows.push({ id, measurement, value: "ERROR", unit, target: "", status: "ERROR" });
-  notes.push(`#${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+  const why = error instanceof Error ? error.message : String(error);
+  rows.push({ id, measurement, unit, error: why });
+  notes.push(`#${id} failed: ${why}`);
 }
 
 /** Runs one measurement; an error becomes an ERROR row instead of ending the benchmark. */
@@ -345,15 +338,9 @@ await measure("10", "dashboard live latency (bench/ui-live-latency.mjs)", "ms", 
 // Report.
 
 const cpuList = cpus();
-const header = ["#", "Measurement", "Value", "Unit", "Target", "Status"];
-const cells = rows.map((r) => [r.id, r.measurement, r.value, r.unit, r.target, r.status]);
-const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-const rightAligned = new Set([2]);
-const line = (c) => `| ${c.map((x, i) => (rightAligned.has(i) ? x.padStart(widths[i]) : x.padEnd(widths[i]))).join(" | ")} |`;
-const rule = `|${widths.map((w, i) => (rightAligned.has(i) ? `${"-".repeat(w + 1)}:` : "-".repeat(w + 2))).join("|")}|`;
-
-const missed = rows.filter((r) => r.status === "MISSED").length;
-const targeted = rows.filter((r) => r.status === "ok" || r.status === "MISSED").length;
+const verdicts = rows.map(verdict);
+const missed = verdicts.filter((v) => v === "MISSED").length;
+const targeted = verdicts.filter((v) => v === "ok" || v === "MISSED").length;
 const out = [
   "",
   "trace-bench performance benchmark",
@@ -362,9 +349,7 @@ const out = [
   `Runs in: ${tmp} (removed afterwards; BENCH_TMPDIR picks another file system)`,
   `Node: ${process.version}; workload: ${JOBS} jobs = internal:numeric_param x NoOpTrainer x seeds 1..${JOBS}, mode stub`,
   "",
-  line(header),
-  rule,
-  ...cells.map(line),
+  ...tableLines(rows),
   "",
   `Targets: ${targeted - missed}/${targeted} met${missed ? `, ${missed} MISSED` : ""}${failures ? `, ${failures} ERROR` : ""}. Benchmark took ${fmt((performance.now() - benchStarted) / 1000, 1)} s.`,
   ...notes.map((n) => `  ${n}`),

@@ -25,7 +25,7 @@ import { get } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { fmt, printReport } from "./report.mjs";
+import { fmt, printReport, scriptArgs } from "./report.mjs";
 import { benchWorkspace } from "./workspace.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -39,11 +39,9 @@ const TARGET_MS = 1000;
 const DRAIN_MS = 2000;
 const DEADLINE_MS = 300_000;
 
-const argv = process.argv.slice(2);
-const asJson = argv.includes("--json");
-const dirArg = argv.includes("--dir") ? argv[argv.indexOf("--dir") + 1] : undefined;
-const workspace = dirArg ? null : benchWorkspace("trace-bench-ui-live-");
-const workDir = dirArg ? resolve(dirArg) : workspace.dir;
+const { asJson, dir } = scriptArgs();
+const workspace = dir ? null : benchWorkspace("trace-bench-ui-live-");
+const workDir = dir ?? workspace.dir;
 mkdirSync(workDir, { recursive: true });
 
 const childEnv = { ...process.env, TRACE_BENCH_TASK_MODULES: FIXTURE_SUITE };

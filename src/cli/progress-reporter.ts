@@ -137,12 +137,6 @@ export class ProgressReporter {
     };
   }
 
-  jobFinished(spec: JobView["spec"], f: JobFinishedData, attempt: FinishedAttempt | null = null): void {
-    const line = this.count(spec, f, attempt);
-    this.clear();
-    this.out.write(line);
-  }
-
   /** Counts a finished job; returns its console line (with the newline). */
   private count(spec: JobView["spec"], f: JobFinishedData, attempt: FinishedAttempt | null): string {
     this.done += 1;

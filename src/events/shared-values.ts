@@ -5,6 +5,9 @@
  * the same strings each. Shared values are frozen: the fold treats payloads as read-only, and
  * freezing turns a stray write into an error instead of a change to every job at once.
  */
+/** Strings longer than this are not looked up: the table would hold every job's unique text. */
+const SHARED_STRING_MAX = 256;
+
 export class SharedValues {
   private readonly byJson = new Map<string, unknown>();
   private readonly strings = new Map<string, string>();
@@ -20,7 +23,9 @@ export class SharedValues {
     return value;
   }
 
+  /** The first equal string seen; a long one (an LLM's feedback, unlikely to repeat) is not kept. */
   string(text: string): string {
+    if (text.length > SHARED_STRING_MAX) return text;
     const known = this.strings.get(text);
     if (known !== undefined) return known;
     this.strings.set(text, text);

@@ -85,13 +85,16 @@ describe("the writer's state", () => {
     const store = startedLog(dir);
     const state = openWriterState(store);
     const whole = folded(store).leanSnapshot();
-    const format = (() => {
-      saveWriterState(store, state);
-      return store.snapshot("writer-state")!.format;
-    })();
+    saveWriterState(store, state);
+    const format = store.snapshot("writer-state")!.format;
+    // A doctored state (job a said to have timed out): had it been read, the state would differ.
+    const saved = JSON.parse(state.leanSnapshot()) as { lastSeq: number; jobs: { job_id: string; finished: { status: string } | null }[] };
+    saved.jobs.find((j) => j.job_id === "a")!.finished!.status = "timeout";
+    const doctored = JSON.stringify(saved);
+    const ahead = JSON.stringify({ ...saved, lastSeq: state.lastSeq + 5 });
     for (const [seq, fmt, data] of [
-      [state.lastSeq, "0:old", state.leanSnapshot()],
-      [state.lastSeq + 5, format, state.leanSnapshot()],
+      [state.lastSeq, "0:old", doctored],
+      [state.lastSeq + 5, format, ahead],
       [state.lastSeq, format, "{not json"],
     ] as const) {
       store.saveSnapshot("writer-state", seq, fmt, data);
