@@ -7,7 +7,7 @@ process.stdout.on("error", (error) => {
   throw error;
 });
 
-import { main } from "../dist/src/cli/main.js";
+import { main } from "../dist/cli/main.js";
 
 main(process.argv.slice(2)).then(
   (code) => {

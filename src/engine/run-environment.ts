@@ -4,23 +4,20 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { pythonUtcIso } from "../codec/python-datetime.js";
 import { llmForModel, modelAxis } from "../config/model-axis.js";
 import type { RunConfig } from "../config/run-config.js";
 import type { LlmInfo } from "../events/event-schema.js";
 import { isSecretName, REDACTED } from "../events/projections/artifact-format.js";
+import { packageRoot } from "../fs/package-root.js";
 
 const EXACT = new Set(["TRACE_DEFAULT_LLM_BACKEND", "TRACE_LITELLM_MODEL", "TRACE_CUSTOMLLM_MODEL", "TRACE_CUSTOMLLM_URL", "CUDA_VISIBLE_DEVICES", "PYTHONPATH", "NODE_OPTIONS"]);
 const PREFIXES = ["TRACE_", "OPENAI_", "ANTHROPIC_", "AZURE_", "HF_", "HUGGINGFACE_", "OPENROUTER_"];
 
-/** The package's own root (where package.json is), for its version and git commit. */
-export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-
 export function packageVersion(): string {
   try {
-    return (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+    return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
   } catch {
     return "unknown";
   }
@@ -47,7 +44,11 @@ function git(args: readonly string[], cwd: string): string | null {
 }
 
 /** `meta/git.json`: the trace-bench checkout's commit and branch (partial when not a git checkout). */
-export function captureGit(cwd = PACKAGE_ROOT): Record<string, unknown> {
+export function captureGit(cwd = packageRoot()): Record<string, unknown> {
+  // One process asks all three (each costs tens of ms); a checkout without a commit fails it, and
+  // then each is asked alone, so the record is as partial as the original's.
+  const all = git(["rev-parse", "--show-toplevel", "HEAD", "--abbrev-ref", "HEAD"], cwd)?.split("\n");
+  if (all?.length === 3 && all.every((line) => line !== "")) return { repo_root: all[0], commit: all[1], branch: all[2] };
   const root = git(["rev-parse", "--show-toplevel"], cwd);
   if (root === null) return {};
   const info: Record<string, unknown> = { repo_root: root };

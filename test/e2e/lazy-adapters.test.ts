@@ -59,8 +59,9 @@ describe("heavy adapters are loaded only when used", () => {
   it("a stub smoke run loads none of them", async () => {
     const r = await tracedRun("configs/smoke.yaml");
     expect(r.rows.map((row) => row.status)).toEqual(["ok"]);
-    // The engine's own dependencies are there: the trace saw the run.
+    // The engine's own dependencies are there: the trace saw the run (effect is bundled, seen through the metafile).
     expect(r.packages).toContain("better-sqlite3");
+    expect(r.packages).toContain("effect");
     for (const name of HEAVY) expect(r.packages, name).not.toContain(name);
   });
 
