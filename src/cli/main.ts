@@ -6,16 +6,18 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../fs/package-root.js";
 import { UsageError, parseVerbArgs, verbHelp, type ParsedArgs, type VerbSpec } from "./args.js";
+import { tuneV8ForJobs } from "./v8-tuning.js";
 
 export interface Verb {
   readonly spec: VerbSpec;
   execute(args: ParsedArgs): Promise<number>;
 }
 
-const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: () => Promise<Verb> }>> = {
+/** `runsJobs`: the verb runs a job matrix, and V8 is tuned for that before its code loads. */
+const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: () => Promise<Verb>; readonly runsJobs?: true }>> = {
   "list-tasks": { summary: "List the task ids of the selected suites", load: () => import("./list-tasks.js") },
   "list-trainers": { summary: "List the trainers and whether they can run here", load: () => import("./list-trainers.js") },
-  run: { summary: "Run the job matrix of a config (crash-safe, resumable)", load: () => import("./run.js") },
+  run: { summary: "Run the job matrix of a config (crash-safe, resumable)", load: () => import("./run.js"), runsJobs: true },
   replay: { summary: "Rebuild every report of a run directory from its event log", load: () => import("./replay.js") },
   tokens: { summary: "Audit a run's LLM calls, tokens and cost from its log, and check results.csv and summary.json", load: () => import("./tokens.js") },
   calls: { summary: "Print a run's LLM calls: prompts, replies, outcomes, tokens", load: () => import("./calls.js") },
@@ -94,6 +96,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`trace-bench: unknown command '${verbName}'; commands: ${Object.keys(VERBS).join(", ")}\n`);
     return 2;
   }
+  if (entry.runsJobs) tuneV8ForJobs();
   try {
     const verb = await entry.load();
     const args = parseVerbArgs(verb.spec, rest);

@@ -9,13 +9,12 @@
  * Either way the decider never sees a stale state, so one attempt never gets two terminal events.
  */
 import * as Data from "effect/Data";
-import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import { jobStateOf } from "../../machines/job-transitions.js";
 import type { Contents } from "../events/content-ref.js";
 import { jobStream, type EventBody } from "../events/event-schema.js";
 import { decideAndFold, foldJobStream, type JobCommand, type JobCommandRejected, type JobDecisionState } from "./job-decider.js";
-import { RunLog, type AppendError } from "./run-services.js";
+import type { RunLog, AppendError } from "./run-services.js";
 
 /** The log did not take the job's events (disk full, read-only, another writer): the attempt stops here. */
 export class JobNotRecorded extends Data.TaggedError("JobNotRecorded")<{ readonly jobId: string; readonly cause: AppendError | Error }> {
@@ -39,10 +38,9 @@ export interface JobRecorder {
   readonly state: () => string;
   /** Whether the latest attempt recorded its outcome. */
   readonly finished: () => boolean;
-  readonly execute: (command: JobCommand) => Effect.Effect<void, RecordError>;
   /**
-   * `execute` for synchronous callers (a trainer's `emit`, LLM calls); throws the typed error.
-   * `contents`: texts the events refer to (prompts, replies), committed with them.
+   * Decides and commits a command; throws the typed error (`RecordError`) when the log or the
+   * decider refuses it. `contents`: texts the events refer to (prompts, replies), committed with them.
    */
   readonly executeNow: (command: JobCommand, contents?: Contents) => void;
 }
@@ -50,16 +48,17 @@ export interface JobRecorder {
 /**
  * A recorder over the job's stream as it stands in the log. `history` (the job's events so far)
  * seeds the decider; the stream version is read from the log, the authority. The log is
- * synchronous, so a command is one step, in a fiber (`execute`) or out of one (`executeNow`).
+ * synchronous, so a command is one step. Throws `JobNotRecorded` when the stream cannot be
+ * recorded onto.
  */
-export const makeJobRecorder = (jobId: string, history: readonly EventBody[], onWarning: (text: string) => void) =>
-  Effect.flatMap(RunLog, (log) =>
-    Effect.try({
-      try: () => recorderOver(log, jobId, history, onWarning),
-      // A history the machine cannot fold (a doctored log) cannot be recorded onto either.
-      catch: (error) => (error instanceof JobNotRecorded ? error : new JobNotRecorded({ jobId, cause: error as Error })),
-    }),
-  );
+export function openJobRecorder(log: RunLog["Type"], jobId: string, history: readonly EventBody[], onWarning: (text: string) => void): JobRecorder {
+  try {
+    return recorderOver(log, jobId, history, onWarning);
+  } catch (error) {
+    // A history the machine cannot fold (a doctored log) cannot be recorded onto either.
+    throw error instanceof JobNotRecorded ? error : new JobNotRecorded({ jobId, cause: error as Error });
+  }
+}
 
 function recorderOver(log: RunLog["Type"], jobId: string, history: readonly EventBody[], onWarning: (text: string) => void): JobRecorder {
   const stream = jobStream(jobId);
@@ -87,16 +86,6 @@ function recorderOver(log: RunLog["Type"], jobId: string, history: readonly Even
     attempt: () => state.attempt,
     state: () => jobStateOf(state.snapshot),
     finished: () => state.finished,
-    execute: (command) =>
-      Effect.suspend(() => {
-        try {
-          executeNow(command);
-          return Effect.void;
-        } catch (error) {
-          // Anything but the log's refusal or the decider's is a bug: a defect, recorded as internal_error.
-          return isRecordError(error) ? Effect.fail(error) : Effect.die(error);
-        }
-      }),
     executeNow,
   };
 }

@@ -1,12 +1,16 @@
 /**
  * Runs one attempt of one job (spec §5.2): build a fresh bundle → initial evaluation → train →
- * final evaluation → test evaluation with the best values. Effect drives, the machine decides:
- * each phase's outcome becomes a command to the job's recorder, whose decider records it before
- * the next phase starts. The job timeout (→ `timeout`) and interruption (the run was cancelled →
+ * final evaluation → test evaluation with the best values. The machine decides: each phase's
+ * outcome becomes a command to the job's recorder, whose decider records it before the next
+ * phase starts. The job timeout (→ `timeout`) and interruption (the run was cancelled →
  * `cancelled`) abort the signal handed to tasks and trainers, so their child processes are killed.
+ *
+ * The attempt itself is one async function; its Effect (`runJob`) is the fiber the supervisor
+ * forks, interrupts and joins. Driving each phase as its own Effect step cost about a third of a
+ * trivial job's time (bench rows 1 and 2), for nothing the attempt needs from the runtime.
  */
 import * as Clock from "effect/Clock";
-import * as Data from "effect/Data";
+import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import type { JobMachineEvent, TerminalJobState } from "../../machines/job.machine.js";
@@ -14,14 +18,14 @@ import { toPlain } from "../config/kwargs.js";
 import { journalFromHistory } from "../llm/call-journal.js";
 import { BudgetExhausted, JobCalls } from "../llm/job-calls.js";
 import type { JobSpec } from "../config/matrix.js";
-import type { EventBody } from "../events/event-schema.js";
+import type { EventBody, FinishedStatus } from "../events/event-schema.js";
 import { defaultOptimizerFor } from "../opt/default-optimizer.js";
 import { initialValues, trainableParameters, type ParameterValues } from "../domain/parameter.js";
 import type { Trainer } from "../opt/trainer.js";
 import { evaluationSplit, scoreDataset, type DatasetScore } from "../tasks/score-dataset.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
 import { finishedStatusOf, type JobFact, type JobOutcome } from "./job-decider.js";
-import { isRecordError, makeJobRecorder, type JobRecorder } from "./job-recorder.js";
+import { isRecordError, openJobRecorder, type JobRecorder, type RecordError } from "./job-recorder.js";
 import { resolvedMetadata } from "./resolved-metadata.js";
 import { LlmSource, RunLog, TaskSource, TrainerSource } from "./run-services.js";
 import { createTrainerContext } from "./trainer-context.js";
@@ -42,6 +46,14 @@ export interface JobRunOptions {
   readonly onWarning: (text: string) => void;
 }
 
+/** The services an attempt works with (the run's, or a test's). */
+interface JobServices {
+  readonly log: RunLog["Type"];
+  readonly tasks: TaskSource["Type"];
+  readonly trainers: TrainerSource["Type"];
+  readonly llm: LlmSource["Type"];
+}
+
 /** What the attempt has established so far; a timeout or cancel reports it as it stands. */
 interface Progress {
   bundle: TaskBundle | null;
@@ -56,15 +68,23 @@ interface Progress {
 }
 
 /** The attempt stops early: the machine event that says how. */
-class JobStop extends Data.TaggedError("JobStop")<{ readonly event: Extract<JobMachineEvent, { type: "FAIL" | "SKIP" }>; readonly detail?: string }> {}
-class JobTimedOut extends Data.TaggedError("JobTimedOut")<object> {}
+class JobStop {
+  constructor(
+    readonly event: Extract<JobMachineEvent, { type: "FAIL" | "SKIP" }>,
+    readonly detail?: string,
+  ) {}
+}
+/** The job timeout passed while a phase ran. */
+class JobTimedOut {}
+/** The run was interrupted while a phase ran. */
+class JobCancelled {}
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 /** The stack of an unexpected error: for the job's stdout.log, never for a one-line reason. */
 const stackOf = (error: unknown) => (error instanceof Error && error.stack ? error.stack : String(error));
 /** A reason is one line: results.csv and the console show it; the stack goes with it as detail. */
 const firstLine = (error: unknown) => errorText(error).split("\n")[0]!;
-const fail = (reason: string, detail?: string) => new JobStop({ event: { type: "FAIL", reason }, ...(detail !== undefined ? { detail } : {}) });
+const fail = (reason: string, detail?: string) => new JobStop({ type: "FAIL", reason }, detail);
 
 function evaluationFact(phase: "initial" | "final" | "test", attempt: number, result: DatasetScore): JobFact {
   return {
@@ -113,6 +133,12 @@ class DeadlinePassed extends Error {
     super("job_timeout");
   }
 }
+/** Why the attempt's signal is aborted when the run is interrupted. */
+class RunCancelled extends Error {
+  constructor() {
+    super("cancelled");
+  }
+}
 
 /**
  * `promise`, or its end when the attempt's signal is aborted: a task or trainer that ignores the
@@ -136,20 +162,23 @@ function untilAborted<A>(signal: AbortSignal, promise: Promise<A>): Promise<A> {
   });
 }
 
-/** The job timeout passed: whatever a phase ended with, the job timed out. */
-const timedOut = (signal: AbortSignal) => signal.aborted && signal.reason instanceof DeadlinePassed;
+/** The stop a phase ended by the attempt's signal stands for, if any: the deadline or the run's end. */
+function stopBySignal(signal: AbortSignal): JobTimedOut | JobCancelled | null {
+  if (!signal.aborted) return null;
+  return signal.reason instanceof DeadlinePassed ? new JobTimedOut() : signal.reason instanceof RunCancelled ? new JobCancelled() : null;
+}
 
 /**
  * Promise-returning work of a phase, ended by the attempt's signal; anything it throws stops the
- * job as an internal error (or as timed out, past the deadline).
+ * job as an internal error (or as timed out, or cancelled, when the signal ended it).
  */
-const phaseOf =
-  (signal: AbortSignal) =>
-  <A>(work: () => Promise<A>) =>
-    Effect.tryPromise({
-      try: () => untilAborted(signal, work()),
-      catch: (error): JobStop | JobTimedOut => (timedOut(signal) ? new JobTimedOut() : fail(`internal_error: ${firstLine(error)}`, stackOf(error))),
-    });
+async function phase<A>(signal: AbortSignal, work: () => Promise<A>, onError: (error: unknown) => unknown = (error) => fail(`internal_error: ${firstLine(error)}`, stackOf(error))): Promise<A> {
+  try {
+    return await untilAborted(signal, work());
+  } catch (error) {
+    throw stopBySignal(signal) ?? onError(error);
+  }
+}
 
 /**
  * Trainer implementations are stateless: each is imported once per process, keyed by the catalog's
@@ -158,136 +187,131 @@ const phaseOf =
 const loadedTrainers = new WeakMap<object, Trainer>();
 
 /** The phases of one attempt, each recorded before the next starts; ends by recording the outcome. */
-function phases(job: JobSpec, recorder: JobRecorder, progress: Progress, started: number, signal: AbortSignal, calls: JobCalls, trainingSignal: AbortSignal) {
-  return Effect.gen(function* () {
-    const attempt = recorder.attempt();
-    const trainerInfo = (yield* TrainerSource).find(job.trainer_id);
-    if (trainerInfo === undefined) return yield* fail(`unknown trainer '${job.trainer_id}'; run 'trace-bench list-trainers --all'`);
-    if (!trainerInfo.available || trainerInfo.load === undefined) {
-      return yield* fail(`trainer '${job.trainer_id}' is not available: ${trainerInfo.reason ?? "unknown reason"}`);
-    }
-    const phase = phaseOf(signal);
-    const trainer: Trainer = loadedTrainers.get(trainerInfo) ?? (yield* phase(() => trainerInfo.load!()));
-    loadedTrainers.set(trainerInfo, trainer);
-    const tasks = yield* TaskSource;
-    const bundle = yield* Effect.tryPromise({
-      try: () => untilAborted(signal, Promise.resolve().then(() => tasks.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs)))),
-      catch: (error): JobStop | JobTimedOut =>
-        timedOut(signal)
-          ? new JobTimedOut()
-          : (error as { _tag?: string })._tag === "TaskUnavailableError"
-            ? new JobStop({ event: { type: "SKIP", reason: errorText(error) } })
-            : fail(`task_load_error: ${errorText(error)}`),
-    });
-    progress.bundle = bundle;
-    if (trainableParameters(bundle.parameters).length === 0) return yield* fail("no_trainable_parameters");
-    const split = evaluationSplit(bundle);
-    // The task's own output (a candidate's prints) goes to the job's log.
-    const context = { signal, log: (text: string) => recorder.executeNow({ type: "RecordFacts", facts: [{ type: "TaskOutput", data: { attempt, text } }] }) };
-    const initial = initialValues(bundle.parameters);
-    progress.initial = initial;
-    progress.latest = initial;
-    const initialScore = yield* phase(() => scoreDataset(bundle, initial, split, context));
-    progress.initialScore = initialScore;
-    yield* recorder.execute({ type: "Advance", event: { type: "BUILT" }, facts: [evaluationFact("initial", attempt, initialScore)] });
+async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder, progress: Progress, started: number, signal: AbortSignal, calls: JobCalls, trainingSignal: AbortSignal): Promise<void> {
+  const attempt = recorder.attempt();
+  const trainerInfo = services.trainers.find(job.trainer_id);
+  if (trainerInfo === undefined) throw fail(`unknown trainer '${job.trainer_id}'; run 'trace-bench list-trainers --all'`);
+  if (!trainerInfo.available || trainerInfo.load === undefined) throw fail(`trainer '${job.trainer_id}' is not available: ${trainerInfo.reason ?? "unknown reason"}`);
+  const trainer: Trainer = loadedTrainers.get(trainerInfo) ?? (await phase(signal, () => trainerInfo.load!()));
+  loadedTrainers.set(trainerInfo, trainer);
+  const bundle = await phase(
+    signal,
+    () => Promise.resolve().then(() => services.tasks.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs))),
+    (error) =>
+      (error as { _tag?: string })._tag === "TaskUnavailableError" ? new JobStop({ type: "SKIP", reason: errorText(error) }) : fail(`task_load_error: ${errorText(error)}`),
+  );
+  progress.bundle = bundle;
+  if (trainableParameters(bundle.parameters).length === 0) throw fail("no_trainable_parameters");
+  const split = evaluationSplit(bundle);
+  // The task's own output (a candidate's prints) goes to the job's log.
+  const context = { signal, log: (text: string) => recorder.executeNow({ type: "RecordFacts", facts: [{ type: "TaskOutput", data: { attempt, text } }] }) };
+  const initial = initialValues(bundle.parameters);
+  progress.initial = initial;
+  progress.latest = initial;
+  const initialScore = await phase(signal, () => scoreDataset(bundle, initial, split, context));
+  progress.initialScore = initialScore;
+  recorder.executeNow({ type: "Advance", event: { type: "BUILT" }, facts: [evaluationFact("initial", attempt, initialScore)] });
 
-    const resolved = resolvedMetadata(job, bundle);
-    const llm = (yield* LlmSource).forJob(job, bundle);
-    calls.setTraining(true);
-    const training = yield* Effect.tryPromise({
-      try: () =>
-        untilAborted(signal, trainer.train(
-          createTrainerContext({
-            bundle,
-            initialValues: initial,
-            trainerKwargs: job.resolved_kwargs.trainer_kwargs,
-            seed: job.seed,
-            optimizer: { name: resolved.optimizer ?? defaultOptimizerFor(bundle), kwargs: resolved.optimizer_kwargs },
-            recorder: { attempt, record: (facts) => recorder.executeNow({ type: "RecordFacts", facts }) },
-            llm,
-            calls,
-            signal: trainingSignal,
-            onValues: (values) => {
-              progress.latest = values;
-            },
-          }),
-        )),
-      catch: (error) => error,
-    }).pipe(Effect.either);
-    calls.setTraining(false);
-    if (timedOut(signal)) return yield* new JobTimedOut();
-    if (training._tag === "Left") {
-      // The log refused the trainer's facts: nothing more can be recorded for this job.
-      if (isRecordError(training.left)) return yield* Effect.fail(training.left);
-    } else {
-      progress.latest = training.right.values;
-    }
-    // A budget that stopped training aborted it: the calls it cut off are recorded with the transition.
-    const cutOff = calls.budgetExhausted !== null ? calls.abortInFlight("budget") : [];
-    const ended = trainingEnd(calls, training._tag === "Left" ? { ok: false, error: training.left } : { ok: true });
-    // The stack of a trainer's own error goes to stdout.log; a budget's or the LLM's reason says it all.
-    const trainerError = training._tag === "Left" && ended.type === "TRAINING_FAILED" && ended.reason.startsWith("training_error");
-    const detail = trainerError ? { detail: stackOf(training.left) } : {};
-    yield* recorder.execute({ type: "Advance", event: ended, facts: cutOff, ...detail });
+  const resolved = resolvedMetadata(job, bundle);
+  const llm = services.llm.forJob(job, bundle);
+  calls.setTraining(true);
+  let training: { ok: true; values: ParameterValues } | { ok: false; error: unknown };
+  try {
+    const result = await untilAborted(
+      signal,
+      trainer.train(
+        createTrainerContext({
+          bundle,
+          initialValues: initial,
+          trainerKwargs: job.resolved_kwargs.trainer_kwargs,
+          seed: job.seed,
+          optimizer: { name: resolved.optimizer ?? defaultOptimizerFor(bundle), kwargs: resolved.optimizer_kwargs },
+          recorder: { attempt, record: (facts) => recorder.executeNow({ type: "RecordFacts", facts }) },
+          llm,
+          calls,
+          signal: trainingSignal,
+          onValues: (values) => {
+            progress.latest = values;
+          },
+        }),
+      ),
+    );
+    training = { ok: true, values: result.values };
+  } catch (error) {
+    training = { ok: false, error };
+  }
+  calls.setTraining(false);
+  const stopped = stopBySignal(signal);
+  if (stopped !== null) throw stopped;
+  if (!training.ok) {
+    // The log refused the trainer's facts: nothing more can be recorded for this job.
+    if (isRecordError(training.error)) throw training.error;
+  } else {
+    progress.latest = training.values;
+  }
+  // A budget that stopped training aborted it: the calls it cut off are recorded with the transition.
+  const cutOff = calls.budgetExhausted !== null ? calls.abortInFlight("budget") : [];
+  const ended = trainingEnd(calls, training);
+  // The stack of a trainer's own error goes to stdout.log; a budget's or the LLM's reason says it all.
+  const trainerError = !training.ok && ended.type === "TRAINING_FAILED" && ended.reason.startsWith("training_error") ? training.error : undefined;
+  const detail = trainerError !== undefined ? { detail: stackOf(trainerError) } : {};
+  recorder.executeNow({ type: "Advance", event: ended, facts: cutOff, ...detail });
 
-    const latest = progress.latest ?? initial;
-    const final = yield* phase(() => scoreDataset(bundle, latest, split, context));
-    progress.final = final;
-    progress.feedback = final.feedback;
-    progress.best = final.score !== null && (initialScore.score === null || final.score >= initialScore.score) ? latest : initial;
-    const best = progress.best;
-    const testSet = bundle.test_dataset;
-    if (testSet && testSet.inputs.length > 0) progress.test = yield* phase(() => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, context));
-    const facts = [evaluationFact("final", attempt, final), ...(progress.test ? [evaluationFact("test", attempt, progress.test)] : [])];
-    yield* recorder.execute({ type: "Advance", event: { type: "EVALUATED" }, facts, outcome: outcomeOf(job, progress, started) });
-  });
+  const latest = progress.latest ?? initial;
+  const final = await phase(signal, () => scoreDataset(bundle, latest, split, context));
+  progress.final = final;
+  progress.feedback = final.feedback;
+  progress.best = final.score !== null && (initialScore.score === null || final.score >= initialScore.score) ? latest : initial;
+  const best = progress.best;
+  const testSet = bundle.test_dataset;
+  if (testSet && testSet.inputs.length > 0) progress.test = await phase(signal, () => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, context));
+  const facts = [evaluationFact("final", attempt, final), ...(progress.test ? [evaluationFact("test", attempt, progress.test)] : [])];
+  recorder.executeNow({ type: "Advance", event: { type: "EVALUATED" }, facts, outcome: outcomeOf(job, progress, started) });
 }
 
 /** The attempt's LLM calls, with the journal of the job's interrupted attempts (and their replies from the log). */
-function jobCalls(job: JobAttempt, recorder: JobRecorder, onBudgetExhausted: (reason: string) => void, onWarning: (text: string) => void) {
-  return Effect.gen(function* () {
-    const run = (yield* LlmSource).calls;
-    const journal = run.journaling ? journalFromHistory(job.history) : { entries: [], unanswered: [] };
-    let replies = new Map<string, string>();
-    if (journal.entries.length > 0) {
-      const read = (yield* RunLog).contents(journal.entries.map((e) => e.replyRef));
-      if (Either.isRight(read)) replies = read.right;
-      else onWarning(`job ${job.spec.job_id}: the journal's replies could not be read (${read.left.message}); its calls go live`);
-    }
-    return new JobCalls({
-      attempt: recorder.attempt(),
-      run,
-      journal,
-      replies,
-      onBudgetExhausted,
-      record: (facts, contents) => recorder.executeNow({ type: "RecordFacts", facts }, contents),
-    });
+function jobCalls(job: JobAttempt, services: JobServices, recorder: JobRecorder, onBudgetExhausted: (reason: string) => void, onWarning: (text: string) => void): JobCalls {
+  const run = services.llm.calls;
+  const journal = run.journaling ? journalFromHistory(job.history) : { entries: [], unanswered: [] };
+  let replies = new Map<string, string>();
+  if (journal.entries.length > 0) {
+    const read = services.log.contents(journal.entries.map((e) => e.replyRef));
+    if (Either.isRight(read)) replies = read.right;
+    else onWarning(`job ${job.spec.job_id}: the journal's replies could not be read (${read.left.message}); its calls go live`);
+  }
+  return new JobCalls({
+    attempt: recorder.attempt(),
+    run,
+    journal,
+    replies,
+    onBudgetExhausted,
+    record: (facts, contents) => recorder.executeNow({ type: "RecordFacts", facts }, contents),
   });
 }
 
 /**
- * One attempt of a job. Every outcome the machine knows (done, failed, skipped, timeout,
- * cancelled) ends in a committed `JobFinished`, whose status it returns. It fails only with
- * `JobNotRecorded` (the log cannot take the job's events), when nothing more can be recorded.
+ * One attempt, as a promise, and `cancel` (the run was interrupted), which resolves once the
+ * attempt has recorded how it ended. Every outcome the machine knows ends in a committed
+ * `JobFinished`; the promise rejects only with a `RecordError` (the log cannot take the job's
+ * events), when nothing more can be recorded.
  */
-export function runJob(job: JobAttempt, options: JobRunOptions) {
-  return Effect.gen(function* () {
-    const recorder = yield* makeJobRecorder(job.spec.job_id, job.history, options.onWarning);
+function startAttempt(job: JobAttempt, options: JobRunOptions, services: JobServices, now: number): { readonly done: Promise<FinishedStatus>; cancel(): Promise<void> } {
+  // One signal for the whole attempt: a timeout or cancel aborts it, stopping the task's and trainer's work.
+  const abort = new AbortController();
+  const done = (async () => {
+    const recorder = openJobRecorder(services.log, job.spec.job_id, job.history, options.onWarning);
     const progress: Progress = { bundle: null, initial: null, initialScore: null, latest: null, final: null, test: null, best: null, feedback: "" };
     const started = performance.now();
-    const now = yield* Clock.currentTimeMillis;
     const deadline = options.timeoutSeconds > 0 ? new Date(now + options.timeoutSeconds * 1000).toISOString() : null;
-    yield* recorder.execute({ type: "StartAttempt", attempt: job.attempt, invocation: options.invocation, deadline });
+    recorder.executeNow({ type: "StartAttempt", attempt: job.attempt, invocation: options.invocation, deadline });
 
-    // One signal for the whole attempt: a timeout or cancel aborts it, stopping the task's and trainer's work.
-    const abort = new AbortController();
-    // Training has its own, also aborted when a budget is spent (the job then keeps its best state).
+    // Training has its own signal, also aborted when a budget is spent (the job then keeps its best state).
     const trainingAbort = new AbortController();
     abort.signal.addEventListener("abort", () => trainingAbort.abort(abort.signal.reason), { once: true });
-    const calls = yield* jobCalls(job, recorder, (reason) => trainingAbort.abort(new BudgetExhausted(reason)), options.onWarning);
+    const calls = jobCalls(job, services, recorder, (reason) => trainingAbort.abort(new BudgetExhausted(reason)), options.onWarning);
     // The attempt ends while calls wait for replies: they are recorded aborted with its end.
     const end = (event: JobMachineEvent, detail?: string) =>
-      recorder.execute({
+      recorder.executeNow({
         type: "Advance",
         event,
         facts: calls.abortInFlight(event.type === "TIME_OUT" ? "job_timeout" : "cancelled"),
@@ -298,26 +322,51 @@ export function runJob(job: JobAttempt, options: JobRunOptions) {
     // The deadline aborts the attempt's signal, which ends the phase under way: a timer, not a
     // fiber racing the job (that cost a tenth of a trivial job's time).
     const deadlineTimer = options.timeoutSeconds > 0 ? setTimeout(() => abort.abort(new DeadlinePassed()), options.timeoutSeconds * 1000) : null;
-    const work = phases(job.spec, recorder, progress, started, abort.signal, calls, trainingAbort.signal).pipe(
-      // Interrupted: the run was cancelled.
-      Effect.onInterrupt(() => Effect.sync(() => abort.abort(new Error("cancelled")))),
-      Effect.ensuring(Effect.sync(() => deadlineTimer !== null && clearTimeout(deadlineTimer))),
-    );
-    yield* work.pipe(
-      Effect.catchTags({
-        JobStop: (stop) => end(stop.event, stop.detail),
-        JobTimedOut: () => end({ type: "TIME_OUT", reason: `job_timeout: exceeded ${options.timeoutSeconds}s (work interrupted, child processes killed)` }),
-      }),
-      Effect.catchAllDefect((defect) => end({ type: "FAIL", reason: `internal_error: ${firstLine(defect)}` }, stackOf(defect))),
-      Effect.onInterrupt(() =>
-        recorder.finished()
-          ? Effect.void
-          : end({ type: "CANCEL", reason: "cancelled: the run was interrupted before this job finished (it is re-run on resume)" }).pipe(
-              Effect.catchAll((error) => Effect.sync(() => options.onWarning(`job ${job.spec.job_id}: could not record the cancellation: ${error.message}`))),
-            ),
-      ),
-    );
+    try {
+      await phases(job.spec, services, recorder, progress, started, abort.signal, calls, trainingAbort.signal);
+    } catch (error) {
+      if (isRecordError(error)) throw error;
+      // Cancelled: recorded as such whatever the phase ended with (its error came from the abort).
+      if (error instanceof JobCancelled || abort.signal.reason instanceof RunCancelled) {
+        if (!recorder.finished()) end({ type: "CANCEL", reason: "cancelled: the run was interrupted before this job finished (it is re-run on resume)" });
+      } else if (error instanceof JobStop) end(error.event, error.detail);
+      else if (error instanceof JobTimedOut) end({ type: "TIME_OUT", reason: `job_timeout: exceeded ${options.timeoutSeconds}s (work interrupted, child processes killed)` });
+      // Anything else is a bug: recorded as the job's internal error, with its stack.
+      else end({ type: "FAIL", reason: `internal_error: ${firstLine(error)}` }, stackOf(error));
+    } finally {
+      if (deadlineTimer !== null) clearTimeout(deadlineTimer);
+    }
     return finishedStatusOf(recorder.state() as TerminalJobState);
-  });
+  })();
+  return {
+    done,
+    cancel() {
+      abort.abort(new RunCancelled());
+      return done.then(
+        () => undefined,
+        (error: unknown) => options.onWarning(`job ${job.spec.job_id}: could not record the cancellation: ${errorText(error)}`),
+      );
+    },
+  };
 }
 
+/**
+ * One attempt of a job as a fiber: it ends with the status its committed `JobFinished` records,
+ * or fails with a `RecordError` (the log cannot take the job's events). Interrupting it cancels
+ * the attempt and waits until the cancellation is recorded.
+ */
+export function runJob(job: JobAttempt, options: JobRunOptions): Effect.Effect<FinishedStatus, RecordError, RunLog | TaskSource | TrainerSource | LlmSource> {
+  return Effect.flatMap(Effect.context<RunLog | TaskSource | TrainerSource | LlmSource>(), (context) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.async<FinishedStatus, RecordError>((resume) => {
+        const services: JobServices = { log: Context.get(context, RunLog), tasks: Context.get(context, TaskSource), trainers: Context.get(context, TrainerSource), llm: Context.get(context, LlmSource) };
+        const attempt = startAttempt(job, options, services, now);
+        attempt.done.then(
+          (status) => resume(Effect.succeed(status)),
+          (error: unknown) => resume(isRecordError(error) ? Effect.fail(error) : Effect.die(error)),
+        );
+        return Effect.promise(() => attempt.cancel());
+      }),
+    ),
+  );
+}
