@@ -1,13 +1,11 @@
 /**
- * Runs the jobs of an invocation as fibers in a `FiberMap` keyed by job id, at most `maxWorkers`
- * at a time. Fail-fast stops starting new jobs after the first failure (running ones finish), and
- * so does a spent run budget.
+ * Runs the jobs of an invocation as fibers, at most `maxWorkers` at a time. Fail-fast stops
+ * starting new jobs after the first failure (running ones finish), and so does a spent run budget.
  * Interrupting the supervisor interrupts every running job (each records `cancelled`) and starts
  * no more. A job whose events the log refuses (`JobNotRecorded`) stops the whole invocation:
  * the other jobs are interrupted and the supervisor fails with that error.
  */
 import * as Effect from "effect/Effect";
-import * as FiberMap from "effect/FiberMap";
 import type { FinishedStatus } from "../events/event-schema.js";
 import type { RecordError } from "./job-recorder.js";
 import { runJob, type JobAttempt, type JobRunOptions } from "./job-runner.js";
@@ -52,37 +50,23 @@ function eventLoopTurns(maxStallMs = 50) {
   });
 }
 
-export function superviseJobs(options: SupervisorOptions) {
-  return Effect.scoped(
-    Effect.gen(function* () {
-      const fibers = yield* FiberMap.make<string, void, RecordError>();
-      const slots = yield* Effect.makeSemaphore(Math.max(1, options.maxWorkers));
-      const letEventLoopTurn = eventLoopTurns();
-      let stopped = false;
-      const one = (job: JobAttempt) =>
-        runJob(job, options).pipe(
-          Effect.tap((status) =>
-            Effect.sync(() => {
-              options.onOutcome(job.spec.job_id, status);
-              if (options.failFast && (status === "failed" || status === "timeout")) stopped = true;
-            }),
-          ),
-          Effect.asVoid,
-          Effect.ensuring(slots.release(1)),
-        );
-      const launch = Effect.forEach(
-        options.jobs,
-        (job) =>
-          Effect.gen(function* () {
-            yield* slots.take(1);
-            yield* letEventLoopTurn;
-            if (stopped || options.mayStart?.() === false) return yield* slots.release(1);
-            yield* FiberMap.run(fibers, job.spec.job_id, one(job));
-          }),
-        { discard: true },
+export function superviseJobs(options: SupervisorOptions): Effect.Effect<void, RecordError, Effect.Effect.Context<ReturnType<typeof runJob>>> {
+  return Effect.suspend(() => {
+    const letEventLoopTurn = eventLoopTurns();
+    let stopped = false;
+    const one = (job: JobAttempt) =>
+      Effect.zipRight(
+        letEventLoopTurn,
+        Effect.suspend(() => {
+          if (stopped || options.mayStart?.() === false) return Effect.void;
+          return Effect.map(runJob(job, options), (status) => {
+            options.onOutcome(job.spec.job_id, status);
+            if (options.failFast && (status === "failed" || status === "timeout")) stopped = true;
+          });
+        }),
       );
-      // The first job that cannot be recorded ends the invocation; leaving the scope interrupts the rest.
-      yield* Effect.raceFirst(FiberMap.join(fibers), launch.pipe(Effect.zipRight(FiberMap.awaitEmpty(fibers))));
-    }),
-  );
+    // A fiber per job, at most `maxWorkers` at once. The first job that cannot be recorded fails
+    // the whole: the running ones are interrupted (each records its cancellation) and no more start.
+    return Effect.forEach(options.jobs, one, { concurrency: Math.max(1, options.maxWorkers), discard: true });
+  });
 }
