@@ -34,11 +34,12 @@ export interface DerivedFilesOutcome {
 const NOTIFY_EVERY_MS = 50;
 const WORKER_URL = new URL("./derived-files-worker.js", import.meta.url);
 /**
- * The worker's young generation, in MiB. V8 grows it to tens of MiB under a steady allocation
- * rate such as rendering files; capped, it cost no measurable time and took about 40 MiB off the
- * peak of a 1,000-job run (bench rows #7 and #9).
+ * The worker's young generation, in MiB. At 4 MiB it took about 40 MiB off the peak of a
+ * 1,000-job run, but once the jobs ran faster the worker became what a run waits for, and
+ * scavenging took a quarter of its time: at 32 MiB a 3,000-job run (8 workers) took 4.9 s
+ * instead of 6.6 s, its peak 346 MiB instead of 311 (bench rows 7 and 9).
  */
-const YOUNG_GENERATION_MB = 4;
+const YOUNG_GENERATION_MB = 32;
 const ALL_BEHIND = ["mirrors", "projections"];
 
 export class DerivedFilesThread implements Subscriber {
