@@ -140,7 +140,7 @@ export function pythonStr(value: unknown): string {
 }
 
 /** `json.dumps(value, indent=2, ensure_ascii=...)`: insertion order, for files people read. */
-export function pythonPrettyJson(value: unknown, options: { readonly ensureAscii?: boolean } = {}): string {
+export function pythonPrettyJson(value: unknown, options: { readonly ensureAscii?: boolean; readonly depth?: number } = {}): string {
   const indent = 2;
   const ensureAscii = options.ensureAscii ?? false;
   const render = (v: unknown, depth: number): string => {
@@ -158,5 +158,6 @@ export function pythonPrettyJson(value: unknown, options: { readonly ensureAscii
     if (typeof v === "string") return pythonJsonString(v, ensureAscii);
     return canonicalJson(v);
   };
-  return render(value, 0);
+  // `depth`: the value is rendered as it is nested that deep in a document (its lines indented so).
+  return render(value, options.depth ?? 0);
 }

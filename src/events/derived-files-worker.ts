@@ -74,12 +74,21 @@ if (!setup.fresh) {
 const bus = new EventBus([mirrors, projections], report, seen);
 for (const name of behindAtStart) bus.markBehind(name);
 
+/**
+ * Events are read and handed on at most this many at a time: a worker that fell behind (the jobs
+ * commit faster than it writes their files) would otherwise hold the whole backlog in memory at
+ * once; at 10,000 trivial jobs that was its largest heap.
+ */
+const FOLLOW_BATCH = 2_000;
+
 /** Hands every event committed since the last look to the subscribers. */
 function follow(): void {
-  const fresh = reader.rowsAfter(seen).map(decoded);
-  if (fresh.length === 0) return;
-  seen = fresh.at(-1)!.seq;
-  bus.publish(fresh);
+  for (;;) {
+    const fresh = reader.rowsAfter(seen, FOLLOW_BATCH).map(decoded);
+    if (fresh.length === 0) return;
+    seen = fresh.at(-1)!.seq;
+    bus.publish(fresh);
+  }
 }
 
 port.on("message", (request: DerivedFilesRequest) => {

@@ -6,12 +6,13 @@
  * Writes are synchronous on purpose: measured on the CI machine's disk, 5,000 small files
  * written in one thread took a tenth of the time the same writes took spread over libuv's pool.
  */
-import { hash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, hash } from "node:crypto";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { jobFiles, type FileContent } from "./projections/job-files.js";
 import { RUN_FILES, runFiles } from "./projections/run-files.js";
 import { TB_EVENT_FILE } from "./projections/tensorboard-file.js";
+import { textOf, TextPieces } from "./projections/text-pieces.js";
 import type { JobView, RunState } from "./run-state.js";
 import { checkedJobId } from "./safe-id.js";
 
@@ -30,7 +31,8 @@ export const PROJECTION_TEMP_DIR = ".tmp";
 
 /** Every projection file of the run: run-level files and each job's files. */
 export function renderProjections(state: RunState): Map<string, FileContent> {
-  const files: Map<string, FileContent> = runFiles(state);
+  const files = new Map<string, FileContent>();
+  for (const [path, content] of runFiles(state)) files.set(path, textOf(content));
   for (const job of state.orderedJobs()) for (const [path, content] of jobFiles(state, job)) files.set(path, content);
   return files;
 }
@@ -44,7 +46,33 @@ function renderKey(state: RunState, job: JobView): string {
  * What a remembered file holds, as a digest: a big run's manifest, files index and results
  * table are megabytes each, and keeping their text would make memory grow with the matrix.
  */
-const digestOf = (content: string) => hash("sha1", content, "base64");
+const digestOf = (content: string | Buffer) => hash("sha1", content, "base64");
+
+/** Pieces are gathered into writes of about this many characters. */
+const PIECE_WRITE_CHARS = 1 << 16;
+
+/** Writes `pieces` to a new file at `path` as they come; returns the digest of what it wrote. */
+function writePieces(path: string, pieces: Iterable<string>): string {
+  const digest = createHash("sha1");
+  const fd = openSync(path, "w");
+  try {
+    let pending = "";
+    const flush = () => {
+      const bytes = Buffer.from(pending, "utf8");
+      for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+      digest.update(bytes);
+      pending = "";
+    };
+    for (const piece of pieces) {
+      pending += piece;
+      if (pending.length >= PIECE_WRITE_CHARS) flush();
+    }
+    flush();
+  } finally {
+    closeSync(fd);
+  }
+  return digest.digest("base64");
+}
 
 export class ProjectionWriter {
   /** A digest of what is on disk at each path, as far as this writer knows (it wrote it, or read it). */
@@ -121,7 +149,8 @@ export class ProjectionWriter {
    *   are refreshed while jobs finish. A job's files are not kept (memory would grow with the
    *   matrix): `renderedAt` already says when they are current.
    */
-  private write(path: string, content: FileContent, isNew = false, remember = true): void {
+  private write(path: string, content: FileContent | TextPieces, isNew = false, remember = true): void {
+    if (content instanceof TextPieces) return this.writeLarge(path, content);
     // Bytes (TensorBoard event files) are job files, never remembered: compared with the disk only.
     if (typeof content !== "string") return this.writeBytes(path, content, isNew);
     const known = this.written.get(path);
@@ -139,6 +168,22 @@ export class ProjectionWriter {
     renameSync(temp, full);
     if (digest !== null) this.written.set(path, digest);
     else this.written.delete(path);
+  }
+
+  /**
+   * A large run-level file, written to its temp file as it is rendered and hashed on the way; it
+   * replaces the file on disk unless that already holds the same bytes.
+   */
+  private writeLarge(path: string, content: TextPieces): void {
+    const full = join(this.runDir, path);
+    this.ensureDir(dirname(full));
+    const temp = join(this.tempDir, String(this.tempCounter++));
+    const digest = writePieces(temp, content.pieces());
+    const known = this.written.get(path);
+    const unchanged = known !== undefined ? known === digest : !this.fresh && existsSync(full) && digestOf(readFileSync(full)) === digest;
+    if (unchanged) rmSync(temp, { force: true });
+    else renameSync(temp, full);
+    this.written.set(path, digest);
   }
 
   private writeBytes(path: string, content: Uint8Array, isNew: boolean): void {

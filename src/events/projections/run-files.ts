@@ -4,13 +4,14 @@
  */
 import { pythonUtcIso } from "../../codec/python-datetime.js";
 import { jobIdentityFields } from "../../config/matrix.js";
-import type { RunState } from "../run-state.js";
+import type { JobView, RunState } from "../run-state.js";
 import { reportedCost, zeroCost, zeroTokens, type CostTotal, type LlmUse } from "../run-state.js";
 import { aggregateCsv, aggregateRows, type AggregateRow } from "./aggregates.js";
 import { csvCell, csvLine, jsonArtifact } from "./artifact-format.js";
 import { artifactsDir, stateFiles, statePath, tbDir } from "./job-paths.js";
 import { jobLlmInfo } from "./job-llm-info.js";
 import { FLOAT_COLUMNS, RESULT_COLUMNS, resolvedColumns, resultRows, TOKEN_SCOPE, type ResultColumn, type ResultRow } from "./results-table.js";
+import { jsonArtifactPieces, TextPieces } from "./text-pieces.js";
 
 export const RUN_FILES = {
   config_snapshot: "meta/config.snapshot.yaml",
@@ -131,8 +132,9 @@ export function leaderboardCsv(rows: readonly ResultRow[], note = ""): string | 
   return lines.join("");
 }
 
-export function manifestJson(state: RunState): string {
-  const jobs = state.orderedJobs().map((job) => {
+/** The manifest: the run's identity, then one entry per job (rendered as the file is written). */
+export function manifestJson(state: RunState): TextPieces {
+  const jobEntry = (job: JobView) => {
     const spec = job.spec;
     const k = spec.resolved_kwargs;
     const base = jobIdentityFields(spec);
@@ -163,21 +165,21 @@ export function manifestJson(state: RunState): string {
       ...done.tokens,
       state_files: stateFiles(spec.job_id),
     };
-  });
-  return jsonArtifact({
-    run_id: state.runId,
-    generated_at: state.lastTs ? pythonUtcIso(new Date(state.lastTs)) : "",
-    config_hash: state.started?.config_hash ?? "",
-    jobs,
-    tags: state.started?.tags ?? [],
-  });
+  };
+  return jsonArtifactPieces(
+    { run_id: state.runId, generated_at: state.lastTs ? pythonUtcIso(new Date(state.lastTs)) : "", config_hash: state.started?.config_hash ?? "" },
+    "jobs",
+    () => state.orderedJobs().map(jobEntry),
+    { tags: state.started?.tags ?? [] },
+  );
 }
 
-export function filesIndexJson(state: RunState): string {
+/** The files index: where every file of the run is (one entry per job, rendered as the file is written). */
+export function filesIndexJson(state: RunState): TextPieces {
   // Every path is relative to the run directory (the folder holding meta/), so a run dir can be
   // moved, copied or archived and its index still holds.
   const at = (p: string) => p;
-  return jsonArtifact({
+  const head = {
     run_dir: ".",
     canonical_files: Object.fromEntries(Object.entries(RUN_FILES).filter(([k]) => k !== "files_index").map(([k, p]) => [k, at(p)])),
     notes: {
@@ -187,7 +189,8 @@ export function filesIndexJson(state: RunState): string {
       event_log: at("events.db"),
       paths: "relative to the run directory (the folder that holds meta/)",
     },
-    jobs: state.orderedJobs().map((job) => ({
+  };
+  const jobEntry = (job: JobView) => ({
       job_id: job.job_id,
       task_id: job.spec.task_id,
       suite: job.spec.suite,
@@ -206,8 +209,8 @@ export function filesIndexJson(state: RunState): string {
         final_state_json: at(statePath(job.job_id, "final", "json")),
         state_history_jsonl: at(`${artifactsDir(job.job_id)}/state_history.jsonl`),
       },
-    })),
   });
+  return jsonArtifactPieces(head, "jobs", () => state.orderedJobs().map(jobEntry));
 }
 
 type RunFile = (typeof RUN_FILES)[keyof typeof RUN_FILES];
@@ -216,8 +219,8 @@ type RunFile = (typeof RUN_FILES)[keyof typeof RUN_FILES];
  * Run-level files, keyed by path relative to the run directory (the leaderboard only when it has
  * rows). `only` renders a subset: the live refresh skips the large manifest and files index.
  */
-export function runFiles(state: RunState, only?: readonly RunFile[]): Map<string, string> {
-  const files = new Map<string, string>();
+export function runFiles(state: RunState, only?: readonly RunFile[]): Map<string, string | TextPieces> {
+  const files = new Map<string, string | TextPieces>();
   const started = state.started;
   if (started === null) return files;
   const wanted = (file: RunFile) => only === undefined || only.includes(file);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { NewEvent, StoredEvent } from "../../../src/events/event-schema.js";
 import { aggregateRows, bootstrapCi95, quantileSorted, sampleStd } from "../../../src/events/projections/aggregates.js";
 import { resultRows } from "../../../src/events/projections/results-table.js";
+import { textOf } from "../../../src/events/projections/text-pieces.js";
 import { runFiles } from "../../../src/events/projections/run-files.js";
 import { RunState } from "../../../src/events/run-state.js";
 import { finishedJob, RUN_ID, runStarted, specRecord } from "../../support/events.js";
@@ -110,20 +111,20 @@ describe("aggregates over seeds", () => {
 
   it("aggregate.csv and summary.json's aggregates section hold the same figures; leaderboard.csv keeps the reference's columns first", () => {
     const files = runFiles(RunState.fold(log));
-    const csv = files.get("aggregate.csv")!.split("\r\n");
+    const csv = textOf(files.get("aggregate.csv")!).split("\r\n");
     expect(csv[0]).toBe(
       "task_id,suite,trainer_id,resolved_optimizer,llm_model,jobs,n,score_mean,score_std,score_min,score_max,score_ci95_low,score_ci95_high,mean_total_tokens,mean_cost_usd",
     );
     expect(csv[1]).toBe(`internal:numeric_param,internal,NoOpTrainer,OPROv2,stub,4,4,2.5,${Math.sqrt(5 / 3)},1.0,4.0,1.5,3.5,25.0,0.025`);
     expect(csv[4]).toBe("internal:multi_param,internal,BasicSearch,OPROv2,stub,1,0,,,,,,,,");
-    const summary = JSON.parse(files.get("summary.json")!) as { aggregates: Record<string, unknown>[] };
+    const summary = JSON.parse(textOf(files.get("summary.json")!)) as { aggregates: Record<string, unknown>[] };
     expect(summary.aggregates).toHaveLength(4);
     expect(summary.aggregates[0]).toMatchObject({ task_id: "internal:numeric_param", trainer_id: "NoOpTrainer", n: 4, score_mean: 2.5, score_ci95_low: 1.5, score_ci95_high: 3.5 });
-    expect(files.get("leaderboard.csv")!.split("\r\n")[0]).toBe("rank,task_id,suite,job_id,trainer_id,resolved_optimizer,score_val,score_test,time_seconds,llm_model,note");
+    expect(textOf(files.get("leaderboard.csv")!).split("\r\n")[0]).toBe("rank,task_id,suite,job_id,trainer_id,resolved_optimizer,score_val,score_test,time_seconds,llm_model,note");
   });
 
   it("files_index.json holds paths relative to the run directory", () => {
-    const index = JSON.parse(runFiles(RunState.fold(log)).get("meta/files_index.json")!) as {
+    const index = JSON.parse(textOf(runFiles(RunState.fold(log)).get("meta/files_index.json")!)) as {
       run_dir: string;
       canonical_files: Record<string, string>;
       notes: { event_log: string };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCsvRecords } from "../../../src/codec/python-csv.js";
 import type { NewEvent } from "../../../src/events/event-schema.js";
+import { textOf } from "../../../src/events/projections/text-pieces.js";
 import { runFiles } from "../../../src/events/projections/run-files.js";
 import { expectedRows, reconcile, type RunFilesRead } from "../../../src/events/projections/token-reconciliation.js";
 import { RunState } from "../../../src/events/run-state.js";
@@ -44,8 +45,8 @@ const log = storedEvents(events);
 function projectedFiles(): RunFilesRead {
   const files = runFiles(RunState.fold(log));
   return {
-    resultsCsv: { state: "read", value: parseCsvRecords(files.get("results.csv")!) },
-    summaryJson: { state: "read", value: JSON.parse(files.get("summary.json")!) as Record<string, unknown> },
+    resultsCsv: { state: "read", value: parseCsvRecords(textOf(files.get("results.csv")!)) },
+    summaryJson: { state: "read", value: JSON.parse(textOf(files.get("summary.json")!)) as Record<string, unknown> },
   };
 }
 
