@@ -11,7 +11,6 @@ import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { UsageError } from "./args.js";
-import { verifyLog } from "../engine/verify-log.js";
 import { EventReader, peekRun } from "../events/event-reader.js";
 import { EventStore } from "../events/event-store.js";
 import { EVENTS_DB } from "../events/log-database.js";
@@ -56,7 +55,9 @@ export function replayRun(runDir: string): RunState {
   }
 }
 
-function verifyRun(runDir: string): number {
+async function verifyRun(runDir: string): Promise<number> {
+  // The job machine (and XState) is loaded only to verify: a plain replay never steps it.
+  const { verifyLog } = await import("../engine/verify-log.js");
   requireRun(runDir);
   const reader = EventReader.open(runDir);
   try {
