@@ -189,24 +189,36 @@ function progress(text) {
 const benchStarted = performance.now();
 const loadBefore = loadavg()[0];
 
-// 1. 500 jobs, one worker, hard timeouts on.
-progress(`1/8 ${JOBS} jobs, max_workers 1 ...`);
+/**
+ * The fastest of `TRIES` fresh runs at `maxWorkers` (each in its own run directory): on a shared
+ * (virtual) machine the first run after a pause measured up to half again slower than the next.
+ */
+const TRIES = 3;
+async function bestRun(label, maxWorkers) {
+  const tries = [];
+  for (let i = 0; i < TRIES; i++) tries.push(await freshRun(`bench-${label}-${i + 1}`, maxWorkers));
+  const best = tries.reduce((a, b) => (b.ms < a.ms ? b : a));
+  return { best, tries: tries.map((t) => `${fmt(t.ms / 1000, 2)} s (${fmt(JOBS / jobPhaseSeconds(t.runDir), 0)} jobs/s)`).join(", ") };
+}
+
+// 1. 500 jobs, one worker, hard timeouts on: best of 3.
+progress(`1/8 ${JOBS} jobs, max_workers 1 (best of ${TRIES}) ...`);
 await measure("1", `${JOBS} trivial jobs, max_workers 1, --job-timeout 60: wall`, "s", async () => {
-  const run = await freshRun("bench-w1", 1);
-  row("1", `${JOBS} trivial jobs, max_workers 1, --job-timeout 60: wall`, run.ms / 1000, "s", 2);
-  row("1", `${JOBS} trivial jobs, max_workers 1: throughput (whole command)`, JOBS / (run.ms / 1000), "jobs/s", 1);
-  row("1", `${JOBS} trivial jobs, max_workers 1: job throughput (RunStarted → last JobFinished)`, JOBS / jobPhaseSeconds(run.runDir), "jobs/s", 1, { op: ">=", value: 1000 });
+  const { best, tries } = await bestRun("w1", 1);
+  row("1", `${JOBS} trivial jobs, max_workers 1, --job-timeout 60: wall (best of ${TRIES})`, best.ms / 1000, "s", 2);
+  row("1", `${JOBS} trivial jobs, max_workers 1: throughput (whole command)`, JOBS / (best.ms / 1000), "jobs/s", 1);
+  row("1", `${JOBS} trivial jobs, max_workers 1: job throughput (RunStarted → last JobFinished)`, JOBS / jobPhaseSeconds(best.runDir), "jobs/s", 1, { op: ">=", value: 1000 });
+  notes.push(`#1 tries (wall, job throughput): ${tries}`);
 });
 
-// 2. Same at 8 workers: best of 2 (each a fresh run directory).
-progress(`2/8 ${JOBS} jobs, max_workers 8 (best of 2) ...`);
+// 2. Same at 8 workers: best of 3.
+progress(`2/8 ${JOBS} jobs, max_workers 8 (best of ${TRIES}) ...`);
 const run8 = await measure("2", `${JOBS} trivial jobs, max_workers 8, --job-timeout 60: wall`, "s", async () => {
-  const tries = [await freshRun("bench-w8-a", 8), await freshRun("bench-w8-b", 8)];
-  const best = tries.reduce((a, b) => (b.ms < a.ms ? b : a));
-  row("2", `${JOBS} trivial jobs, max_workers 8, --job-timeout 60: wall (best of 2)`, best.ms / 1000, "s", 2);
+  const { best, tries } = await bestRun("w8", 8);
+  row("2", `${JOBS} trivial jobs, max_workers 8, --job-timeout 60: wall (best of ${TRIES})`, best.ms / 1000, "s", 2);
   row("2", `${JOBS} trivial jobs, max_workers 8: throughput (whole command)`, JOBS / (best.ms / 1000), "jobs/s", 1);
   row("2", `${JOBS} trivial jobs, max_workers 8: job throughput (RunStarted → last JobFinished)`, JOBS / jobPhaseSeconds(best.runDir), "jobs/s", 1, { op: ">=", value: 2000 });
-  notes.push(`#2 tries: ${tries.map((t) => `${fmt(t.ms / 1000, 2)} s`).join(", ")}; best run dir reused by #3-#5`);
+  notes.push(`#2 tries (wall, job throughput): ${tries}; best run dir reused by #3-#5`);
   return best;
 });
 
