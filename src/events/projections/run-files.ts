@@ -169,7 +169,7 @@ export function manifestJson(state: RunState): TextPieces {
   return jsonArtifactPieces(
     { run_id: state.runId, generated_at: state.lastTs ? pythonUtcIso(new Date(state.lastTs)) : "", config_hash: state.started?.config_hash ?? "" },
     "jobs",
-    () => state.orderedJobs().map(jobEntry),
+    () => entriesOf(state, jobEntry),
     { tags: state.started?.tags ?? [] },
   );
 }
@@ -210,7 +210,12 @@ export function filesIndexJson(state: RunState): TextPieces {
         state_history_jsonl: at(`${artifactsDir(job.job_id)}/state_history.jsonl`),
       },
   });
-  return jsonArtifactPieces(head, "jobs", () => state.orderedJobs().map(jobEntry));
+  return jsonArtifactPieces(head, "jobs", () => entriesOf(state, jobEntry));
+}
+
+/** Each job's entry, made when it is rendered (not all at once: a big run has thousands). */
+function* entriesOf<A>(state: RunState, entry: (job: JobView) => A): Generator<A> {
+  for (const job of state.orderedJobs()) yield entry(job);
 }
 
 type RunFile = (typeof RUN_FILES)[keyof typeof RUN_FILES];
