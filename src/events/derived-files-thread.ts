@@ -18,6 +18,12 @@ export interface DerivedFilesSetup {
 
 export type DerivedFilesRequest = { readonly type: "moved" } | { readonly type: "finish"; readonly upTo: number };
 
+/** The setup of a thread started ahead of its run: its first message. */
+export interface DerivedFilesStart {
+  readonly type: "setup";
+  readonly setup: DerivedFilesSetup;
+}
+
 export type DerivedFilesReply =
   | { readonly type: "report"; readonly text: string }
   | { readonly type: "finished"; readonly behind: string[]; readonly projectionsAt: number | null }
@@ -42,6 +48,46 @@ const WORKER_URL = new URL("./derived-files-worker.js", import.meta.url);
 const YOUNG_GENERATION_MB = 32;
 const ALL_BEHIND = ["mirrors", "projections"];
 
+/** A worker thread whose setup comes as its first message (`DerivedFilesStart`). */
+const startWorker = () => new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+
+/** A thread started ahead of its run, and whether it is still alive to take one. */
+let prewarmed: { readonly worker: Worker; alive: boolean } | null = null;
+
+/**
+ * Starts the next run's worker thread now, so that it boots while the run is planned (a thread
+ * took about 0.4 s to boot here, which a small run otherwise waited for at its end: a one-job
+ * run 0.75 → 0.64 s). It keeps nothing alive: a process that never opens a run exits as if it
+ * had not been started.
+ */
+export function prewarmDerivedFilesThread(): void {
+  if (prewarmed !== null) return;
+  const worker = startWorker();
+  const entry = { worker, alive: true };
+  worker.unref();
+  // Until a run takes it, a failure only means the run starts its own.
+  worker.on("error", () => (entry.alive = false));
+  worker.on("exit", () => (entry.alive = false));
+  prewarmed = entry;
+}
+
+/** The thread started ahead if it is alive, else a new one, given `setup`. */
+function claimWorker(setup: DerivedFilesSetup): Worker {
+  const ready = prewarmed;
+  prewarmed = null;
+  let worker: Worker;
+  if (ready !== null && ready.alive) {
+    worker = ready.worker;
+    worker.removeAllListeners();
+    worker.ref();
+  } else {
+    if (ready !== null) void ready.worker.terminate();
+    worker = startWorker();
+  }
+  worker.postMessage({ type: "setup", setup } satisfies DerivedFilesStart);
+  return worker;
+}
+
 export class DerivedFilesThread implements Subscriber {
   readonly name = "derived-files";
   private readonly worker: Worker;
@@ -51,7 +97,7 @@ export class DerivedFilesThread implements Subscriber {
   private settle: ((outcome: DerivedFilesOutcome) => void) | null = null;
 
   constructor(setup: DerivedFilesSetup, report: (text: string) => void) {
-    this.worker = new Worker(WORKER_URL, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    this.worker = claimWorker(setup);
     this.worker.on("message", (reply: DerivedFilesReply) => {
       if (reply.type === "report") report(reply.text);
       else if (reply.type === "finished") this.settle?.({ behind: reply.behind, projectionsAt: reply.projectionsAt });

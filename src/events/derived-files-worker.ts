@@ -9,7 +9,7 @@
  * recorded position is behind. Its position record is handed back to the writer, the one
  * process that writes the log.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import { EventBus } from "./event-bus.js";
 import { EventReader } from "./event-reader.js";
 import { decodeRow } from "./event-store.js";
@@ -18,10 +18,23 @@ import { MirrorWriter } from "./mirror-writer.js";
 import { PROJECTIONS, ProjectionSubscriber } from "./projection-subscriber.js";
 import { ProjectionWriter } from "./projection-writer.js";
 import { RunState } from "./run-state.js";
-import type { DerivedFilesReply, DerivedFilesRequest, DerivedFilesSetup } from "./derived-files-thread.js";
+import type { DerivedFilesReply, DerivedFilesRequest, DerivedFilesSetup, DerivedFilesStart } from "./derived-files-thread.js";
 
 const port = parentPort!;
-const setup = workerData as DerivedFilesSetup;
+/**
+ * The setup comes as the first message (a thread may be started before its run is known: see
+ * `prewarmDerivedFilesThread`); requests that come before this thread is ready wait in `early`.
+ */
+let handleRequest: ((request: DerivedFilesRequest) => void) | null = null;
+const early: DerivedFilesRequest[] = [];
+let receiveSetup: (setup: DerivedFilesSetup) => void = () => undefined;
+const setupMessage = new Promise<DerivedFilesSetup>((resolve) => (receiveSetup = resolve));
+port.on("message", (message: DerivedFilesRequest | DerivedFilesStart) => {
+  if (message.type === "setup") receiveSetup(message.setup);
+  else if (handleRequest !== null) handleRequest(message);
+  else early.push(message);
+});
+const setup = await setupMessage;
 const send = (reply: DerivedFilesReply) => port.postMessage(reply);
 const report = (text: string) => send({ type: "report", text });
 
@@ -91,7 +104,7 @@ function follow(): void {
   }
 }
 
-port.on("message", (request: DerivedFilesRequest) => {
+handleRequest = (request: DerivedFilesRequest) => {
   try {
     follow();
     if (request.type !== "finish") return;
@@ -109,4 +122,5 @@ port.on("message", (request: DerivedFilesRequest) => {
     // The log itself could not be read: every derived file is behind, and replay rebuilds them.
     send({ type: "failed", message: error instanceof Error ? error.message : String(error) });
   }
-});
+};
+for (const request of early.splice(0)) handleRequest(request);
