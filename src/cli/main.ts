@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { packageRoot } from "../fs/package-root.js";
 import { UsageError, parseVerbArgs, verbHelp, type ParsedArgs, type VerbSpec } from "./args.js";
 import { tuneV8ForJobs } from "./v8-tuning.js";
-import { prewarmDerivedFilesThread } from "../events/derived-files-thread.js";
 
 export interface Verb {
   readonly spec: VerbSpec;
@@ -99,8 +98,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (entry.runsJobs) {
     tuneV8ForJobs();
-    // The run's derived-files thread boots (about 0.4 s here) while the verb loads and plans.
-    prewarmDerivedFilesThread();
+    // The run's derived-files thread boots (about 0.4 s here) while the verb loads and plans. (Loaded
+    // here only: node:worker_threads alone cost the quick verbs about 15 ms.)
+    (await import("../events/derived-files-thread.js")).prewarmDerivedFilesThread();
   }
   try {
     const verb = await entry.load();
