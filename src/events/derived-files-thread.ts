@@ -52,7 +52,7 @@ const ALL_BEHIND = ["mirrors", "projections"];
 const startWorker = () => new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
 
 /** A thread started ahead of its run, and whether it is still alive to take one. */
-let prewarmed: { readonly worker: Worker; alive: boolean } | null = null;
+let prewarmed: { readonly worker: Worker; alive: boolean; readonly died: () => void } | null = null;
 
 /**
  * Starts the next run's worker thread now, so that it boots while the run is planned (a thread
@@ -63,11 +63,11 @@ let prewarmed: { readonly worker: Worker; alive: boolean } | null = null;
 export function prewarmDerivedFilesThread(): void {
   if (prewarmed !== null) return;
   const worker = startWorker();
-  const entry = { worker, alive: true };
+  const entry = { worker, alive: true, died: () => (entry.alive = false) };
   worker.unref();
   // Until a run takes it, a failure only means the run starts its own.
-  worker.on("error", () => (entry.alive = false));
-  worker.on("exit", () => (entry.alive = false));
+  worker.on("error", entry.died);
+  worker.on("exit", entry.died);
   prewarmed = entry;
 }
 
@@ -78,7 +78,8 @@ function claimWorker(setup: DerivedFilesSetup): Worker {
   let worker: Worker;
   if (ready !== null && ready.alive) {
     worker = ready.worker;
-    worker.removeAllListeners();
+    worker.off("error", ready.died);
+    worker.off("exit", ready.died);
     worker.ref();
   } else {
     if (ready !== null) void ready.worker.terminate();
