@@ -20,6 +20,7 @@ import { sanitize, yamlArtifact } from "../events/projections/artifact-format.js
 import type { RunState } from "../events/run-state.js";
 import { planInvocation } from "./invocation-plan.js";
 import { JobNotRecorded } from "./job-recorder.js";
+import type { JobAttempt } from "./job-runner.js";
 import { captureEnvironment, captureGit, llmInfo } from "./run-environment.js";
 import type { RunPlan } from "./run-plan.js";
 import { LlmSource, RunLog, type AppendError, type TaskSource, type TrainerSource } from "./run-services.js";
@@ -123,8 +124,6 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       }
       calls.addSpending(priorTokens, priorCost);
 
-      const statuses = new Map<string, FinishedStatus | null>(plan.jobs.map((j) => [j.job_id, state.statusOf(j.job_id)]));
-      const ranNow = new Map<string, FinishedStatus>();
       const runLog = Layer.succeed(
         RunLog,
         RunLog.of({
@@ -142,10 +141,6 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
           timeoutSeconds: plan.timeoutSeconds,
           onWarning: hooks.report,
           mayStart: () => calls.runBudgetSpent() === null && calls.stoppedBy === null,
-          onOutcome: (jobId, status) => {
-            ranNow.set(jobId, status);
-            statuses.set(jobId, status);
-          },
         }).pipe(Effect.provide(runLog)),
       );
       let interruptedBy: string | null = null;
@@ -165,6 +160,10 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       const logError = fault !== undefined && fault._tag === "Some" ? fault.value : null;
       if (Exit.isFailure(exit) && logError === null && !Exit.isInterrupted(exit)) return yield* Effect.die(Cause.squash(exit.cause));
 
+      // What each job did in this invocation is read from the log, not from the fibers: one
+      // interrupted after its outcome committed, or while recording its cancellation, never reported.
+      session.commitPending();
+      const ranNow = attemptOutcomes(invocation.jobs, state);
       const notRun: Record<string, string> = { ...invocation.notRun };
       const stopReason =
         logError !== null
@@ -174,7 +173,11 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
             : calls.runBudgetSpent() !== null
               ? `run_budget_spent: ${calls.runBudgetSpent()}`
               : "fail_fast_stopped";
-      for (const job of invocation.jobs) if (!ranNow.has(job.spec.job_id)) notRun[job.spec.job_id] = stopReason;
+      for (const job of invocation.jobs) {
+        const outcome = ranNow.get(job.spec.job_id);
+        if (outcome === undefined) notRun[job.spec.job_id] = stopReason;
+        else if (outcome === null) notRun[job.spec.job_id] = logError !== null ? "log_error" : "unfinished";
+      }
       const closing: NewEvent =
         interruptedBy !== null || logError !== null
           ? {
@@ -182,11 +185,11 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
               data: {
                 invocation: invocation.invocation,
                 signal: logError !== null ? "log_error" : interruptedBy!,
-                running_jobs: [...ranNow].filter(([, s]) => s === "cancelled").map(([id]) => id),
+                running_jobs: [...ranNow].filter(([, status]) => status === "cancelled").map(([id]) => id),
                 not_run: notRun,
               },
             }
-          : { type: "RunFinished", data: { invocation: invocation.invocation, counts: countStatuses(statuses), not_run: notRun } };
+          : { type: "RunFinished", data: { invocation: invocation.invocation, counts: countStatuses(plan.jobs.map((j) => state.statusOf(j.job_id))), not_run: notRun } };
       const closed = yield* Effect.either(Effect.try(() => session.appendRunEvents([closing])));
       if (logError !== null) {
         yield* Effect.promise(() => session.finish(hooks.report));
@@ -194,15 +197,30 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       }
       if (closed._tag === "Left") return yield* Effect.fail(underlying(closed.left.error));
       const behind = yield* Effect.promise(() => session.finish(hooks.report));
-      return { plan, state, interrupted: interruptedBy !== null, ranJobs: ranNow.size, behind } satisfies RunReport;
+      const ranJobs = [...ranNow.values()].filter((status) => status !== null).length;
+      return { plan, state, interrupted: interruptedBy !== null, ranJobs, behind } satisfies RunReport;
     }),
   );
 }
 
-function countStatuses(statuses: ReadonlyMap<string, FinishedStatus | null>): Record<string, number> {
+function countStatuses(statuses: Iterable<FinishedStatus | null>): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const status of statuses.values()) if (status !== null) counts[status] = (counts[status] ?? 0) + 1;
+  for (const status of statuses) if (status !== null) counts[status] = (counts[status] ?? 0) + 1;
   return counts;
+}
+
+/**
+ * The jobs of this invocation that started their attempt, by the committed log: each with the
+ * status that attempt finished with, or null if it never finished (the log stopped taking events).
+ */
+function attemptOutcomes(jobs: readonly JobAttempt[], state: RunState): Map<string, FinishedStatus | null> {
+  const outcomes = new Map<string, FinishedStatus | null>();
+  for (const job of jobs) {
+    const view = state.jobs.get(job.spec.job_id);
+    if (view === undefined || view.attempt < job.attempt) continue;
+    outcomes.set(job.spec.job_id, view.finished !== null && view.finished.attempt === job.attempt ? view.finished.status : null);
+  }
+  return outcomes;
 }
 
 /** The log's own error behind a job that could not be recorded (disk full, read-only, ...). */

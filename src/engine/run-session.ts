@@ -83,16 +83,21 @@ export class RunSession {
     return this.store.streamVersion(stream);
   }
 
+  /** Commits the appends still grouped, so that the state holds every event appended so far. */
+  commitPending(): void {
+    try {
+      this.store.flush();
+    } catch {
+      // The group was lost (the appender heard why); the state follows what did commit.
+    }
+  }
+
   /**
    * Brings every subscriber level with the log and writes every projection. Returns what is
    * still behind (after reporting why): the files can be rebuilt later with `trace-bench replay`.
    */
   async finish(report: (text: string) => void): Promise<string[]> {
-    try {
-      this.store.flush();
-    } catch {
-      // The group was lost (the appender heard why); the files follow what did commit.
-    }
+    this.commitPending();
     const lastSeq = this.store.lastSeq();
     if (this.state.lastSeq === lastSeq) {
       try {

@@ -15,7 +15,7 @@ export interface SupervisorOptions extends JobRunOptions {
   readonly maxWorkers: number;
   readonly failFast: boolean;
   /** A job's attempt ended (any status). */
-  readonly onOutcome: (jobId: string, status: FinishedStatus) => void;
+  readonly onOutcome?: (jobId: string, status: FinishedStatus) => void;
   /** False once no new job may start (the run's budget is spent). */
   readonly mayStart?: () => boolean;
 }
@@ -60,7 +60,7 @@ export function superviseJobs(options: SupervisorOptions): Effect.Effect<void, R
         Effect.suspend(() => {
           if (stopped || options.mayStart?.() === false) return Effect.void;
           return Effect.map(runJob(job, options), (status) => {
-            options.onOutcome(job.spec.job_id, status);
+            options.onOutcome?.(job.spec.job_id, status);
             if (options.failFast && (status === "failed" || status === "timeout")) stopped = true;
           });
         }),

@@ -205,6 +205,14 @@ describe("resume", () => {
     expect(events.at(-1)!.type).toBe("RunInterrupted");
     const cancelled = events.filter((e) => e.type === "JobFinished" && e.data.status === "cancelled");
     expect(cancelled.length).toBeGreaterThan(0);
+    // The interruption's record agrees with the log: the cancelled jobs were running, and only
+    // jobs without any outcome are listed as not run (the fibers of cancelled jobs never report one).
+    const interrupted = events.at(-1)!.data as { running_jobs: string[]; not_run: Record<string, string> };
+    expect(new Set(interrupted.running_jobs)).toEqual(new Set(cancelled.map((e) => e.job_id)));
+    const finished = new Set(events.filter((e) => e.type === "JobFinished").map((e) => e.job_id));
+    const matrix = (events[0]!.data as { matrix: { job_id: string }[] }).matrix.map((spec) => spec.job_id);
+    expect(Object.keys(interrupted.not_run).sort()).toEqual(matrix.filter((id) => !finished.has(id)).sort());
+    expect(new Set(Object.values(interrupted.not_run))).toEqual(new Set(["interrupted_before_start"]));
 
     const second = run(["--config", cfg, "--runs-dir", dir]);
     expect(second.code).toBe(0);
