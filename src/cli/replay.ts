@@ -18,6 +18,7 @@ import { MirrorWriter } from "../events/mirror-writer.js";
 import { PROJECTIONS } from "../events/projection-subscriber.js";
 import { ProjectionWriter } from "../events/projection-writer.js";
 import { RunState } from "../events/run-state.js";
+import { RunDirListing } from "../events/run-dir-listing.js";
 import { removeStrays } from "../events/run-dir-strays.js";
 
 export const spec: VerbSpec = {
@@ -44,10 +45,12 @@ export function replayRun(runDir: string): RunState {
     // Before any file changes: a replay cut short must leave the projections marked behind, so the
     // next writer (or replay) rebuilds them instead of trusting files half rewritten.
     store.recordSubscriberPosition(PROJECTIONS, 0);
+    // Listed once: it says which folders exist, which files to remove, and what is a stray.
+    const listing = RunDirListing.read(runDir);
     new MirrorWriter(runDir, store).catchUpFrom(store.rows());
     // Every projection is written, none compared with what is there (`fresh`).
-    new ProjectionWriter(runDir, true).writeAll(state);
-    removeStrays(runDir, state.jobs.keys());
+    new ProjectionWriter(runDir, true, listing).writeAll(state);
+    removeStrays(runDir, state.jobs.keys(), listing);
     store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
     return state;
   } finally {

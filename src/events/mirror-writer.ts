@@ -8,8 +8,8 @@
  * in the middle. Live events are appended through descriptors kept open (opening a file per event
  * is what would cost most).
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Subscriber } from "./event-bus.js";
 import type { StoredEvent } from "./event-schema.js";
 import { mirrorLine, payloadOf, type EventRow } from "./log-database.js";
@@ -28,9 +28,25 @@ function writeFully(fd: number, bytes: Buffer): void {
 
 const eventLine = (event: StoredEvent) => mirrorLine({ ...event, data: payloadOf(event) });
 
-/** Makes the file at `path` hold exactly `expected`: appends a missing tail, else rewrites it. */
+/** What the file at `path` holds; null if there is none. */
+function readIfPresent(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/**
+ * Makes the file at `path` hold exactly `expected`: appends a missing tail, else rewrites it.
+ * A missing file's folder is created (a job folder someone removed); one that exists is not
+ * asked for (every mirror exists when a run reopens, and replay reconciles thousands).
+ */
 function reconcile(path: string, expected: Buffer): void {
-  const actual = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+  const present = readIfPresent(path);
+  if (present === null) mkdirSync(dirname(path), { recursive: true });
+  const actual = present ?? Buffer.alloc(0);
   if (actual.equals(expected)) return;
   if (actual.length < expected.length && expected.subarray(0, actual.length).equals(actual)) {
     const fd = openSync(path, "a");
@@ -87,10 +103,7 @@ export class MirrorWriter implements Subscriber {
       lines.push(line);
     }
     reconcile(join(this.runDir, RUN_MIRROR), Buffer.from(all.join(""), "utf8"));
-    for (const [jobId, lines] of byJob) {
-      mkdirSync(join(this.runDir, "jobs", checkedJobId(jobId)), { recursive: true });
-      reconcile(jobMirrorPath(this.runDir, jobId), Buffer.from(lines.join(""), "utf8"));
-    }
+    for (const [jobId, lines] of byJob) reconcile(jobMirrorPath(this.runDir, jobId), Buffer.from(lines.join(""), "utf8"));
   }
 
   /** Appends newly committed events. */

@@ -13,6 +13,7 @@ import { jobFiles, type FileContent } from "./projections/job-files.js";
 import { RUN_FILES, runFiles } from "./projections/run-files.js";
 import { TB_EVENT_FILE } from "./projections/tensorboard-file.js";
 import { textOf, TextPieces } from "./projections/text-pieces.js";
+import type { RunDirListing } from "./run-dir-listing.js";
 import type { JobView, RunState } from "./run-state.js";
 import { checkedJobId } from "./safe-id.js";
 
@@ -86,10 +87,13 @@ export class ProjectionWriter {
   /**
    * @param fresh nothing on disk needs comparing before writing: a new run holds no projections
    *   yet, and replay rewrites every one.
+   * @param listed what the directory held before this writer's first `writeAll` (replay lists it):
+   *   folders it held are not created again, and files it did not hold are not looked for to remove.
    */
   constructor(
     readonly runDir: string,
     private readonly fresh = false,
+    private readonly listed?: RunDirListing,
   ) {
     this.tempDir = join(runDir, PROJECTION_TEMP_DIR);
     rmSync(this.tempDir, { recursive: true, force: true });
@@ -135,12 +139,13 @@ export class ProjectionWriter {
    * `remove`, replay wrote a 1,000-job run's projections in about a third less time).
    */
   private ensureJobDirs(job: JobView): void {
-    const dir = join(this.runDir, "jobs", checkedJobId(job.job_id));
-    if (this.dirs.has(dir)) return;
+    const dir = `jobs/${checkedJobId(job.job_id)}`;
+    if (this.dirs.has(join(this.runDir, dir))) return;
     this.ensureDir(join(this.runDir, "jobs"));
-    for (const folder of [dir, join(dir, "artifacts"), join(dir, "tb")]) {
-      mkdirSync(folder, { recursive: true });
-      this.dirs.add(folder);
+    for (const folder of [dir, `${dir}/artifacts`, `${dir}/tb`]) {
+      const full = join(this.runDir, folder);
+      if (this.listed?.has(folder) !== true) mkdirSync(full, { recursive: true });
+      this.dirs.add(full);
     }
   }
 
@@ -197,7 +202,8 @@ export class ProjectionWriter {
   }
 
   private remove(path: string): void {
-    this.written.delete(path);
+    const wrote = this.written.delete(path);
+    if (!wrote && this.listed !== undefined && !this.listed.has(path)) return;
     const full = join(this.runDir, path);
     // Usually absent (a job without TensorBoard data): asking costs less than a failed removal.
     if (existsSync(full)) rmSync(full, { force: true });

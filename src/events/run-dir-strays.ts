@@ -4,12 +4,13 @@
  * report missing) and then removes whatever no derived file accounts for: a stale job's folder,
  * a file someone dropped in. Deleting the whole tree first cost as much as writing it again.
  */
-import { readdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { EVENTS_DB } from "./log-database.js";
 import { RUN_MIRROR } from "./mirror-writer.js";
 import { JOB_GENERATED, PROJECTION_TEMP_DIR } from "./projection-writer.js";
 import { RUN_FILES } from "./projections/run-files.js";
+import { RunDirListing } from "./run-dir-listing.js";
 
 /** Paths relative to a folder, by folder: the entries it may keep (a folder's own entries are listed under its path). */
 function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
@@ -32,17 +33,20 @@ function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
   return allowed;
 }
 
-/** Removes every file and folder under `runDir` that is neither the log nor a file derived from it for `jobIds`. */
-export function removeStrays(runDir: string, jobIds: Iterable<string>): void {
+/**
+ * Removes every file and folder under `runDir` that is neither the log nor a file derived from it
+ * for `jobIds`, as `listing` found the directory (anything written since is derived).
+ */
+export function removeStrays(runDir: string, jobIds: Iterable<string>, listing = RunDirListing.read(runDir)): void {
   const allowed = allowedEntries(jobIds);
   const visit = (folder: string, pattern: string) => {
     const keep = allowed.get(pattern);
-    for (const entry of readdirSync(join(runDir, folder), { withFileTypes: true })) {
+    for (const entry of listing.entries(folder)) {
       const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
       const entryPattern = pattern === "jobs" ? "jobs/*" : pattern === "" ? entry.name : `${pattern}/${entry.name}`;
       if (keep === undefined || !keep.has(entry.name)) {
         rmSync(join(runDir, path), { recursive: true, force: true });
-      } else if (entry.isDirectory() && entryPattern !== PROJECTION_TEMP_DIR) {
+      } else if (entry.isDirectory && entryPattern !== PROJECTION_TEMP_DIR) {
         visit(path, entryPattern);
       }
     }

@@ -80,8 +80,9 @@ describe("trace-bench run", () => {
       db.close();
     }
     const live = filesUnder(runDir);
-    const [jobId] = csvRows(join(runDir, "results.csv")).map((r) => r.job_id);
+    const [jobId, secondJobId] = csvRows(join(runDir, "results.csv")).map((r) => r.job_id);
     writeFileSync(join(runDir, "results.csv"), "damaged");
+    rmSync(join(runDir, "jobs", secondJobId!), { recursive: true }); // its mirror, files and folders
     rmSync(join(runDir, "jobs", jobId!, "artifacts", "best_state.yaml"));
     writeFileSync(join(runDir, "jobs", jobId!, "artifacts", "notes.txt"), "not from the log");
     mkdirSync(join(runDir, "jobs", "000000000000"), { recursive: true });
@@ -93,6 +94,7 @@ describe("trace-bench run", () => {
     expect(existsSync(join(runDir, "jobs", "000000000000"))).toBe(false);
     // Empty folders the run makes (each job's tb/) are kept.
     expect(existsSync(join(runDir, "jobs", jobId!, "tb"))).toBe(true);
+    expect(existsSync(join(runDir, "jobs", secondJobId!, "tb"))).toBe(true);
   });
 
   it("scores NoOpTrainer jobs, fails a task without trainable parameters, and exits 1", () => {
