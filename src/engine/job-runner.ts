@@ -26,7 +26,7 @@ import { evaluationSplit, scoreDataset, type DatasetScore } from "../tasks/score
 import type { TaskBundle } from "../domain/task-bundle.js";
 import { finishedStatusOf, type JobFact, type JobOutcome } from "./job-decider.js";
 import { isRecordError, openJobRecorder, type JobRecorder, type RecordError } from "./job-recorder.js";
-import { resolvedMetadata } from "./resolved-metadata.js";
+import { resolvedMetadata, type ResolvedMetadata } from "./resolved-metadata.js";
 import { LlmSource, RunLog, TaskSource, TrainerSource } from "./run-services.js";
 import { createTrainerContext } from "./trainer-context.js";
 
@@ -65,6 +65,8 @@ interface Progress {
   best: ParameterValues | null;
   /** The feedback an `ok` job reports: its final evaluation's. */
   feedback: string;
+  /** The job's resolved optimizer, guide and logger with their kwargs, once its task is loaded. */
+  resolved: ResolvedMetadata | null;
 }
 
 /** The attempt stops early: the machine event that says how. */
@@ -104,7 +106,7 @@ function outcomeOf(job: JobSpec, progress: Progress, started: number): JobOutcom
     score_val: initialScore !== null && finalScore !== null ? Math.max(initialScore, finalScore) : (finalScore ?? initialScore),
     score_test: progress.test?.score ?? null,
     time_seconds: (performance.now() - started) / 1000,
-    resolved: resolvedMetadata(job, bundle),
+    resolved: progress.resolved ?? resolvedMetadata(job, bundle),
     agent: bundle?.agent.name ?? null,
     parameters: bundle?.parameters.map((p) => ({ name: p.name, kind: p.kind, trainable: p.trainable })) ?? [],
     initial_values: progress.initial,
@@ -213,6 +215,7 @@ async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder
   recorder.executeNow({ type: "Advance", event: { type: "BUILT" }, facts: [evaluationFact("initial", attempt, initialScore)] });
 
   const resolved = resolvedMetadata(job, bundle);
+  progress.resolved = resolved;
   const llm = services.llm.forJob(job, bundle);
   calls.setTraining(true);
   let training: { ok: true; values: ParameterValues } | { ok: false; error: unknown };
@@ -300,7 +303,7 @@ function startAttempt(job: JobAttempt, options: JobRunOptions, services: JobServ
   const abort = new AbortController();
   const done = (async () => {
     const recorder = openJobRecorder(services.log, job.spec.job_id, job.history, options.onWarning);
-    const progress: Progress = { bundle: null, initial: null, initialScore: null, latest: null, final: null, test: null, best: null, feedback: "" };
+    const progress: Progress = { bundle: null, initial: null, initialScore: null, latest: null, final: null, test: null, best: null, feedback: "", resolved: null };
     const started = performance.now();
     const deadline = options.timeoutSeconds > 0 ? new Date(now + options.timeoutSeconds * 1000).toISOString() : null;
     recorder.executeNow({ type: "StartAttempt", attempt: job.attempt, invocation: options.invocation, deadline });

@@ -30,16 +30,26 @@ function secretPattern(name: string): boolean {
   return /(^|_)(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(_|$)/.test(upper) || /(^|_)(KEY|TOKEN)$/.test(upper);
 }
 
-/** A JSON-safe copy: secrets redacted, `PyFloat`s as numbers, non-plain objects as strings. */
+/**
+ * A JSON-safe copy: secrets redacted, `PyFloat`s as numbers, non-plain objects as strings. Objects
+ * are copied key by key (every job's outcome and every rendered file passes through here: the
+ * entry arrays of `Object.entries` and `Object.fromEntries` were a few percent of a run's garbage).
+ */
 export function sanitize(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return typeof value === "number" && !Number.isFinite(value) ? null : value;
   if (value instanceof PyFloat) return value.value;
   if (Array.isArray(value)) return value.map(sanitize);
-  if (value !== null && typeof value === "object") {
-    if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return String(value);
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isSecretName(k) ? REDACTED : sanitize(v)]));
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return String(value);
+  const source = value as Record<string, unknown>;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    const item = isSecretName(key) ? REDACTED : sanitize(source[key]);
+    // An own "__proto__" key stays a key (assigning it would set the copy's prototype).
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
   }
-  if (typeof value === "number" && !Number.isFinite(value)) return null;
-  return value;
+  return copy;
 }
 
 /** A JSON artifact: sanitized, 2-space indent, insertion order, trailing newline. */

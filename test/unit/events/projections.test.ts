@@ -156,6 +156,14 @@ describe("artifact formats", () => {
     });
   });
 
+  it("copies objects keeping key order, a key named __proto__, and what JSON cannot hold as null or text", () => {
+    const parsed = JSON.parse('{"b": 1, "__proto__": {"x": 2}, "a": [1, {"token": "t"}], "2": 0, "1": 0}') as Record<string, unknown>;
+    const copy = sanitize(parsed) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(JSON.stringify(copy)).toBe('{"1":0,"2":0,"b":1,"__proto__":{"x":2},"a":[1,{"token":"***REDACTED***"}]}');
+    expect(sanitize({ nan: Number.NaN, inf: -Infinity, when: new Date(0), none: null, list: [undefined] })).toEqual({ nan: null, inf: null, when: new Date(0).toString(), none: null, list: [undefined] });
+  });
+
   it("writes CSV cells like Python's csv module", () => {
     expect(csvCell(-3, "float")).toBe("-3.0");
     expect(csvCell(1e-5, "float")).toBe("1e-05");
