@@ -26,6 +26,7 @@ import { evaluationSplit, scoreDataset, type DatasetScore } from "../tasks/score
 import type { TaskBundle } from "../domain/task-bundle.js";
 import { finishedStatusOf, type JobFact, type JobOutcome } from "./job-decider.js";
 import { isRecordError, openJobRecorder, type JobRecorder, type RecordError } from "./job-recorder.js";
+import { AttemptAbort } from "./attempt-abort.js";
 import { resolvedMetadata, type ResolvedMetadata } from "./resolved-metadata.js";
 import { LlmSource, RunLog, TaskSource, TrainerSource } from "./run-services.js";
 import { createTrainerContext } from "./trainer-context.js";
@@ -142,28 +143,6 @@ class RunCancelled extends Error {
   }
 }
 
-/**
- * `promise`, or its end when the attempt's signal is aborted: a task or trainer that ignores the
- * signal still stops holding the job at its deadline (what it does later is never recorded).
- */
-function untilAborted<A>(signal: AbortSignal, promise: Promise<A>): Promise<A> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<A>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error as Error);
-      },
-    );
-  });
-}
-
 /** The stop a phase ended by the attempt's signal stands for, if any: the deadline or the run's end. */
 function stopBySignal(signal: AbortSignal): JobTimedOut | JobCancelled | null {
   if (!signal.aborted) return null;
@@ -174,11 +153,11 @@ function stopBySignal(signal: AbortSignal): JobTimedOut | JobCancelled | null {
  * Promise-returning work of a phase, ended by the attempt's signal; anything it throws stops the
  * job as an internal error (or as timed out, or cancelled, when the signal ended it).
  */
-async function phase<A>(signal: AbortSignal, work: () => Promise<A>, onError: (error: unknown) => unknown = (error) => fail(`internal_error: ${firstLine(error)}`, stackOf(error))): Promise<A> {
+async function phase<A>(abort: AttemptAbort, work: () => Promise<A>, onError: (error: unknown) => unknown = (error) => fail(`internal_error: ${firstLine(error)}`, stackOf(error))): Promise<A> {
   try {
-    return await untilAborted(signal, work());
+    return await abort.until(work());
   } catch (error) {
-    throw stopBySignal(signal) ?? onError(error);
+    throw stopBySignal(abort.signal) ?? onError(error);
   }
 }
 
@@ -189,15 +168,16 @@ async function phase<A>(signal: AbortSignal, work: () => Promise<A>, onError: (e
 const loadedTrainers = new WeakMap<object, Trainer>();
 
 /** The phases of one attempt, each recorded before the next starts; ends by recording the outcome. */
-async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder, progress: Progress, started: number, signal: AbortSignal, calls: JobCalls, trainingSignal: AbortSignal): Promise<void> {
+async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder, progress: Progress, started: number, abort: AttemptAbort, calls: JobCalls): Promise<void> {
+  const signal = abort.signal;
   const attempt = recorder.attempt();
   const trainerInfo = services.trainers.find(job.trainer_id);
   if (trainerInfo === undefined) throw fail(`unknown trainer '${job.trainer_id}'; run 'trace-bench list-trainers --all'`);
   if (!trainerInfo.available || trainerInfo.load === undefined) throw fail(`trainer '${job.trainer_id}' is not available: ${trainerInfo.reason ?? "unknown reason"}`);
-  const trainer: Trainer = loadedTrainers.get(trainerInfo) ?? (await phase(signal, () => trainerInfo.load!()));
+  const trainer: Trainer = loadedTrainers.get(trainerInfo) ?? (await phase(abort, () => trainerInfo.load!()));
   loadedTrainers.set(trainerInfo, trainer);
   const bundle = await phase(
-    signal,
+    abort,
     () => Promise.resolve().then(() => services.tasks.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs))),
     (error) =>
       (error as { _tag?: string })._tag === "TaskUnavailableError" ? new JobStop({ type: "SKIP", reason: errorText(error) }) : fail(`task_load_error: ${errorText(error)}`),
@@ -210,7 +190,7 @@ async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder
   const initial = initialValues(bundle.parameters);
   progress.initial = initial;
   progress.latest = initial;
-  const initialScore = await phase(signal, () => scoreDataset(bundle, initial, split, context));
+  const initialScore = await phase(abort, () => scoreDataset(bundle, initial, split, context));
   progress.initialScore = initialScore;
   recorder.executeNow({ type: "Advance", event: { type: "BUILT" }, facts: [evaluationFact("initial", attempt, initialScore)] });
 
@@ -220,8 +200,7 @@ async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder
   calls.setTraining(true);
   let training: { ok: true; values: ParameterValues } | { ok: false; error: unknown };
   try {
-    const result = await untilAborted(
-      signal,
+    const result = await abort.until(
       trainer.train(
         createTrainerContext({
           bundle,
@@ -232,7 +211,7 @@ async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder
           recorder: { attempt, record: (facts) => recorder.executeNow({ type: "RecordFacts", facts }) },
           llm,
           calls,
-          signal: trainingSignal,
+          signal: abort.trainingSignal,
           onValues: (values) => {
             progress.latest = values;
           },
@@ -261,13 +240,13 @@ async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder
   recorder.executeNow({ type: "Advance", event: ended, facts: cutOff, ...detail });
 
   const latest = progress.latest ?? initial;
-  const final = await phase(signal, () => scoreDataset(bundle, latest, split, context));
+  const final = await phase(abort, () => scoreDataset(bundle, latest, split, context));
   progress.final = final;
   progress.feedback = final.feedback;
   progress.best = final.score !== null && (initialScore.score === null || final.score >= initialScore.score) ? latest : initial;
   const best = progress.best;
   const testSet = bundle.test_dataset;
-  if (testSet && testSet.inputs.length > 0) progress.test = await phase(signal, () => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, context));
+  if (testSet && testSet.inputs.length > 0) progress.test = await phase(abort, () => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, context));
   const facts = [evaluationFact("final", attempt, final), ...(progress.test ? [evaluationFact("test", attempt, progress.test)] : [])];
   recorder.executeNow({ type: "Advance", event: { type: "EVALUATED" }, facts, outcome: outcomeOf(job, progress, started) });
 }
@@ -299,8 +278,8 @@ function jobCalls(job: JobAttempt, services: JobServices, recorder: JobRecorder,
  * events), when nothing more can be recorded.
  */
 function startAttempt(job: JobAttempt, options: JobRunOptions, services: JobServices, now: number): { readonly done: Promise<FinishedStatus>; cancel(): Promise<void> } {
-  // One signal for the whole attempt: a timeout or cancel aborts it, stopping the task's and trainer's work.
-  const abort = new AbortController();
+  // A timeout or cancel aborts the attempt, stopping the task's and trainer's work.
+  const abort = new AttemptAbort();
   const done = (async () => {
     const recorder = openJobRecorder(services.log, job.spec.job_id, job.history, options.onWarning);
     const progress: Progress = { bundle: null, initial: null, initialScore: null, latest: null, final: null, test: null, best: null, feedback: "", resolved: null };
@@ -308,10 +287,8 @@ function startAttempt(job: JobAttempt, options: JobRunOptions, services: JobServ
     const deadline = options.timeoutSeconds > 0 ? new Date(now + options.timeoutSeconds * 1000).toISOString() : null;
     recorder.executeNow({ type: "StartAttempt", attempt: job.attempt, invocation: options.invocation, deadline });
 
-    // Training has its own signal, also aborted when a budget is spent (the job then keeps its best state).
-    const trainingAbort = new AbortController();
-    abort.signal.addEventListener("abort", () => trainingAbort.abort(abort.signal.reason), { once: true });
-    const calls = jobCalls(job, services, recorder, (reason) => trainingAbort.abort(new BudgetExhausted(reason)), options.onWarning);
+    // A spent budget stops training alone (the job then keeps its best state).
+    const calls = jobCalls(job, services, recorder, (reason) => abort.abortTraining(new BudgetExhausted(reason)), options.onWarning);
     // The attempt ends while calls wait for replies: they are recorded aborted with its end.
     const end = (event: JobMachineEvent, detail?: string) =>
       recorder.executeNow({
@@ -326,7 +303,7 @@ function startAttempt(job: JobAttempt, options: JobRunOptions, services: JobServ
     // fiber racing the job (that cost a tenth of a trivial job's time).
     const deadlineTimer = options.timeoutSeconds > 0 ? setTimeout(() => abort.abort(new DeadlinePassed()), options.timeoutSeconds * 1000) : null;
     try {
-      await phases(job.spec, services, recorder, progress, started, abort.signal, calls, trainingAbort.signal);
+      await phases(job.spec, services, recorder, progress, started, abort, calls);
     } catch (error) {
       if (isRecordError(error)) throw error;
       // Cancelled: recorded as such whatever the phase ended with (its error came from the abort).
