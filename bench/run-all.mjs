@@ -20,6 +20,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { fmt, tableLines, verdict } from "./report.mjs";
+import { fileFloorMicros } from "./file-floor.mjs";
 import { benchWorkspace } from "./workspace.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -243,6 +244,12 @@ if (run8) {
     const times = probe.runs.map((r) => r.totalMs);
     row("4", "replay, in-process replayRun() (best of 2, modules preloaded)", Math.min(...times) / 1000, "s", 2, { op: "<=", value: 1 });
     notes.push(`#4 in-process replayRun: ${times.map((t) => `${fmt(t / 1000, 2)} s`).join(", ")} (first is cold); importing the dist modules took ${fmt(probe.importMs, 0)} ms before that`);
+  });
+  await measure("4", "file floor", "µs", async () => {
+    const perFile = fileFloorMicros(join(runsDir, "file-floor"));
+    const perEvent = (perFile * 11 * JOBS) / countEvents(run8.runDir);
+    row("4", "file system floor: one small file written to a temp file and renamed into a job folder (informational)", perFile, "µs", 1);
+    notes.push(`#4 file floor: a job has 11 files, so the file system alone takes ${fmt(perEvent, 1)} µs per event of replay (rows 9) before any rendering`);
   });
 }
 

@@ -57,7 +57,7 @@ describe("one writer per run directory", () => {
     expect(first.child.exitCode, "the first run must still be running for this test to mean anything").toBeNull();
     expect(second.code).toBe(2);
     expect(second.stderr.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`^trace-bench: .*shared is being written by pid ${first.child.pid} on .* \\(trace-bench run, started .*\\); wait for it`))]);
-    expect(replay.code).toBe(2);
+    expect(replay.code, replay.stderr).toBe(2);
     expect(replay.stderr).toMatch(/is being written by pid/);
     expect((await first.exited).code).toBe(0);
     const runDir = join(dir, "shared");
