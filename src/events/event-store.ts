@@ -103,12 +103,15 @@ export class EventStore {
     }
     const db = openWritableDatabase(runDir);
     const writer = currentWriter();
+    let locked = false;
     try {
       acquireWriterLock(db, runDir, writer, options.command ?? `trace-bench (pid ${process.pid})`, now());
+      locked = true;
       return new EventStore(runDir, runId, db, writer, now, options.groupCommit === true);
     } catch (error) {
       try {
-        releaseWriterLock(db, writer);
+        // Only a lock this call took: a refused open in the holder's own process must leave the holder's.
+        if (locked) releaseWriterLock(db, writer);
       } finally {
         db.close();
       }

@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -9,6 +11,7 @@ import { EventStore } from "../../../src/events/event-store.js";
 import { tempDir } from "../../support/cli.js";
 import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/events.js";
 
+const require = createRequire(import.meta.url);
 const stores: EventStore[] = [];
 function open(dir: string): EventStore {
   const store = EventStore.open(dir, RUN_ID, { now: () => new Date("2026-01-01T00:00:00.000Z"), command: "test" });
@@ -85,8 +88,42 @@ describe("EventStore: one writer per run directory", () => {
     }
     expect(error).toBeInstanceOf(RunLockedError);
     expect((error as RunLockedError).message).toMatch(new RegExp(`being written by pid ${process.pid} on .* \\(test, started 2026-01-01T00:00:00.000Z\\)`));
+    expect(() => open(dir), "the refused open left the holder's lock in place").toThrow(RunLockedError);
     first.close();
     expect(() => open(dir)).not.toThrow();
+  });
+
+  it("a writer opening a log that another process holds and commits to all the time is refused by the lock, never by a busy database", async () => {
+    const dir = tempDir();
+    open(dir).close();
+    // The holder: another process committing as fast as it can, as a running run's group commits do.
+    const holder = spawn(process.execPath, [
+      "-e",
+      `const Database = require(${JSON.stringify(require.resolve("better-sqlite3"))});
+       const db = new Database(${JSON.stringify(join(dir, "events.db"))});
+       db.pragma("busy_timeout = 5000");
+       db.prepare("INSERT INTO writer (id, pid, host, process_start, started_at, command) VALUES (1, ?, ?, NULL, '2026-01-01T00:00:00Z', 'trace-bench run')").run(process.pid, ${JSON.stringify(hostname())});
+       const put = db.prepare("INSERT OR REPLACE INTO snapshots (name, seq, format, data) VALUES ('load', ?, 'x', 'x')");
+       process.stdout.write("ready");
+       for (let i = 0, end = Date.now() + 3000; Date.now() < end; i++) put.run(i);`,
+    ]);
+    try {
+      await new Promise((resolve) => holder.stdout.once("data", resolve));
+      const outcomes: string[] = [];
+      for (const end = Date.now() + 1500; Date.now() < end; ) {
+        try {
+          open(dir).close();
+          outcomes.push("opened");
+        } catch (error) {
+          outcomes.push(error instanceof RunLockedError ? "locked" : String(error));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      expect(outcomes.length).toBeGreaterThan(20);
+      expect(outcomes.filter((outcome) => outcome !== "locked")).toEqual([]);
+    } finally {
+      holder.kill();
+    }
   });
 
   it("takes over a lock left by a process that no longer exists", () => {
