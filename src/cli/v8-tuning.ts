@@ -5,7 +5,8 @@
  * on the same two cores as the derived-files thread. Letting a function run about eight times
  * longer before it is optimized (interrupt budget 1 MiB, V8's default 132 KiB) keeps the
  * optimizer for what stays hot: at one worker, 800 → 480 ms from RunStarted to the last
- * JobFinished, and no slower at 3,000 jobs (bench rows 1, 2 and 9). The flag is process-wide
+ * JobFinished, and no slower at 3,000 jobs (bench rows 1, 2 and 9); after the jobs' code got
+ * leaner, 280 → 250 ms (medians of 6, alternated). The flag is process-wide
  * (every thread), so it is set before the verb's code is loaded. `replay` is not tuned: it
  * measured slower with it.
  */
