@@ -53,6 +53,9 @@ describe("the writer's state", () => {
     const restored = openWriterState(store);
     const whole = folded(store);
     expect(restored.leanSnapshot()).toBe(whole.leanSnapshot());
+    // Field by field too: the snapshot leaves out what a new view holds, and restoring puts it back.
+    for (const id of ["a", "b", "c"]) expect(restored.jobs.get(id)).toEqual(whole.jobs.get(id));
+    expect(restored.jobs.get("a")!.finished!.tokens.total_tokens, "a job with LLM use").toBeGreaterThan(0);
     expect(["a", "b", "c"].map((id) => [restored.statusOf(id), restored.jobs.get(id)!.attempt])).toEqual([
       ["ok", 1],
       ["ok", 2],
