@@ -134,9 +134,10 @@ export class ProjectionWriter {
   }
 
   /**
-   * A job's folders: a recursive `mkdir` of each, which is one system call for a new folder and
-   * two for one that exists (replay), and never an exception (with the absent-file check in
-   * `remove`, replay wrote a 1,000-job run's projections in about a third less time).
+   * A job's folders: none that the listing saw (replay), else a recursive `mkdir` of each, which
+   * is one system call for a new folder and two for one that exists, and never an exception (with
+   * the absent-file check in `remove`, replay wrote a 1,000-job run's projections in about a third
+   * less time).
    */
   private ensureJobDirs(job: JobView): void {
     const dir = `jobs/${checkedJobId(job.job_id)}`;
