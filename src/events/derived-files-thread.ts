@@ -43,9 +43,11 @@ const WORKER_URL = new URL("./derived-files-worker.js", import.meta.url);
  * The worker's young generation, in MiB. At 4 MiB it took about 40 MiB off the peak of a
  * 1,000-job run, but once the jobs ran faster the worker became what a run waits for, and
  * scavenging took a quarter of its time: at 32 MiB a 3,000-job run (8 workers) took 4.9 s
- * instead of 6.6 s, its peak 346 MiB instead of 311 (bench rows 7 and 9).
+ * instead of 6.6 s, its peak 346 MiB instead of 311 (bench rows 7 and 9). Once the worker
+ * allocated less, 16 MiB was as fast as 32 with lower peaks (alternated, 8 workers: 1,000 jobs
+ * 163–164 vs 175–177 MiB, 3,000 jobs 235–242 vs 250–252, 10,000 jobs 377–380 vs 412–414).
  */
-const YOUNG_GENERATION_MB = 32;
+const YOUNG_GENERATION_MB = 16;
 const ALL_BEHIND = ["mirrors", "projections"];
 
 /** A worker thread whose setup comes as its first message (`DerivedFilesStart`). */
