@@ -6,7 +6,6 @@
  * the other jobs are interrupted and the supervisor fails with that error.
  */
 import * as Effect from "effect/Effect";
-import type { FinishedStatus } from "../events/event-schema.js";
 import type { RecordError } from "./job-recorder.js";
 import { runJob, type JobAttempt, type JobRunOptions } from "./job-runner.js";
 
@@ -14,8 +13,6 @@ export interface SupervisorOptions extends JobRunOptions {
   readonly jobs: readonly JobAttempt[];
   readonly maxWorkers: number;
   readonly failFast: boolean;
-  /** A job's attempt ended (any status). */
-  readonly onOutcome?: (jobId: string, status: FinishedStatus) => void;
   /** False once no new job may start (the run's budget is spent). */
   readonly mayStart?: () => boolean;
 }
@@ -60,7 +57,6 @@ export function superviseJobs(options: SupervisorOptions): Effect.Effect<void, R
         Effect.suspend(() => {
           if (stopped || options.mayStart?.() === false) return Effect.void;
           return Effect.map(runJob(job, options), (status) => {
-            options.onOutcome?.(job.spec.job_id, status);
             if (options.failFast && (status === "failed" || status === "timeout")) stopped = true;
           });
         }),

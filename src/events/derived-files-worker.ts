@@ -27,14 +27,13 @@ const port = parentPort!;
  */
 let handleRequest: ((request: DerivedFilesRequest) => void) | null = null;
 const early: DerivedFilesRequest[] = [];
-let receiveSetup: (setup: DerivedFilesSetup) => void = () => undefined;
-const setupMessage = new Promise<DerivedFilesSetup>((resolve) => (receiveSetup = resolve));
-port.on("message", (message: DerivedFilesRequest | DerivedFilesStart) => {
-  if (message.type === "setup") receiveSetup(message.setup);
-  else if (handleRequest !== null) handleRequest(message);
-  else early.push(message);
-});
-const setup = await setupMessage;
+const setup = await new Promise<DerivedFilesSetup>((resolve) =>
+  port.on("message", (message: DerivedFilesRequest | DerivedFilesStart) => {
+    if (message.type === "setup") resolve(message.setup);
+    else if (handleRequest !== null) handleRequest(message);
+    else early.push(message);
+  }),
+);
 const send = (reply: DerivedFilesReply) => port.postMessage(reply);
 const report = (text: string) => send({ type: "report", text });
 

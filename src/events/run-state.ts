@@ -176,31 +176,38 @@ type SavedView = Partial<Omit<JobView, "spec" | "finished">> & {
 /** What a lean state keeps empty in a finished attempt: only a job's own files show it. */
 type LeanEmptied = "parameters" | "initial_values" | "final_values" | "best_values" | "iterations" | "iteration_marks";
 
-/** The fields of a view that a snapshot leaves out when they hold what a new view holds. */
-const DEFAULTED_VIEW_FIELDS = [
-  "attempt",
-  "state",
-  "evaluations",
-  "iterations",
-  "iterationMarks",
-  "llmCalls",
-  "llmErrors",
-  "llmAborted",
-  "replayedCalls",
-  "unusableReplies",
-  "tokens",
-  "cost",
-  "estimatedTokens",
-  "allAttemptTokens",
-  "allAttemptCost",
-  "log",
-  "lastSeq",
-  "released",
-] as const satisfies readonly (keyof JobView)[];
+/** A view's fields a snapshot holds only when they differ from a new view's. */
+type DefaultedViewField = Exclude<keyof JobView, "job_id" | "spec" | "finished">;
+
+/**
+ * The fields of a view that a snapshot leaves out when they hold what a new view holds: every
+ * field but its id, spec and outcome (a record, so that a field added to `JobView` and not here
+ * does not compile, instead of being lost on the way through a snapshot).
+ */
+const DEFAULTED_VIEW_FIELDS = Object.keys({
+  attempt: true,
+  state: true,
+  evaluations: true,
+  iterations: true,
+  iterationMarks: true,
+  llmCalls: true,
+  llmErrors: true,
+  llmAborted: true,
+  replayedCalls: true,
+  unusableReplies: true,
+  tokens: true,
+  cost: true,
+  estimatedTokens: true,
+  allAttemptTokens: true,
+  allAttemptCost: true,
+  log: true,
+  lastSeq: true,
+  released: true,
+} satisfies Record<DefaultedViewField, true>) as DefaultedViewField[];
 
 /** The value each of those fields has before any event, as JSON (what a snapshot compares with). */
 let defaultFieldJson: ReadonlyMap<string, string> | undefined;
-function defaultJsonOf(key: (typeof DEFAULTED_VIEW_FIELDS)[number]): string | undefined {
+function defaultJsonOf(key: DefaultedViewField): string | undefined {
   if (defaultFieldJson === undefined) {
     const fresh = newJobView({ job_id: "" } as JobSpecRecord);
     defaultFieldJson = new Map(DEFAULTED_VIEW_FIELDS.map((field) => [field, JSON.stringify(fresh[field])]));

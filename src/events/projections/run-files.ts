@@ -191,24 +191,24 @@ export function filesIndexJson(state: RunState): TextPieces {
     },
   };
   const jobEntry = (job: JobView) => ({
-      job_id: job.job_id,
-      task_id: job.spec.task_id,
-      suite: job.spec.suite,
-      trainer_id: job.spec.trainer_id,
-      files: {
-        job_meta: at(`jobs/${job.job_id}/job_meta.json`),
-        results_json: at(`jobs/${job.job_id}/results.json`),
-        events_jsonl: at(`jobs/${job.job_id}/events.jsonl`),
-        stdout_log: at(`jobs/${job.job_id}/stdout.log`),
-        tb_dir: at(tbDir(job.job_id)),
-        initial_state_yaml: at(statePath(job.job_id, "initial", "yaml")),
-        best_state_yaml: at(statePath(job.job_id, "best", "yaml")),
-        final_state_yaml: at(statePath(job.job_id, "final", "yaml")),
-        initial_state_json: at(statePath(job.job_id, "initial", "json")),
-        best_state_json: at(statePath(job.job_id, "best", "json")),
-        final_state_json: at(statePath(job.job_id, "final", "json")),
-        state_history_jsonl: at(`${artifactsDir(job.job_id)}/state_history.jsonl`),
-      },
+    job_id: job.job_id,
+    task_id: job.spec.task_id,
+    suite: job.spec.suite,
+    trainer_id: job.spec.trainer_id,
+    files: {
+      job_meta: at(`jobs/${job.job_id}/job_meta.json`),
+      results_json: at(`jobs/${job.job_id}/results.json`),
+      events_jsonl: at(`jobs/${job.job_id}/events.jsonl`),
+      stdout_log: at(`jobs/${job.job_id}/stdout.log`),
+      tb_dir: at(tbDir(job.job_id)),
+      initial_state_yaml: at(statePath(job.job_id, "initial", "yaml")),
+      best_state_yaml: at(statePath(job.job_id, "best", "yaml")),
+      final_state_yaml: at(statePath(job.job_id, "final", "yaml")),
+      initial_state_json: at(statePath(job.job_id, "initial", "json")),
+      best_state_json: at(statePath(job.job_id, "best", "json")),
+      final_state_json: at(statePath(job.job_id, "final", "json")),
+      state_history_jsonl: at(`${artifactsDir(job.job_id)}/state_history.jsonl`),
+    },
   });
   return jsonArtifactPieces(head, "jobs", () => entriesOf(state, jobEntry));
 }

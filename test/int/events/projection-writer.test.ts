@@ -7,22 +7,18 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { NewEvent, StoredEvent } from "../../../src/events/event-schema.js";
 import { ProjectionWriter, renderProjections } from "../../../src/events/projection-writer.js";
 import { RunState } from "../../../src/events/run-state.js";
-import { finishedJob, RUN_ID, runStarted } from "../../support/events.js";
+import { finishedJob, runStarted } from "../../support/events.js";
+import { storedEvents } from "../../support/llm-events.js";
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function stored(events: readonly NewEvent[]): StoredEvent[] {
-  return events.map((e, i) => ({ ...e, seq: i + 1, run_id: RUN_ID, job_id: e.job_id ?? null, ts: `2026-01-01T00:00:${String(i).padStart(2, "0")}.000Z` }) as StoredEvent);
-}
-
 const jobs = ["j1", "j2", "j3"];
-const state = () => RunState.fold(stored([runStarted(jobs), ...jobs.flatMap((id, i) => finishedJob(id, 1, -i))]));
+const state = () => RunState.fold(storedEvents([runStarted(jobs), ...jobs.flatMap((id, i) => finishedJob(id, 1, -i))]));
 const MANIFEST = "meta/manifest.json";
 
 describe("ProjectionWriter and a large file", () => {

@@ -10,7 +10,6 @@ import * as TestContext from "effect/TestContext";
 import { describe, expect, it, vi } from "vitest";
 import { runJob } from "../../../src/engine/job-runner.js";
 import { superviseJobs } from "../../../src/engine/supervisor.js";
-import type { FinishedStatus } from "../../../src/events/event-schema.js";
 import type { Trainer } from "../../../src/opt/trainer.js";
 import { Gate, gatedLayers, jobSpec, MemoryRunLog, type BlockPoint } from "../../support/engine-fixtures.js";
 
@@ -161,7 +160,7 @@ describe("the log fails around a commit (the double-terminal probe)", () => {
 
 describe("superviseJobs", () => {
   const specs = ["job000000001", "job000000002", "job000000003"];
-  const supervise = (log: MemoryRunLog, outcomes: [string, FinishedStatus][], maxWorkers = 1) =>
+  const supervise = (log: MemoryRunLog, maxWorkers = 1) =>
     superviseJobs({
       jobs: specs.map((id) => ({ spec: jobSpec(id), attempt: 1, history: [] })),
       maxWorkers,
@@ -169,25 +168,38 @@ describe("superviseJobs", () => {
       invocation: 1,
       timeoutSeconds: 0,
       onWarning: () => {},
-      onOutcome: (id, status) => outcomes.push([id, status]),
     }).pipe(Effect.provide(gatedLayers(log, null, new Gate())));
+  /** The most jobs under way at once, by the log's order (queued, not yet finished). */
+  const mostAtOnce = (log: MemoryRunLog) => {
+    let running = 0;
+    let most = 0;
+    for (const e of log.events) {
+      if (e.type === "JobQueued") most = Math.max(most, ++running);
+      if (e.type === "JobFinished") running -= 1;
+    }
+    return most;
+  };
+  /** Each job's committed outcomes, in the order of the matrix. */
+  const outcomes = (log: MemoryRunLog) => specs.flatMap((id) => log.of(id, "JobFinished").map((e) => [id, e.type === "JobFinished" ? e.data.status : null]));
 
   it("runs every job once, at most maxWorkers at a time", async () => {
     const log = new MemoryRunLog();
-    const outcomes: [string, FinishedStatus][] = [];
-    await Effect.runPromise(supervise(log, outcomes, 2));
-    expect(outcomes.map(([id]) => id).sort()).toEqual(specs);
-    expect(outcomes.every(([, s]) => s === "ok")).toBe(true);
+    await Effect.runPromise(supervise(log, 2));
+    expect(outcomes(log)).toEqual(specs.map((id) => [id, "ok"]));
+    expect(mostAtOnce(log)).toBe(2);
+    const alone = new MemoryRunLog();
+    await Effect.runPromise(supervise(alone, 1));
+    expect(outcomes(alone)).toEqual(specs.map((id) => [id, "ok"]));
+    expect(mostAtOnce(alone)).toBe(1);
   });
 
   it("a job the log cannot record stops the invocation: no later job starts, and the error comes out typed", async () => {
     const log = new MemoryRunLog();
     log.fault = (events) => (events.some((e) => e.job_id === "job000000002" && e.type === "JobTransitioned" && e.data.event === "BUILT") ? "before-commit" : null);
-    const outcomes: [string, FinishedStatus][] = [];
-    const exit = await Effect.runPromiseExit(supervise(log, outcomes));
+    const exit = await Effect.runPromiseExit(supervise(log));
     expect(Exit.isFailure(exit)).toBe(true);
     expect(String(Exit.isFailure(exit) ? exit.cause : "")).toMatch(/JobNotRecorded/);
-    expect(outcomes).toEqual([["job000000001", "ok"]]);
+    expect(outcomes(log)).toEqual([["job000000001", "ok"]]);
     expect(log.of("job000000003")).toEqual([]);
   });
 });
