@@ -1,8 +1,8 @@
 /**
  * `trace-bench replay <run_dir>`: rebuilds every file the event log can produce: the jsonl
- * mirrors from SQLite, then every projection from the events, each written over the old one;
- * then it removes whatever else the directory holds. It is a writer (it takes the run directory's
- * lock); the log is read and checked before anything is written.
+ * mirrors from SQLite and every projection from the events, each written over the old one; then
+ * it removes whatever else the directory holds. It is a writer (it takes the run directory's
+ * lock); each event is checked as it is read, before anything derived from it is written.
  *
  * `--verify` only reads: it re-derives every job stream through the job machine and lists what
  * the machine would not have produced (exit 1), writing nothing.
@@ -18,8 +18,9 @@ import { MirrorWriter } from "../events/mirror-writer.js";
 import { PROJECTIONS } from "../events/projection-subscriber.js";
 import { ProjectionWriter } from "../events/projection-writer.js";
 import { RunState } from "../events/run-state.js";
+import type { JobRenderContext } from "../events/projections/results-table.js";
 import { RunDirListing } from "../events/run-dir-listing.js";
-import { removeStrays } from "../events/run-dir-strays.js";
+import { removeJobStrays, removeStrays } from "../events/run-dir-strays.js";
 
 export const spec: VerbSpec = {
   name: "replay",
@@ -36,21 +37,45 @@ function requireRun(runDir: string): string {
   return peek.runId;
 }
 
+/**
+ * Reads the log once, in seq order, and settles each job the moment its last event is read: its
+ * mirror checked, its files rendered and written, strays in its folder removed, its details
+ * dropped. So memory holds the jobs being read, not the matrix (a 10,000-job run's whole fold
+ * was about 60 MB of job logs alone). Run-level files follow the last event.
+ */
 export function replayRun(runDir: string): RunState {
   const runId = requireRun(runDir);
   const store = EventStore.open(runDir, runId, { command: "trace-bench replay" });
   try {
-    const state = new RunState();
-    store.scan((event) => state.apply(event));
-    // Before any file changes: a replay cut short must leave the projections marked behind, so the
-    // next writer (or replay) rebuilds them instead of trusting files half rewritten.
+    // Before any file changes: a replay cut short (a log that cannot be read to its end) must
+    // leave the projections marked behind, so the next writer or replay rebuilds them.
     store.recordSubscriberPosition(PROJECTIONS, 0);
-    // Listed once: it says which folders exist, which files to remove, and what is a stray.
-    const listing = RunDirListing.read(runDir);
-    new MirrorWriter(runDir, store).catchUpFrom(store.rows());
+    // A job's files show the run's latest start (its LLM columns), which may come after the job's last event.
+    const starts = new RunState();
+    store.scan((event) => starts.apply(event), ["RunStarted"]);
+    const context: JobRenderContext = { runId: starts.runId, started: starts.started };
+    const lastSeqOfJob = store.lastSeqOfJobs();
+    const listing = new RunDirListing(runDir);
     // Every projection is written, none compared with what is there (`fresh`).
-    new ProjectionWriter(runDir, true, listing).writeAll(state);
-    removeStrays(runDir, state.jobs.keys(), listing);
+    const writer = new ProjectionWriter(runDir, true, listing);
+    const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastSeqOfJob);
+    const state = new RunState();
+    const settled = new Set<string>();
+    store.scan((event, row) => {
+      state.apply(event);
+      mirrors.add(row);
+      const jobId = event.job_id;
+      if (jobId === null || lastSeqOfJob.get(jobId) !== event.seq) return;
+      writer.rewriteJob(context, state.jobs.get(jobId)!);
+      removeJobStrays(runDir, jobId, listing);
+      listing.forget(`jobs/${jobId}`);
+      state.releaseDetail(jobId);
+      settled.add(jobId);
+    });
+    mirrors.finish();
+    // Run-level files, and the files of jobs that never ran (no event settled them).
+    writer.writeAll(state);
+    removeStrays(runDir, state.jobs.keys(), listing, settled);
     store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
     return state;
   } finally {

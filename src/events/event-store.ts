@@ -259,22 +259,28 @@ export class EventStore {
 
   /**
    * Every committed event after `afterSeq` in seq order (only those of `types` when given), each decoded and handed
-   * to `visit` as it is read, so the log is never held whole; returns the log's last seq.
+   * to `visit` as it is read (with its stored row, which mirrors copy), so the log is never held whole; returns the
+   * log's last seq.
    */
-  scan(visit: (event: StoredEvent) => void, types?: readonly EventType[], afterSeq = 0): number {
+  scan(visit: (event: StoredEvent, row: EventRow) => void, types?: readonly EventType[], afterSeq = 0): number {
     try {
       const only = types === undefined ? "" : `AND type IN (${types.map(() => "?").join(", ")})`;
       const rows = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ${only} ORDER BY seq`).iterate(afterSeq, ...(types ?? [])) as IterableIterator<EventRow>;
-      for (const row of rows) visit(decodeRow(row));
+      for (const row of rows) visit(decodeRow(row), row);
       return this.lastSeq();
     } catch (error) {
       throw eventLogFailure(error, this.path);
     }
   }
 
-  /** Every committed row in seq order, read as the caller iterates (mirrors copy the stored text). */
-  rows(): IterableIterator<EventRow> {
-    return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events ORDER BY seq`).iterate() as IterableIterator<EventRow>;
+  /** The seq of each job's last event, by job id: where a reader of the whole log is done with a job. */
+  lastSeqOfJobs(): Map<string, number> {
+    try {
+      const rows = this.db.prepare("SELECT job_id, max(seq) FROM events WHERE job_id IS NOT NULL GROUP BY job_id").raw().all() as [string, number][];
+      return new Map(rows);
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
+    }
   }
 
   /** The events of one stream, in order (a job's history when it runs again). */

@@ -8,22 +8,18 @@
  * in the middle. Live events are appended through descriptors kept open (opening a file per event
  * is what would cost most).
  */
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Subscriber } from "./event-bus.js";
 import type { StoredEvent } from "./event-schema.js";
 import { mirrorLine, payloadOf, type EventRow } from "./log-database.js";
 import { checkedJobId } from "./safe-id.js";
+import { StreamedReconcile, writeFully } from "./streamed-reconcile.js";
 
 export const RUN_MIRROR = "events.jsonl";
 
 export function jobMirrorPath(runDir: string, jobId: string): string {
   return join(runDir, "jobs", checkedJobId(jobId), "events.jsonl");
-}
-
-/** `writeSync` may write less than asked; mirrors must get every byte. */
-function writeFully(fd: number, bytes: Buffer): void {
-  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
 }
 
 const eventLine = (event: StoredEvent) => mirrorLine({ ...event, data: payloadOf(event) });
@@ -87,23 +83,18 @@ export class MirrorWriter implements Subscriber {
 
   /**
    * `catchUp` from `rows`, every committed row in seq order: a writer that opens the run reads
-   * the log once, folding its state from the same rows (`EventStore.scan`). Nothing is written
-   * before the last row was read, so a log that cannot be read leaves the mirrors as they were.
+   * the log once, folding its state from the same rows (`EventStore.scan`).
    */
-  catchUpFrom(rows: Iterable<EventRow>): void {
+  catchUpFrom(rows: Iterable<EventRow>, lastSeqOfJob?: ReadonlyMap<string, number>): void {
+    const catchUp = this.startCatchUp(lastSeqOfJob);
+    for (const row of rows) catchUp.add(row);
+    catchUp.finish();
+  }
+
+  /** A catch-up fed one row at a time (`add` each committed row in seq order, then `finish`). */
+  startCatchUp(lastSeqOfJob?: ReadonlyMap<string, number>): MirrorCatchUp {
     this.closeFds();
-    const byJob = new Map<string, string[]>();
-    const all: string[] = [];
-    for (const row of rows) {
-      const line = mirrorLine(row);
-      all.push(line);
-      if (row.job_id === null) continue;
-      let lines = byJob.get(row.job_id);
-      if (lines === undefined) byJob.set(row.job_id, (lines = []));
-      lines.push(line);
-    }
-    reconcile(join(this.runDir, RUN_MIRROR), Buffer.from(all.join(""), "utf8"));
-    for (const [jobId, lines] of byJob) reconcile(jobMirrorPath(this.runDir, jobId), Buffer.from(lines.join(""), "utf8"));
+    return new MirrorCatchUp(this.runDir, lastSeqOfJob);
   }
 
   /** Appends newly committed events. */
@@ -148,5 +139,45 @@ export class MirrorWriter implements Subscriber {
       this.jobFds.set(jobId, fd);
     }
     return fd;
+  }
+}
+
+/**
+ * Checks every mirror against the log from one read of its rows, holding no more of the log than
+ * the jobs still being read: the run's mirror is compared with its file as the rows come
+ * (`StreamedReconcile`), and a job's mirror once its last row was read (`lastSeqOfJob`; without
+ * it, every job's at `finish`). A job's mirror is touched only after all its rows were read, and
+ * a run mirror that differs is replaced only at `finish`: a log that cannot be read to its end
+ * leaves the mirrors no worse than they were.
+ */
+export class MirrorCatchUp {
+  private readonly run: StreamedReconcile;
+  private readonly jobLines = new Map<string, string[]>();
+
+  constructor(
+    private readonly runDir: string,
+    private readonly lastSeqOfJob?: ReadonlyMap<string, number>,
+  ) {
+    this.run = new StreamedReconcile(join(runDir, RUN_MIRROR));
+  }
+
+  add(row: EventRow): void {
+    const line = mirrorLine(row);
+    this.run.add(line);
+    if (row.job_id === null) return;
+    let lines = this.jobLines.get(row.job_id);
+    if (lines === undefined) this.jobLines.set(row.job_id, (lines = []));
+    lines.push(line);
+    if (this.lastSeqOfJob?.get(row.job_id) === row.seq) this.settleJob(row.job_id, lines);
+  }
+
+  finish(): void {
+    this.run.finish();
+    for (const [jobId, lines] of this.jobLines) this.settleJob(jobId, lines);
+  }
+
+  private settleJob(jobId: string, lines: string[]): void {
+    reconcile(jobMirrorPath(this.runDir, jobId), Buffer.from(lines.join(""), "utf8"));
+    this.jobLines.delete(jobId);
   }
 }

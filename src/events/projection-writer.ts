@@ -10,6 +10,7 @@ import { createHash, hash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { jobFiles, type FileContent } from "./projections/job-files.js";
+import type { JobRenderContext } from "./projections/results-table.js";
 import { RUN_FILES, runFiles } from "./projections/run-files.js";
 import { TB_EVENT_FILE } from "./projections/tensorboard-file.js";
 import { textOf, TextPieces } from "./projections/text-pieces.js";
@@ -39,7 +40,7 @@ export function renderProjections(state: RunState): Map<string, FileContent> {
 }
 
 /** What a job's files depend on: its own events and the run's identity and LLM columns. */
-function renderKey(state: RunState, job: JobView): string {
+function renderKey(state: JobRenderContext, job: JobView): string {
   return `${job.lastSeq}|${state.runId}|${JSON.stringify(state.started?.llm ?? null)}`;
 }
 
@@ -87,8 +88,8 @@ export class ProjectionWriter {
   /**
    * @param fresh nothing on disk needs comparing before writing: a new run holds no projections
    *   yet, and replay rewrites every one.
-   * @param listed what the directory held before this writer's first `writeAll` (replay lists it):
-   *   folders it held are not created again, and files it did not hold are not looked for to remove.
+   * @param listed what the directory held before this writer wrote (replay lists it): folders it
+   *   held are not created again, and files it did not hold are not looked for to remove.
    */
   constructor(
     readonly runDir: string,
@@ -105,14 +106,19 @@ export class ProjectionWriter {
     const run = runFiles(state);
     for (const [path, content] of run) this.write(path, content);
     if (!run.has(RUN_FILES.leaderboard_csv)) this.remove(RUN_FILES.leaderboard_csv);
-    for (const job of state.orderedJobs()) {
-      if (this.renderedAt.get(job.job_id) === renderKey(state, job)) continue;
-      this.ensureJobDirs(job);
-      const files = jobFiles(state, job);
-      for (const [path, content] of files) this.write(path, content, false, false);
-      for (const name of JOB_GENERATED) if (!files.has(`jobs/${job.job_id}/${name}`)) this.remove(`jobs/${job.job_id}/${name}`);
-      this.renderedAt.set(job.job_id, renderKey(state, job));
-    }
+    for (const job of state.orderedJobs()) if (this.renderedAt.get(job.job_id) !== renderKey(state, job)) this.rewriteJob(state, job);
+  }
+
+  /**
+   * A job's files rendered again (from `context`, the run as its last event leaves it or as the
+   * whole log does): written, and the generated files it no longer produces removed.
+   */
+  rewriteJob(context: JobRenderContext, job: JobView): void {
+    this.ensureJobDirs(job);
+    const files = jobFiles(context, job);
+    for (const [path, content] of files) this.write(path, content, false, false);
+    for (const name of JOB_GENERATED) if (!files.has(`jobs/${job.job_id}/${name}`)) this.remove(`jobs/${job.job_id}/${name}`);
+    this.renderedAt.set(job.job_id, renderKey(context, job));
   }
 
   /** One job's files: new content of a job that just finished. */

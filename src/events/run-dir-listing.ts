@@ -1,12 +1,13 @@
 /**
- * What a run directory holds, read once: every folder's entries, by path relative to the run
- * directory. `replay` lists the directory before it writes, so that it creates no folder that
- * exists and asks the file system about no file it does not hold (a 1,000-job run has 3,000
- * folders and as many absent optional files), and removes strays from the same listing.
+ * What a run directory holds, each folder read once, when first asked about: `replay` asks before
+ * it writes, so that it creates no folder that exists and asks the file system about no file it
+ * does not hold (a 1,000-job run has 3,000 folders and as many absent optional files), and removes
+ * strays from the same listing. A folder read after this process wrote into it also lists what it
+ * wrote; every question asked is about what was there before (a folder to create, a file it did
+ * not write), which that does not change.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECTION_TEMP_DIR } from "./projection-writer.js";
 
 export interface ListedEntry {
   readonly name: string;
@@ -14,37 +15,41 @@ export interface ListedEntry {
 }
 
 export class RunDirListing {
-  private readonly folders = new Map<string, ListedEntry[]>();
-  private readonly paths = new Set<string>();
+  /** Entries by folder path relative to the run directory ("" for itself); only folders asked about. */
+  private readonly folders = new Map<string, Map<string, ListedEntry>>();
 
-  private constructor(readonly runDir: string) {}
+  constructor(readonly runDir: string) {}
 
-  /** Lists `runDir` and every folder under it (the projection writer's temp folder is listed, not entered). */
-  static read(runDir: string): RunDirListing {
-    const listing = new RunDirListing(runDir);
-    listing.visit("");
-    return listing;
+  /** The entries of `folder` ("" for the run directory itself); none if it does not exist. */
+  entries(folder: string): Iterable<ListedEntry> {
+    return this.folder(folder).values();
   }
 
-  /** The entries of `folder` ("" for the run directory itself). */
-  entries(folder: string): readonly ListedEntry[] {
-    return this.folders.get(folder) ?? [];
-  }
-
-  /** Whether the directory held a file or folder at `path` (relative) when it was listed. */
+  /** Whether the directory holds a file or folder at `path` (relative). */
   has(path: string): boolean {
-    return this.paths.has(path);
+    const slash = path.lastIndexOf("/");
+    return this.folder(slash < 0 ? "" : path.slice(0, slash)).has(path.slice(slash + 1));
   }
 
-  private visit(folder: string): void {
-    const entries: ListedEntry[] = [];
-    for (const entry of readdirSync(join(this.runDir, folder), { withFileTypes: true })) {
-      const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
-      const isDirectory = entry.isDirectory();
-      entries.push({ name: entry.name, isDirectory });
-      this.paths.add(path);
-      if (isDirectory && path !== PROJECTION_TEMP_DIR) this.visit(path);
+  /** Forgets what `folder` and the folders under it hold (a job folder whose files are settled). */
+  forget(folder: string): void {
+    for (const path of this.folders.keys()) if (path === folder || path.startsWith(`${folder}/`)) this.folders.delete(path);
+  }
+
+  private isFolder(path: string): boolean {
+    const slash = path.lastIndexOf("/");
+    return this.folder(slash < 0 ? "" : path.slice(0, slash)).get(path.slice(slash + 1))?.isDirectory === true;
+  }
+
+  private folder(folder: string): Map<string, ListedEntry> {
+    let entries = this.folders.get(folder);
+    if (entries !== undefined) return entries;
+    entries = new Map();
+    // A folder its parent does not list as one is not read (it cannot be listed).
+    if (folder === "" || this.isFolder(folder)) {
+      for (const entry of readdirSync(join(this.runDir, folder), { withFileTypes: true })) entries.set(entry.name, { name: entry.name, isDirectory: entry.isDirectory() });
     }
     this.folders.set(folder, entries);
+    return entries;
   }
 }

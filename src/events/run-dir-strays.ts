@@ -11,6 +11,7 @@ import { RUN_MIRROR } from "./mirror-writer.js";
 import { JOB_GENERATED, PROJECTION_TEMP_DIR } from "./projection-writer.js";
 import { RUN_FILES } from "./projections/run-files.js";
 import { RunDirListing } from "./run-dir-listing.js";
+import { checkedJobId } from "./safe-id.js";
 
 /** Paths relative to a folder, by folder: the entries it may keep (a folder's own entries are listed under its path). */
 function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
@@ -33,23 +34,33 @@ function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
   return allowed;
 }
 
+/** Removes what `allowed` does not account for under `folder` (matched against `pattern`), as `listing` finds it. */
+function removeUnder(runDir: string, listing: RunDirListing, allowed: Map<string, Set<string>>, folder: string, pattern: string, skipJobs: ReadonlySet<string>): void {
+  const keep = allowed.get(pattern);
+  for (const entry of listing.entries(folder)) {
+    const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
+    const entryPattern = pattern === "jobs" ? "jobs/*" : pattern === "" ? entry.name : `${pattern}/${entry.name}`;
+    if (keep === undefined || !keep.has(entry.name)) {
+      rmSync(join(runDir, path), { recursive: true, force: true });
+    } else if (entry.isDirectory && entryPattern !== PROJECTION_TEMP_DIR && !(pattern === "jobs" && skipJobs.has(entry.name))) {
+      removeUnder(runDir, listing, allowed, path, entryPattern, skipJobs);
+    }
+  }
+}
+
 /**
  * Removes every file and folder under `runDir` that is neither the log nor a file derived from it
- * for `jobIds`, as `listing` found the directory (anything written since is derived).
+ * for `jobIds`, as `listing` finds the directory (anything this process wrote is derived). The
+ * folders of `settledJobs` are not looked into: `removeJobStrays` already cleaned them.
  */
-export function removeStrays(runDir: string, jobIds: Iterable<string>, listing = RunDirListing.read(runDir)): void {
-  const allowed = allowedEntries(jobIds);
-  const visit = (folder: string, pattern: string) => {
-    const keep = allowed.get(pattern);
-    for (const entry of listing.entries(folder)) {
-      const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
-      const entryPattern = pattern === "jobs" ? "jobs/*" : pattern === "" ? entry.name : `${pattern}/${entry.name}`;
-      if (keep === undefined || !keep.has(entry.name)) {
-        rmSync(join(runDir, path), { recursive: true, force: true });
-      } else if (entry.isDirectory && entryPattern !== PROJECTION_TEMP_DIR) {
-        visit(path, entryPattern);
-      }
-    }
-  };
-  visit("", "");
+export function removeStrays(runDir: string, jobIds: Iterable<string>, listing = new RunDirListing(runDir), settledJobs: ReadonlySet<string> = new Set()): void {
+  removeUnder(runDir, listing, allowedEntries(jobIds), "", "", settledJobs);
+}
+
+/** What may be in a job's folder, the same for every job. */
+const JOB_FOLDER_ALLOWED = allowedEntries([]);
+
+/** Removes what a job's folder holds besides its mirror and generated files (replay, job by job). */
+export function removeJobStrays(runDir: string, jobId: string, listing: RunDirListing): void {
+  removeUnder(runDir, listing, JOB_FOLDER_ALLOWED, `jobs/${checkedJobId(jobId)}`, "jobs/*", new Set());
 }

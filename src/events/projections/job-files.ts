@@ -1,9 +1,9 @@
 /** Per-job projection files: job_meta.json, results.json, stdout.log, the state artifacts and a TensorboardLogger job's event file. */
-import type { JobView, RunState } from "../run-state.js";
+import type { JobView } from "../run-state.js";
 import { jsonArtifact, jsonLine, yamlArtifact } from "./artifact-format.js";
 import { jobLlmInfo } from "./job-llm-info.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
-import { resolvedColumns, resultRow, TOKEN_SCOPE } from "./results-table.js";
+import { resolvedColumns, resultRow, TOKEN_SCOPE, type JobRenderContext } from "./results-table.js";
 import { stateSnapshot } from "./state-snapshot.js";
 import { tbEventFilePath, tensorboardEventFile } from "./tensorboard-file.js";
 
@@ -46,7 +46,7 @@ function renderedState(snapshot: unknown): { readonly json: string; readonly yam
   return rendered;
 }
 
-export function jobFiles(state: RunState, job: JobView): Map<string, FileContent> {
+export function jobFiles(state: JobRenderContext, job: JobView): Map<string, FileContent> {
   if (job.released) throw new Error(`job ${job.job_id}: its files were already written from this state and its details released (rebuild them with 'trace-bench replay')`);
   const files = new Map<string, FileContent>();
   const dir = `jobs/${job.job_id}`;

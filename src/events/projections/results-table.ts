@@ -74,7 +74,10 @@ export function resolvedColumns(resolved: FinishedAttempt["resolved"]) {
   };
 }
 
-export function resultRow(state: RunState, job: JobView): ResultRow | null {
+/** What a job's row and files take from the run besides the job's own events: its id and latest start (the LLM columns). */
+export type JobRenderContext = Pick<RunState, "runId" | "started">;
+
+export function resultRow(state: JobRenderContext, job: JobView): ResultRow | null {
   const done = job.finished;
   if (done === null) return null;
   const llm: LlmInfo = jobLlmInfo(state.started?.llm, job.spec);

@@ -1,0 +1,116 @@
+/**
+ * Makes a file hold exactly the text handed to it piece by piece, reading the file alongside and
+ * holding no more than a chunk of either: a file that already holds the text is not written; one
+ * that stops short is appended to; one that holds more is truncated; one that differs is
+ * rewritten through a temp file renamed over it at `finish`, so until the whole text was handed
+ * over (a log read to its end) the file keeps what it held.
+ */
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from "node:fs";
+
+/** Text is compared and written in pieces of about this many characters. */
+const CHUNK_CHARS = 1 << 16;
+
+/** `writeSync` may write less than asked; every byte must get there. */
+export function writeFully(fd: number, bytes: Uint8Array): void {
+  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+}
+
+function openIfPresent(path: string): number | null {
+  try {
+    return openSync(path, "r+");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+export class StreamedReconcile {
+  /** The file, open for reading (and for appending or truncating at its end); null when absent. */
+  private fd: number | null;
+  /** Where a differing file's new content goes, once it differed. */
+  private temp: { path: string; fd: number } | null = null;
+  /** Bytes of the file that equal the text handed over so far. */
+  private matched = 0;
+  /** The file ended before the text did: the rest is appended. */
+  private appending = false;
+  private pending = "";
+  private readonly chunk = Buffer.allocUnsafe(CHUNK_CHARS * 3);
+
+  constructor(private readonly path: string) {
+    this.fd = openIfPresent(path);
+    if (this.fd === null) {
+      this.fd = openSync(path, "w");
+      this.appending = true;
+    }
+  }
+
+  add(text: string): void {
+    this.pending += text;
+    if (this.pending.length >= CHUNK_CHARS) this.flush();
+  }
+
+  /** Settles the file: truncated, appended to or replaced so that it holds the whole text. */
+  finish(): void {
+    this.flush();
+    const fd = this.fd!;
+    this.fd = null;
+    try {
+      if (this.temp !== null) {
+        closeSync(this.temp.fd);
+        renameSync(this.temp.path, this.path);
+      } else if (!this.appending && fstatSync(fd).size > this.matched) {
+        // More than the text (lines the log does not hold). Truncating to the same size would still touch the file.
+        ftruncateSync(fd, this.matched);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private flush(): void {
+    if (this.pending === "") return;
+    const bytes = Buffer.from(this.pending, "utf8");
+    this.pending = "";
+    if (this.temp !== null) return writeFully(this.temp.fd, bytes);
+    if (this.appending) return this.append(bytes);
+    let offset = 0;
+    while (offset < bytes.length) {
+      const read = readSync(this.fd!, this.chunk, 0, Math.min(this.chunk.length, bytes.length - offset), this.matched);
+      if (read === 0) {
+        // The file stops here: the rest is appended at its end.
+        this.appending = true;
+        this.append(bytes.subarray(offset));
+        return;
+      }
+      const same = this.chunk.subarray(0, read).equals(bytes.subarray(offset, offset + read));
+      if (!same) {
+        this.startTemp();
+        writeFully(this.temp!.fd, bytes.subarray(offset));
+        return;
+      }
+      offset += read;
+      this.matched += read;
+    }
+  }
+
+  /** Writes at the file's end (reads are positional, so the descriptor's own position says nothing). */
+  private append(bytes: Uint8Array): void {
+    for (let offset = 0; offset < bytes.length; ) {
+      const wrote = writeSync(this.fd!, bytes, offset, bytes.length - offset, this.matched);
+      offset += wrote;
+      this.matched += wrote;
+    }
+  }
+
+  /** The file differs from here on: its matching start is copied into a temp file that continues with the text. */
+  private startTemp(): void {
+    const path = `${this.path}.${process.pid}.tmp`;
+    const fd = openSync(path, "w");
+    this.temp = { path, fd };
+    for (let at = 0; at < this.matched; ) {
+      const read = readSync(this.fd!, this.chunk, 0, Math.min(this.chunk.length, this.matched - at), at);
+      writeFully(fd, this.chunk.subarray(0, read));
+      at += read;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * `replayRun` on a log of two invocations whose jobs interleave: it settles each job at its last
+ * event, yet every file is what rendering the whole log's fold produces (a job that finished
+ * before a later invocation started shows that invocation's LLM columns), and it keeps no job's
+ * details once settled.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { replayRun } from "../../../src/cli/replay.js";
+import type { NewEvent } from "../../../src/events/event-schema.js";
+import { EventStore } from "../../../src/events/event-store.js";
+import { mirrorLine } from "../../../src/events/log-database.js";
+import { jobMirrorPath, RUN_MIRROR } from "../../../src/events/mirror-writer.js";
+import { renderProjections } from "../../../src/events/projection-writer.js";
+import { RunState } from "../../../src/events/run-state.js";
+import { tempDir } from "../../support/cli.js";
+import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/events.js";
+
+const stores: EventStore[] = [];
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+});
+
+/** Invocation 1 (model m1): a finishes, c is queued and never finishes. Invocation 2 (model m2): b and d run interleaved. */
+function twoInvocations(): { dir: string } {
+  const dir = tempDir();
+  const store = EventStore.open(dir, RUN_ID, { command: "test" });
+  const jobs = ["a", "b", "c", "d"];
+  const withModel = (event: NewEvent, model: string): NewEvent => ({ ...event, data: { ...event.data, llm: { llm_provider: "stub", llm_model: model, llm_base_url: "" } } } as NewEvent);
+  const [b, d] = [finishedJob("b"), finishedJob("d")];
+  const interleaved = b.flatMap((event, i) => [event, d[i]!]);
+  appendEvents(store, [
+    withModel(runStarted(jobs, 1), "m1"),
+    ...finishedJob("a"),
+    { type: "JobQueued", job_id: "c", data: { attempt: 1, invocation: 1 } },
+    withModel(runStarted(jobs, 2), "m2"),
+    ...interleaved,
+  ]);
+  store.close();
+  return { dir };
+}
+
+describe("replayRun", () => {
+  it("writes every file as the whole log's fold renders it, mirrors included, and removes what the log does not produce", () => {
+    const { dir } = twoInvocations();
+    mkdirSync(join(dir, "jobs", "a", "artifacts"), { recursive: true });
+    writeFileSync(join(dir, "jobs", "a", "artifacts", "notes.txt"), "not from the log");
+    writeFileSync(join(dir, "jobs", "a", "events.jsonl"), "garbage\n");
+    writeFileSync(join(dir, RUN_MIRROR), "garbage\n");
+
+    const state = replayRun(dir);
+
+    const reader = EventStore.open(dir, RUN_ID, { command: "test" });
+    stores.push(reader);
+    const rows = reader.rowsAfter(0);
+    const expected = renderProjections(RunState.fold(reader.readAfter(0)));
+    for (const [path, content] of expected) {
+      const actual = readFileSync(join(dir, path));
+      expect(actual.equals(typeof content === "string" ? Buffer.from(content) : Buffer.from(content)), path).toBe(true);
+    }
+    expect(JSON.parse(readFileSync(join(dir, "jobs", "a", "job_meta.json"), "utf8")).llm.llm_model).toBe("m2");
+    expect(readFileSync(join(dir, RUN_MIRROR), "utf8")).toBe(rows.map(mirrorLine).join(""));
+    for (const job of ["a", "b", "c", "d"]) expect(readFileSync(jobMirrorPath(dir, job), "utf8")).toBe(rows.filter((r) => r.job_id === job).map(mirrorLine).join(""));
+    expect(existsSync(join(dir, "jobs", "a", "artifacts", "notes.txt"))).toBe(false);
+    // Each job's details were dropped once its files were written.
+    expect([...state.jobs.values()].map((j) => [j.job_id, j.released, j.log])).toEqual([
+      ["a", true, ""],
+      ["b", true, ""],
+      ["c", true, ""],
+      ["d", true, ""],
+    ]);
+  });
+
+  it("a second replay finds every file right and changes nothing", () => {
+    const { dir } = twoInvocations();
+    replayRun(dir);
+    const before = new Map([RUN_MIRROR, "jobs/b/events.jsonl", "results.csv"].map((p) => [p, readFileSync(join(dir, p), "utf8")]));
+    rmSync(join(dir, "jobs", "d"), { recursive: true });
+    replayRun(dir);
+    for (const [path, text] of before) expect(readFileSync(join(dir, path), "utf8")).toBe(text);
+    expect(existsSync(join(dir, "jobs", "d", "results.json"))).toBe(true);
+  });
+});
