@@ -54,18 +54,18 @@ export function replayRun(runDir: string): RunState {
     const starts = new RunState();
     store.scan((event) => starts.apply(event), ["RunStarted"]);
     const context: JobRenderContext = { runId: starts.runId, started: starts.started };
-    const lastSeqOfJob = store.lastSeqOfJobs();
+    const lastPositions = store.lastPositions();
     const listing = new RunDirListing(runDir);
     // Every projection is written, none compared with what is there (`fresh`).
     const writer = new ProjectionWriter(runDir, true, listing);
-    const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastSeqOfJob);
+    const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastPositions);
     const state = new RunState();
     const settled = new Set<string>();
     store.scan((event, row) => {
       state.apply(event);
       mirrors.add(row);
       const jobId = event.job_id;
-      if (jobId === null || lastSeqOfJob.get(jobId) !== event.seq) return;
+      if (jobId === null || lastPositions.get(event.stream) !== event.position) return;
       writer.rewriteJob(context, state.jobs.get(jobId)!);
       removeJobStrays(runDir, jobId, listing);
       listing.forget(`jobs/${jobId}`);

@@ -14,7 +14,7 @@ import { EventBus } from "./event-bus.js";
 import { EventReader } from "./event-reader.js";
 import { decodeRow } from "./event-store.js";
 import { storedPayload, type EventRow } from "./log-database.js";
-import { MirrorWriter } from "./mirror-writer.js";
+import { MirrorWriter, type MirrorCatchUp } from "./mirror-writer.js";
 import { PROJECTIONS, ProjectionSubscriber } from "./projection-subscriber.js";
 import { ProjectionWriter } from "./projection-writer.js";
 import { RunState } from "./run-state.js";
@@ -72,26 +72,42 @@ const projections = new ProjectionSubscriber(
   setup.refreshMs ?? 1000,
   true,
 );
-// A new run's events (the writer may have committed some already) all go through `publish`; an
-// existing run's are read once to fold the state and check what a crash may have left behind.
-let seen = 0;
-if (!setup.fresh) {
-  const rows = reader.rowsAfter(0);
-  for (const row of rows) state.apply(decoded(row));
-  seen = state.lastSeq;
-  repair(() => mirrors.catchUpFrom(rows), mirrors.name);
-  // (Catching up may fold events committed since the scan: the mirrors still get them from `seen` on.)
-  if (state.lastSeq > 0 && !projections.isCurrent()) repair(() => projections.catchUp(), projections.name);
-}
-const bus = new EventBus([mirrors, projections], report, seen);
-for (const name of behindAtStart) bus.markBehind(name);
-
 /**
  * Events are read and handed on at most this many at a time: a worker that fell behind (the jobs
  * commit faster than it writes their files) would otherwise hold the whole backlog in memory at
  * once; at 10,000 trivial jobs that was its largest heap.
  */
 const FOLLOW_BATCH = 2_000;
+
+// A new run's events (the writer may have committed some already) all go through `publish`; an
+// existing run's are read once, a page at a time, to fold the state and check every mirror (each
+// job's once its last row was read) for what a crash may have left behind. Its projections are
+// trusted up to the position recorded for them and rewritten from there (the invocation that
+// reopened it may have committed its start already).
+let seen = 0;
+if (!setup.fresh) {
+  const filesAt = projections.recordedPosition();
+  let catchUp: MirrorCatchUp | null = null;
+  repair(() => (catchUp = mirrors.startCatchUp(reader.lastPositions())), mirrors.name);
+  for (let rows = reader.rowsAfter(0, FOLLOW_BATCH); rows.length > 0; rows = reader.rowsAfter(seen, FOLLOW_BATCH)) {
+    for (const row of rows) {
+      state.apply(decoded(row));
+      if (state.lastSeq === filesAt) projections.assumeCurrent();
+      if (catchUp === null) continue;
+      const checking: MirrorCatchUp = catchUp;
+      repair(() => checking.add(row), mirrors.name);
+      if (behindAtStart.includes(mirrors.name)) catchUp = null;
+    }
+    seen = rows.at(-1)!.seq;
+  }
+  if (catchUp !== null) {
+    const checking: MirrorCatchUp = catchUp;
+    repair(() => checking.finish(), mirrors.name);
+  }
+  if (state.lastSeq > 0 && !projections.isCurrent()) repair(() => projections.catchUp(), projections.name);
+}
+const bus = new EventBus([mirrors, projections], report, seen);
+for (const name of behindAtStart) bus.markBehind(name);
 
 /** Hands every event committed since the last look to the subscribers. */
 function follow(): void {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { StoredEvent } from "./event-schema.js";
 import { EventLogCorruptError, eventLogFailure } from "./event-log-errors.js";
-import { eventsDbPath, openReadableDatabase, readContents, ROW_COLUMNS, type EventRow } from "./log-database.js";
+import { eventsDbPath, lastPositions, openReadableDatabase, readContents, ROW_COLUMNS, type EventRow } from "./log-database.js";
 import { decodeRow } from "./event-store.js";
 import { liveWriterOf } from "./writer-lock.js";
 
@@ -27,6 +27,11 @@ export class EventReader {
 
   rowsAfter(afterSeq: number, limit = -1): EventRow[] {
     return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as EventRow[];
+  }
+
+  /** The position of each stream's last event, by stream. */
+  lastPositions(): Map<string, number> {
+    return lastPositions(this.db, this.source);
   }
 
   /** Decoded events after `afterSeq` (at most `limit`), in seq order. */

@@ -21,7 +21,7 @@ import type Database from "better-sqlite3";
 import { decodeEvent, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, RUN_STREAM, streamOf, type EventType, type NewEvent, type StoredEvent } from "./event-schema.js";
 import { InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
 import type { Contents } from "./content-ref.js";
-import { eventsDbPath, openWritableDatabase, readContents, RecordedEvent, ROW_COLUMNS, type EventRow } from "./log-database.js";
+import { eventsDbPath, lastPositions, openWritableDatabase, readContents, RecordedEvent, ROW_COLUMNS, type EventRow } from "./log-database.js";
 import { acquireWriterLock, currentWriter, releaseWriterLock, type WriterIdentity } from "./writer-lock.js";
 
 /** Test hook: SIGKILL this process right after the commit of this seq, before anyone is notified. */
@@ -273,11 +273,10 @@ export class EventStore {
     }
   }
 
-  /** The seq of each job's last event, by job id: where a reader of the whole log is done with a job. */
-  lastSeqOfJobs(): Map<string, number> {
+  /** The position of each stream's last event, by stream. */
+  lastPositions(): Map<string, number> {
     try {
-      const rows = this.db.prepare("SELECT job_id, max(seq) FROM events WHERE job_id IS NOT NULL GROUP BY job_id").raw().all() as [string, number][];
-      return new Map(rows);
+      return lastPositions(this.db);
     } catch (error) {
       throw eventLogFailure(error, this.path);
     }

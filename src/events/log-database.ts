@@ -140,6 +140,15 @@ export function readContents(db: Database.Database, refs: Iterable<string>): Map
   return found;
 }
 
+/**
+ * The position of each stream's last event, by stream: where a reader of the whole log is done
+ * with a job. Read from the stream index alone (a 90,000-event log: 28 ms, against 70–170 ms for
+ * each job's highest seq).
+ */
+export function lastPositions(db: Database.Database, source = "events"): Map<string, number> {
+  return new Map(db.prepare(`SELECT stream, max(position) FROM ${source} GROUP BY stream`).raw().all() as [string, number][]);
+}
+
 export interface ReadableDatabase {
   readonly db: Database.Database;
   /** What to select `ROW_COLUMNS` from: the table, or a view of a schema-1 table with derived streams. */

@@ -85,16 +85,16 @@ export class MirrorWriter implements Subscriber {
    * `catchUp` from `rows`, every committed row in seq order: a writer that opens the run reads
    * the log once, folding its state from the same rows (`EventStore.scan`).
    */
-  catchUpFrom(rows: Iterable<EventRow>, lastSeqOfJob?: ReadonlyMap<string, number>): void {
-    const catchUp = this.startCatchUp(lastSeqOfJob);
+  catchUpFrom(rows: Iterable<EventRow>): void {
+    const catchUp = this.startCatchUp();
     for (const row of rows) catchUp.add(row);
     catchUp.finish();
   }
 
   /** A catch-up fed one row at a time (`add` each committed row in seq order, then `finish`). */
-  startCatchUp(lastSeqOfJob?: ReadonlyMap<string, number>): MirrorCatchUp {
+  startCatchUp(lastPositions?: ReadonlyMap<string, number>): MirrorCatchUp {
     this.closeFds();
-    return new MirrorCatchUp(this.runDir, lastSeqOfJob);
+    return new MirrorCatchUp(this.runDir, lastPositions);
   }
 
   /** Appends newly committed events. */
@@ -145,10 +145,10 @@ export class MirrorWriter implements Subscriber {
 /**
  * Checks every mirror against the log from one read of its rows, holding no more of the log than
  * the jobs still being read: the run's mirror is compared with its file as the rows come
- * (`StreamedReconcile`), and a job's mirror once its last row was read (`lastSeqOfJob`; without
- * it, every job's at `finish`). A job's mirror is touched only after all its rows were read, and
- * a run mirror that differs is replaced only at `finish`: a log that cannot be read to its end
- * leaves the mirrors no worse than they were.
+ * (`StreamedReconcile`), and a job's mirror once its last row was read (`lastPositions` of the
+ * streams; without them, every job's at `finish`). A job's mirror is touched only after all its
+ * rows were read, and a run mirror that differs is replaced only at `finish`: a log that cannot be
+ * read to its end leaves the mirrors no worse than they were.
  */
 export class MirrorCatchUp {
   private readonly run: StreamedReconcile;
@@ -156,7 +156,7 @@ export class MirrorCatchUp {
 
   constructor(
     private readonly runDir: string,
-    private readonly lastSeqOfJob?: ReadonlyMap<string, number>,
+    private readonly lastPositions?: ReadonlyMap<string, number>,
   ) {
     this.run = new StreamedReconcile(join(runDir, RUN_MIRROR));
   }
@@ -168,7 +168,7 @@ export class MirrorCatchUp {
     let lines = this.jobLines.get(row.job_id);
     if (lines === undefined) this.jobLines.set(row.job_id, (lines = []));
     lines.push(line);
-    if (this.lastSeqOfJob?.get(row.job_id) === row.seq) this.settleJob(row.job_id, lines);
+    if (this.lastPositions?.get(row.stream) === row.position) this.settleJob(row.job_id, lines);
   }
 
   finish(): void {

@@ -35,7 +35,7 @@ export class ProjectionSubscriber implements Subscriber {
 
   /** Whether the files on disk reflect the whole log (as far as the recorded position tells). */
   isCurrent(): boolean {
-    return this.log.subscriberPosition(PROJECTIONS) >= this.state.lastSeq;
+    return this.recordedPosition() >= this.state.lastSeq;
   }
 
   handle(events: readonly StoredEvent[]): void {
@@ -54,6 +54,19 @@ export class ProjectionSubscriber implements Subscriber {
       // A big run's tables take long to render: refreshing them must not become the work itself.
       this.nextRefresh = Date.now() + Math.max(this.refreshMs, 4 * (Date.now() - started));
     }
+  }
+
+  /** The log position the files on disk were recorded to reflect. */
+  recordedPosition(): number {
+    return this.log.subscriberPosition(PROJECTIONS);
+  }
+
+  /**
+   * The state is folded to the recorded position: the files on disk reflect it, and only jobs
+   * whose events (or the run's LLM columns) change from here on are rendered again.
+   */
+  assumeCurrent(): void {
+    this.writer.assumeCurrent(this.state);
   }
 
   /** Folds what the state has not seen, writes every file, and records the position they reflect. */

@@ -422,6 +422,10 @@ export class RunState {
     if (this.detail) {
       const line = jobLogLine(event);
       if (line !== null) view.log += line;
+      // Appended line by line, the log is a chain of V8 cons strings, three times its text in
+      // memory; reading a character flattens it into one string (a reopened 10,000-job run's
+      // fold: 38 → 12 MB of logs in a test of this alone).
+      if (event.type === "JobFinished") view.log.charCodeAt(0);
     }
     switch (event.type) {
       case "JobQueued":

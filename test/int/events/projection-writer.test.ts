@@ -41,3 +41,32 @@ describe("ProjectionWriter and a large file", () => {
     expect(readFileSync(join(dir, MANIFEST), "utf8")).toBe(expected);
   });
 });
+
+describe("ProjectionWriter.assumeCurrent (a reopened run whose files are recorded current)", () => {
+  it("renders again only the jobs whose events or LLM columns change afterwards", () => {
+    const dir = mkdtempSync(join(tmpdir(), "trace-bench-writer-"));
+    dirs.push(dir);
+    const events = storedEvents([runStarted(jobs), ...jobs.flatMap((id, i) => finishedJob(id, 1, -i))]);
+    new ProjectionWriter(dir, true).writeAll(RunState.fold(events));
+    // Marks no projection writes: a file changed behind the writer's back stays as it is (replay repairs it).
+    writeFileSync(join(dir, "jobs/j1/results.json"), "tampered");
+    writeFileSync(join(dir, "jobs/j2/results.json"), "tampered");
+
+    const reopened = RunState.fold(events);
+    const writer = new ProjectionWriter(dir);
+    writer.assumeCurrent(reopened);
+    const second = runStarted(jobs, 2);
+    const rerun = finishedJob("j2", 2, -7);
+    for (const event of storedEvents([runStarted(jobs), ...jobs.flatMap((id, i) => finishedJob(id, 1, -i)), second, ...rerun]).slice(events.length)) reopened.apply(event);
+    writer.writeAll(reopened);
+    expect(readFileSync(join(dir, "jobs/j1/results.json"), "utf8")).toBe("tampered");
+    expect(readFileSync(join(dir, "jobs/j2/results.json"), "utf8")).toBe(renderProjections(reopened).get("jobs/j2/results.json"));
+
+    // A later start with other LLM columns changes every job's files: all are rendered again.
+    const otherModel = { ...runStarted(jobs, 3), data: { ...runStarted(jobs, 3).data, llm: { llm_provider: "stub", llm_model: "other", llm_base_url: "" } } } as typeof second;
+    const all = storedEvents([runStarted(jobs), ...jobs.flatMap((id, i) => finishedJob(id, 1, -i)), second, ...rerun, otherModel]);
+    reopened.apply(all.at(-1)!);
+    writer.writeAll(reopened);
+    expect(readFileSync(join(dir, "jobs/j1/results.json"), "utf8")).toBe(renderProjections(reopened).get("jobs/j1/results.json"));
+  });
+});
