@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../fs/package-root.js";
 import { UsageError, parseVerbArgs, verbHelp, type ParsedArgs, type VerbSpec } from "./args.js";
-import { tuneV8ForJobs } from "./v8-tuning.js";
+import { boundHeapGrowth, tuneV8ForJobs } from "./v8-tuning.js";
 
 export interface Verb {
   readonly spec: VerbSpec;
@@ -96,6 +96,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`trace-bench: unknown command '${verbName}'; commands: ${Object.keys(VERBS).join(", ")}\n`);
     return 2;
   }
+  boundHeapGrowth();
   if (entry.runsJobs) {
     tuneV8ForJobs();
     // The run's derived-files thread boots (about 0.4 s here) while the verb loads and plans. (Loaded
