@@ -33,11 +33,6 @@ export class ProjectionSubscriber implements Subscriber {
     private readonly releaseFinished = false,
   ) {}
 
-  /** Whether the files on disk reflect the whole log (as far as the recorded position tells). */
-  isCurrent(): boolean {
-    return this.recordedPosition() >= this.state.lastSeq;
-  }
-
   handle(events: readonly StoredEvent[]): void {
     for (const event of events) this.state.apply(event);
     for (const event of events) {
