@@ -326,6 +326,15 @@ export class EventStore {
     }
   }
 
+  /** Where snapshot `name` stands (its log position and format), without reading it. */
+  snapshotPosition(name: string): { seq: number; format: string } | null {
+    try {
+      return (this.db.prepare("SELECT seq, format FROM snapshots WHERE name = ?").get(name) as { seq: number; format: string } | undefined) ?? null;
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
+    }
+  }
+
   /** Saves snapshot `name` of a fold of the log up to `seq`, replacing the one saved before. */
   saveSnapshot(name: string, seq: number, format: string, data: string): void {
     try {

@@ -31,7 +31,16 @@ function restored(store: EventStore): RunState | null {
   }
 }
 
-/** Saves `state` (level with the whole committed log) for the next writer. */
+/**
+ * A usable snapshot fewer than this many events behind the log is kept: folding them costs the
+ * next writer a few milliseconds, writing a finished 10,000-job run's snapshot again (8.8 MB) about
+ * 0.3 s at the end of every re-run that found nothing to do.
+ */
+const KEEP_SNAPSHOT_WITHIN = 1_000;
+
+/** Saves `state` (level with the whole committed log) for the next writer, unless the saved one is nearly as good. */
 export function saveWriterState(store: EventStore, state: RunState): void {
+  const saved = store.snapshotPosition(SNAPSHOT);
+  if (saved !== null && saved.format === FORMAT && saved.seq <= state.lastSeq && state.lastSeq - saved.seq < KEEP_SNAPSHOT_WITHIN) return;
   store.saveSnapshot(SNAPSHOT, state.lastSeq, FORMAT, state.leanSnapshot());
 }

@@ -67,8 +67,28 @@ describe("the writer's state", () => {
     expect(restored.jobs.get("a")!.spec).toBe(restored.started!.matrix[0]);
     expect(restored.order).toEqual(["a", "b", "c"]);
     // Saved now, the snapshot holds c's spec itself (no longer in the latest matrix).
-    saveWriterState(store, restored);
+    store.saveSnapshot("writer-state", restored.lastSeq, store.snapshot("writer-state")!.format, restored.leanSnapshot());
     expect(openWriterState(store).leanSnapshot()).toBe(whole.leanSnapshot());
+  });
+
+  it("keeps a usable snapshot that is a few events behind, and replaces one far behind or of another format", () => {
+    const dir = tempDir();
+    const store = startedLog(dir);
+    saveWriterState(store, openWriterState(store));
+    const first = store.snapshot("writer-state")!;
+    appendEvents(store, finishedJob("c").slice(3));
+    saveWriterState(store, openWriterState(store));
+    expect(store.snapshot("writer-state")!.seq, "a few events behind: kept").toBe(first.seq);
+
+    store.saveSnapshot("writer-state", first.seq, "0:old", first.data);
+    saveWriterState(store, openWriterState(store));
+    expect(store.snapshot("writer-state")!.seq, "another format: replaced").toBe(store.lastSeq());
+
+    const many = Array.from({ length: 120 }, (_, i) => `j${i}`);
+    appendEvents(store, [runStarted(many, 2)]);
+    for (const id of many) appendEvents(store, finishedJob(id));
+    saveWriterState(store, openWriterState(store));
+    expect(store.snapshot("writer-state")!.seq, "1,000 or more events behind: replaced").toBe(store.lastSeq());
   });
 
   it("is restored from the snapshot, not folded again, when nothing came after it", () => {
