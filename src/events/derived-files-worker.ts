@@ -96,7 +96,10 @@ if (!setup.fresh) {
       if (catchUp === null) continue;
       const checking: MirrorCatchUp = catchUp;
       repair(() => checking.add(row), mirrors.name);
-      if (behindAtStart.includes(mirrors.name)) catchUp = null;
+      if (!behindAtStart.includes(mirrors.name)) continue;
+      // A mirror could not be written: the mirrors are caught up later, from the log, as any behind subscriber is.
+      repair(() => checking.abandon(), mirrors.name);
+      catchUp = null;
     }
     seen = rows.at(-1)!.seq;
   }

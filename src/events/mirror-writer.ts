@@ -176,6 +176,12 @@ export class MirrorCatchUp {
     for (const [jobId, lines] of this.jobLines) this.settleJob(jobId, lines);
   }
 
+  /** Stops without settling what is left (a mirror write failed): the files keep what they hold. */
+  abandon(): void {
+    this.run.abandon();
+    this.jobLines.clear();
+  }
+
   private settleJob(jobId: string, lines: string[]): void {
     reconcile(jobMirrorPath(this.runDir, jobId), Buffer.from(lines.join(""), "utf8"));
     this.jobLines.delete(jobId);

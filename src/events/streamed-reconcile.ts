@@ -5,7 +5,7 @@
  * rewritten through a temp file renamed over it at `finish`, so until the whole text was handed
  * over (a log read to its end) the file keeps what it held.
  */
-import { closeSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
 
 /** Text is compared and written in pieces of about this many characters. */
 const CHUNK_CHARS = 1 << 16;
@@ -64,6 +64,20 @@ export class StreamedReconcile {
       }
     } finally {
       closeSync(fd);
+    }
+  }
+
+  /** Gives up without settling (the text cannot be had whole): the file keeps what it held, or that and what was appended. */
+  abandon(): void {
+    const fd = this.fd;
+    this.fd = null;
+    try {
+      if (this.temp !== null) {
+        closeSync(this.temp.fd);
+        rmSync(this.temp.path, { force: true });
+      }
+    } finally {
+      if (fd !== null) closeSync(fd);
     }
   }
 

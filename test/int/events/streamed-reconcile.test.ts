@@ -2,9 +2,9 @@
  * StreamedReconcile on real files: the text is handed over in pieces larger and smaller than its
  * chunk, and the file ends up holding exactly that text, touched only as much as it must be.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { StreamedReconcile } from "../../../src/events/streamed-reconcile.js";
 
@@ -66,6 +66,16 @@ describe("StreamedReconcile", () => {
     file.finish();
     expect(readFileSync(path, "utf8")).toBe(whole);
     expect(readFileSync(path, "utf8").length).toBe(whole.length);
+  });
+
+  it("abandoned midway, leaves the file as it was and no temp file beside it", () => {
+    const doctored = whole.replace('{"seq":10,', '{"seq":11,');
+    const path = fileHolding(doctored);
+    const file = new StreamedReconcile(path);
+    for (const line of lines.slice(0, 2000)) file.add(line);
+    file.abandon();
+    expect(readFileSync(path, "utf8")).toBe(doctored);
+    expect(readdirSync(dirname(path))).toEqual(["events.jsonl"]);
   });
 
   it("handles the text as one piece larger than a chunk", () => {
