@@ -61,6 +61,15 @@ function reconcile(path: string, expected: Buffer): void {
   }
 }
 
+function appendLine(path: string, line: string): void {
+  const fd = openSync(path, "a");
+  try {
+    writeFully(fd, Buffer.from(line, "utf8"));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export interface MirrorSource {
   /** Every committed row, in seq order. */
   rowsAfter(afterSeq: number): EventRow[];
@@ -153,6 +162,8 @@ export class MirrorWriter implements Subscriber {
 export class MirrorCatchUp {
   private readonly run: StreamedReconcile;
   private readonly jobLines = new Map<string, string[]>();
+  /** Jobs whose mirror was reconciled at its last position as read at the start. */
+  private readonly settled = new Set<string>();
 
   constructor(
     private readonly runDir: string,
@@ -165,6 +176,9 @@ export class MirrorCatchUp {
     const line = mirrorLine(row);
     this.run.add(line);
     if (row.job_id === null) return;
+    // A row committed after the positions were read (a writer running while this reads): its job's
+    // mirror is already level with the rows before it.
+    if (this.settled.has(row.job_id)) return appendLine(jobMirrorPath(this.runDir, row.job_id), line);
     let lines = this.jobLines.get(row.job_id);
     if (lines === undefined) this.jobLines.set(row.job_id, (lines = []));
     lines.push(line);
@@ -185,5 +199,6 @@ export class MirrorCatchUp {
   private settleJob(jobId: string, lines: string[]): void {
     reconcile(jobMirrorPath(this.runDir, jobId), Buffer.from(lines.join(""), "utf8"));
     this.jobLines.delete(jobId);
+    this.settled.add(jobId);
   }
 }

@@ -68,4 +68,15 @@ describe("MirrorWriter: every mirror equals the log after catchUp", () => {
     new MirrorWriter(dir, store).catchUp();
     expectMirrorsMatch(dir, store);
   });
+
+  it("a catch-up whose stream positions were read before the writer committed more keeps each job's mirror whole", () => {
+    const { dir, store } = loggedRun();
+    rewrite(jobMirrorPath(dir, "a"), lines(jobMirrorPath(dir, "a")).slice(0, -2));
+    const positions = store.lastPositions(); // read at the start, as a reopening worker does
+    appendEvents(store, finishedJob("a", 2)); // committed while it reads
+    const catchUp = new MirrorWriter(dir, store).startCatchUp(positions);
+    for (const row of store.rowsAfter(0)) catchUp.add(row);
+    catchUp.finish();
+    expectMirrorsMatch(dir, store);
+  });
 });
