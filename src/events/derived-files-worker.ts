@@ -87,26 +87,26 @@ const FOLLOW_BATCH = 2_000;
 let seen = 0;
 if (!setup.fresh) {
   const filesAt = projections.recordedPosition();
-  let catchUp: MirrorCatchUp | null = null;
-  repair(() => (catchUp = mirrors.startCatchUp(reader.lastPositions())), mirrors.name);
+  let mirrorCheck: MirrorCatchUp | null = null;
+  repair(() => (mirrorCheck = mirrors.startCatchUp(reader.lastPositions())), mirrors.name);
+  /** One step of the mirrors' check; a step that fails ends it (the mirrors are then behind, caught up from the log later). */
+  const checkMirrors = (step: (check: MirrorCatchUp) => void) => {
+    const check = mirrorCheck;
+    if (check === null) return;
+    repair(() => step(check), mirrors.name);
+    if (!behindAtStart.includes(mirrors.name)) return;
+    mirrorCheck = null;
+    repair(() => check.abandon(), mirrors.name);
+  };
   for (let rows = reader.rowsAfter(0, FOLLOW_BATCH); rows.length > 0; rows = reader.rowsAfter(seen, FOLLOW_BATCH)) {
     for (const row of rows) {
       state.apply(decoded(row));
       if (state.lastSeq === filesAt) projections.assumeCurrent();
-      if (catchUp === null) continue;
-      const checking: MirrorCatchUp = catchUp;
-      repair(() => checking.add(row), mirrors.name);
-      if (!behindAtStart.includes(mirrors.name)) continue;
-      // A mirror could not be written: the mirrors are caught up later, from the log, as any behind subscriber is.
-      repair(() => checking.abandon(), mirrors.name);
-      catchUp = null;
+      checkMirrors((check) => check.add(row));
     }
     seen = rows.at(-1)!.seq;
   }
-  if (catchUp !== null) {
-    const checking: MirrorCatchUp = catchUp;
-    repair(() => checking.finish(), mirrors.name);
-  }
+  checkMirrors((check) => check.finish());
   // Projections behind (a kill after the last commit but before the last write) are not rewritten
   // here: the finish's `catchUp` writes every job changed since the recorded position and the
   // run-level files (reopening a finished 10,000-job run rendered its reports twice, about 1.2 s

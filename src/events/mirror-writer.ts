@@ -44,15 +44,7 @@ function reconcile(path: string, expected: Buffer): void {
   if (present === null) mkdirSync(dirname(path), { recursive: true });
   const actual = present ?? Buffer.alloc(0);
   if (actual.equals(expected)) return;
-  if (actual.length < expected.length && expected.subarray(0, actual.length).equals(actual)) {
-    const fd = openSync(path, "a");
-    try {
-      writeFully(fd, expected.subarray(actual.length));
-    } finally {
-      closeSync(fd);
-    }
-    return;
-  }
+  if (actual.length < expected.length && expected.subarray(0, actual.length).equals(actual)) return appendTo(path, expected.subarray(actual.length));
   const fd = openSync(path, "w");
   try {
     writeFully(fd, expected);
@@ -61,10 +53,10 @@ function reconcile(path: string, expected: Buffer): void {
   }
 }
 
-function appendLine(path: string, line: string): void {
+function appendTo(path: string, bytes: Uint8Array): void {
   const fd = openSync(path, "a");
   try {
-    writeFully(fd, Buffer.from(line, "utf8"));
+    writeFully(fd, bytes);
   } finally {
     closeSync(fd);
   }
@@ -155,9 +147,10 @@ export class MirrorWriter implements Subscriber {
  * Checks every mirror against the log from one read of its rows, holding no more of the log than
  * the jobs still being read: the run's mirror is compared with its file as the rows come
  * (`StreamedReconcile`), and a job's mirror once its last row was read (`lastPositions` of the
- * streams; without them, every job's at `finish`). A job's mirror is touched only after all its
- * rows were read, and a run mirror that differs is replaced only at `finish`: a log that cannot be
- * read to its end leaves the mirrors no worse than they were.
+ * streams, read at the start; without them, every job's at `finish`), its later rows (committed
+ * by a writer meanwhile) appended to it. A job's mirror is touched only once its rows up to that
+ * position were read, and a run mirror that differs is replaced only at `finish`: a log that
+ * cannot be read to its end leaves the mirrors no worse than they were.
  */
 export class MirrorCatchUp {
   private readonly run: StreamedReconcile;
@@ -178,7 +171,7 @@ export class MirrorCatchUp {
     if (row.job_id === null) return;
     // A row committed after the positions were read (a writer running while this reads): its job's
     // mirror is already level with the rows before it.
-    if (this.settled.has(row.job_id)) return appendLine(jobMirrorPath(this.runDir, row.job_id), line);
+    if (this.settled.has(row.job_id)) return appendTo(jobMirrorPath(this.runDir, row.job_id), Buffer.from(line, "utf8"));
     let lines = this.jobLines.get(row.job_id);
     if (lines === undefined) this.jobLines.set(row.job_id, (lines = []));
     lines.push(line);

@@ -55,9 +55,11 @@ export class StreamedReconcile {
     const fd = this.fd!;
     this.fd = null;
     try {
-      if (this.temp !== null) {
-        closeSync(this.temp.fd);
-        renameSync(this.temp.path, this.path);
+      const temp = this.temp;
+      this.temp = null;
+      if (temp !== null) {
+        closeSync(temp.fd);
+        renameSync(temp.path, this.path);
       } else if (!this.appending && fstatSync(fd).size > this.matched) {
         // More than the text (lines the log does not hold). Truncating to the same size would still touch the file.
         ftruncateSync(fd, this.matched);

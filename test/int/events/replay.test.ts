@@ -57,7 +57,7 @@ describe("replayRun", () => {
     const expected = renderProjections(RunState.fold(reader.readAfter(0)));
     for (const [path, content] of expected) {
       const actual = readFileSync(join(dir, path));
-      expect(actual.equals(typeof content === "string" ? Buffer.from(content) : Buffer.from(content)), path).toBe(true);
+      expect(actual.equals(Buffer.from(content)), path).toBe(true);
     }
     expect(JSON.parse(readFileSync(join(dir, "jobs", "a", "job_meta.json"), "utf8")).llm.llm_model).toBe("m2");
     expect(readFileSync(join(dir, RUN_MIRROR), "utf8")).toBe(rows.map(mirrorLine).join(""));
