@@ -49,12 +49,12 @@ async function resumeOnce() {
   return { totalMs: e - a, peekMs: p - a, openMs: d - p, decideMs: e - d, events: state.lastSeq, jobs, needWork };
 }
 
-function replayOnce() {
+async function replayOnce() {
   const a = performance.now();
-  const state = replayRun(runDir);
+  const state = await replayRun(runDir);
   return { totalMs: performance.now() - a, events: state.lastSeq, jobs: state.orderedJobs().length };
 }
 
 const runs = [];
-for (let i = 0; i < repeats; i++) runs.push(what === "resume" ? await resumeOnce() : replayOnce());
+for (let i = 0; i < repeats; i++) runs.push(what === "resume" ? await resumeOnce() : await replayOnce());
 process.stdout.write(`${JSON.stringify({ what, importMs, runs })}\n`);

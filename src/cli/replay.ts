@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { UsageError } from "./args.js";
+import { RunDirError } from "../engine/run-dir-error.js";
 import { EventReader, peekRun } from "../events/event-reader.js";
 import { EventStore } from "../events/event-store.js";
 import { EVENTS_DB } from "../events/log-database.js";
@@ -19,8 +20,10 @@ import { PROJECTIONS } from "../events/projection-subscriber.js";
 import { ProjectionWriter } from "../events/projection-writer.js";
 import { RunState } from "../events/run-state.js";
 import type { JobRenderContext } from "../events/projections/results-table.js";
+import { JobFolderRewriter } from "../events/job-folder-rewriter.js";
+import { ReplayHelperThread, wantsReplayHelper } from "../events/replay-helper-thread.js";
 import { RunDirListing } from "../events/run-dir-listing.js";
-import { removeJobStrays, removeStrays } from "../events/run-dir-strays.js";
+import { removeStrays } from "../events/run-dir-strays.js";
 
 export const spec: VerbSpec = {
   name: "replay",
@@ -41,11 +44,15 @@ function requireRun(runDir: string): string {
  * Reads the log once, in seq order, and settles each job the moment its last event is read: its
  * mirror checked, its files rendered and written, strays in its folder removed, its details
  * dropped. So memory holds the jobs being read, not the matrix (a 10,000-job run's whole fold
- * was about 60 MB of job logs alone). Run-level files follow the last event.
+ * was about 60 MB of job logs alone). Run-level files follow the last event. On a machine with
+ * more than one core, a helper thread writes the folders of the jobs it is handed meanwhile.
+ * `helper`: by default one starts for runs of `REPLAY_HELPER_MIN_JOBS` jobs or more; true starts
+ * one and waits until it is ready (so that it takes jobs even from a short log); false, none.
  */
-export function replayRun(runDir: string): RunState {
+export async function replayRun(runDir: string, helper?: boolean): Promise<RunState> {
   const runId = requireRun(runDir);
   const store = EventStore.open(runDir, runId, { command: "trace-bench replay" });
+  let helperThread: ReplayHelperThread | null = null;
   try {
     // Before any file changes: a replay cut short (a log that cannot be read to its end) must
     // leave the projections marked behind, so the next writer or replay rebuilds them.
@@ -56,8 +63,12 @@ export function replayRun(runDir: string): RunState {
     const context: JobRenderContext = { runId: starts.runId, started: starts.started };
     const lastPositions = store.lastPositions();
     const listing = new RunDirListing(runDir);
-    // Every projection is written, none compared with what is there (`fresh`).
+    // Every projection is written, none compared with what is there (`fresh`). Made before the
+    // helper starts: it clears the temp folder the helper's own goes in.
     const writer = new ProjectionWriter(runDir, true, listing);
+    if (helper ?? wantsReplayHelper(lastPositions.size)) helperThread = new ReplayHelperThread(runDir, context);
+    if (helper === true) await helperThread!.ready();
+    const rewriter = new JobFolderRewriter(runDir, context, writer, listing);
     const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastPositions);
     const state = new RunState();
     const settled = new Set<string>();
@@ -66,21 +77,34 @@ export function replayRun(runDir: string): RunState {
       mirrors.add(row);
       const jobId = event.job_id;
       if (jobId === null || lastPositions.get(event.stream) !== event.position) return;
-      writer.rewriteJob(context, state.jobs.get(jobId)!);
-      removeJobStrays(runDir, jobId, listing);
-      listing.forget(`jobs/${jobId}`);
+      const job = state.jobs.get(jobId)!;
+      if (helperThread?.offer(job) === true) writer.renderedElsewhere(context, job);
+      else rewriter.rewrite(job);
       state.releaseDetail(jobId);
       settled.add(jobId);
     });
     mirrors.finish();
+    await helperThread?.finish();
     // Run-level files, and the files of jobs that never ran (no event settled them).
     writer.writeAll(state);
     removeStrays(runDir, state.jobs.keys(), listing, settled);
     store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
     return state;
   } finally {
+    await helperThread?.stop();
     store.close();
   }
+}
+
+/**
+ * A file replay could not write (a system error: disk full, permissions, a file where a folder
+ * goes) as a user's error: one line, exit 2. The log is intact and the projections still marked
+ * behind, so the same command mends them once the cause is fixed.
+ */
+function fileWriteFailure(error: unknown, runDir: string): unknown {
+  const code = (error as { code?: unknown; _tag?: unknown } | null)?.code;
+  if (typeof code !== "string" || !code.startsWith("E") || (error as { _tag?: unknown })._tag !== undefined) return error;
+  return new RunDirError({ problem: `replay could not write the run's files: ${(error as Error).message}; the event log is intact: fix this and run 'trace-bench replay ${runDir}' again` });
 }
 
 async function verifyRun(runDir: string): Promise<number> {
@@ -104,7 +128,12 @@ async function verifyRun(runDir: string): Promise<number> {
 export async function execute(args: ParsedArgs): Promise<number> {
   const runDir = args.positional!;
   if (args.flags.verify === true) return verifyRun(runDir);
-  const state = replayRun(runDir);
+  let state: RunState;
+  try {
+    state = await replayRun(runDir);
+  } catch (error) {
+    throw fileWriteFailure(error, runDir);
+  }
   process.stdout.write(`Replayed ${basename(runDir)}: ${state.lastSeq} events, ${state.orderedJobs().filter((j) => j.finished).length} jobs\n`);
   return 0;
 }

@@ -263,13 +263,36 @@ export class EventStore {
    * log's last seq.
    */
   scan(visit: (event: StoredEvent, row: EventRow) => void, types?: readonly EventType[], afterSeq = 0): number {
+    const failure = (error: unknown) => eventLogFailure(error, this.path);
+    let rows: IterableIterator<EventRow>;
     try {
       const only = types === undefined ? "" : `AND type IN (${types.map(() => "?").join(", ")})`;
-      const rows = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ${only} ORDER BY seq`).iterate(afterSeq, ...(types ?? [])) as IterableIterator<EventRow>;
-      for (const row of rows) visit(decodeRow(row), row);
+      rows = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ${only} ORDER BY seq`).iterate(afterSeq, ...(types ?? [])) as IterableIterator<EventRow>;
+    } catch (error) {
+      throw failure(error);
+    }
+    try {
+      for (;;) {
+        let row: EventRow;
+        let event: StoredEvent;
+        try {
+          const next = rows.next();
+          if (next.done === true) break;
+          row = next.value;
+          event = decodeRow(row);
+        } catch (error) {
+          throw failure(error);
+        }
+        // What `visit` throws is its own (a file it could not write), not the log's.
+        visit(event, row);
+      }
+    } finally {
+      rows.return?.();
+    }
+    try {
       return this.lastSeq();
     } catch (error) {
-      throw eventLogFailure(error, this.path);
+      throw failure(error);
     }
   }
 

@@ -90,13 +90,16 @@ export class ProjectionWriter {
    *   yet, and replay rewrites every one.
    * @param listed what the directory held before this writer wrote (replay lists it): folders it
    *   held are not created again, and files it did not hold are not looked for to remove.
+   * @param tempName a folder of its own under the temp folder, for a writer beside another (a
+   *   replay's helper thread), which it clears instead of the whole temp folder.
    */
   constructor(
     readonly runDir: string,
     private readonly fresh = false,
     private readonly listed?: RunDirListing,
+    tempName?: string,
   ) {
-    this.tempDir = join(runDir, PROJECTION_TEMP_DIR);
+    this.tempDir = tempName === undefined ? join(runDir, PROJECTION_TEMP_DIR) : join(runDir, PROJECTION_TEMP_DIR, tempName);
     rmSync(this.tempDir, { recursive: true, force: true });
     this.ensureDir(this.tempDir);
   }
@@ -119,6 +122,16 @@ export class ProjectionWriter {
     for (const [path, content] of files) this.write(path, content, false, false);
     for (const name of JOB_GENERATED) if (!files.has(`jobs/${job.job_id}/${name}`)) this.remove(`jobs/${job.job_id}/${name}`);
     this.renderedAt.set(job.job_id, renderKey(context, job));
+  }
+
+  /** Another writer (a replay's helper thread) writes the job's files as `context` renders them. */
+  renderedElsewhere(context: JobRenderContext, job: JobView): void {
+    this.renderedAt.set(job.job_id, renderKey(context, job));
+  }
+
+  /** Removes this writer's temp folder (a helper's own, once it is done). */
+  removeTempDir(): void {
+    rmSync(this.tempDir, { recursive: true, force: true });
   }
 
   /**

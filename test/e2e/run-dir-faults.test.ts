@@ -4,7 +4,7 @@
  * damaged or doctored logs, SIGHUP, and `replay --verify` on a log nobody should have written.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -141,6 +141,28 @@ describe("repairs and faults", () => {
     const escape = run(["--config", cfg, "--runs-dir", dir, "--run-id", "../elsewhere"]);
     expect(escape.code).toBe(2);
     expect(escape.stderr.trim()).toMatch(/^trace-bench: --run-id: "\.\.\/elsewhere" is not a plain name/);
+  });
+
+  it("a replay that cannot write a job's file says which, in one line, and the next replay mends the run", () => {
+    const dir = tempDir();
+    const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
+    expect(run(["--config", cfg, "--runs-dir", join(dir, "runs"), "--run-id", "r"]).code).toBe(0);
+    const runDir = join(dir, "runs", "r");
+    const [jobId] = readdirSync(join(runDir, "jobs"));
+    const artifacts = join(runDir, "jobs", jobId!, "artifacts");
+    const results = readFileSync(join(runDir, "results.csv"), "utf8");
+    rmSync(artifacts, { recursive: true });
+    writeFileSync(artifacts, "a file where a folder goes");
+
+    const failed = runCli(["replay", runDir]);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr.trim()).toMatch(/^trace-bench: replay could not write the run's files: ENOTDIR: .*artifacts.*; the event log is intact: fix this and run 'trace-bench replay .*' again$/);
+
+    rmSync(artifacts);
+    const mended = runCli(["replay", runDir]);
+    expect(mended.code, mended.stderr).toBe(0);
+    expect(existsSync(join(artifacts, "final_state.json"))).toBe(true);
+    expect(readFileSync(join(runDir, "results.csv"), "utf8")).toBe(results);
   });
 
   it("a damaged log beside a run is skipped with a warning naming it, and the run goes on", () => {

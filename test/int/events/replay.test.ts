@@ -2,9 +2,9 @@
  * `replayRun` on a log of two invocations whose jobs interleave: it settles each job at its last
  * event, yet every file is what rendering the whole log's fold produces (a job that finished
  * before a later invocation started shows that invocation's LLM columns), and it keeps no job's
- * details once settled.
+ * details once settled; the same when a helper thread writes the jobs' folders.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { replayRun } from "../../../src/cli/replay.js";
@@ -12,10 +12,15 @@ import type { NewEvent } from "../../../src/events/event-schema.js";
 import { EventStore } from "../../../src/events/event-store.js";
 import { mirrorLine } from "../../../src/events/log-database.js";
 import { jobMirrorPath, RUN_MIRROR } from "../../../src/events/mirror-writer.js";
-import { renderProjections } from "../../../src/events/projection-writer.js";
+import { PROJECTIONS } from "../../../src/events/projection-subscriber.js";
+import { PROJECTION_TEMP_DIR, renderProjections } from "../../../src/events/projection-writer.js";
 import { RunState } from "../../../src/events/run-state.js";
 import { tempDir } from "../../support/cli.js";
 import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/events.js";
+
+/** The build's `replayRun`: its helper thread runs from dist/ (a worker thread cannot load the TypeScript sources). */
+const BUILT_REPLAY = new URL("../../../dist/src/cli/replay.js", import.meta.url).href;
+const builtReplayRun = async (dir: string, helper: boolean) => ((await import(BUILT_REPLAY)) as typeof import("../../../src/cli/replay.js")).replayRun(dir, helper);
 
 const stores: EventStore[] = [];
 afterEach(() => {
@@ -42,14 +47,17 @@ function twoInvocations(): { dir: string } {
 }
 
 describe("replayRun", () => {
-  it("writes every file as the whole log's fold renders it, mirrors included, and removes what the log does not produce", () => {
+  it.each([
+    ["this thread", (dir: string) => replayRun(dir, false)],
+    ["a helper thread", (dir: string) => builtReplayRun(dir, true)],
+  ])("writes every file as the whole log's fold renders it, mirrors included, and removes what the log does not produce (job folders written by %s)", async (_, replay) => {
     const { dir } = twoInvocations();
     mkdirSync(join(dir, "jobs", "a", "artifacts"), { recursive: true });
     writeFileSync(join(dir, "jobs", "a", "artifacts", "notes.txt"), "not from the log");
     writeFileSync(join(dir, "jobs", "a", "events.jsonl"), "garbage\n");
     writeFileSync(join(dir, RUN_MIRROR), "garbage\n");
 
-    const state = replayRun(dir);
+    const state = await replay(dir);
 
     const reader = EventStore.open(dir, RUN_ID, { command: "test" });
     stores.push(reader);
@@ -63,6 +71,8 @@ describe("replayRun", () => {
     expect(readFileSync(join(dir, RUN_MIRROR), "utf8")).toBe(rows.map(mirrorLine).join(""));
     for (const job of ["a", "b", "c", "d"]) expect(readFileSync(jobMirrorPath(dir, job), "utf8")).toBe(rows.filter((r) => r.job_id === job).map(mirrorLine).join(""));
     expect(existsSync(join(dir, "jobs", "a", "artifacts", "notes.txt"))).toBe(false);
+    // The temp folder is left empty (the helper's own removed).
+    expect(readdirSync(join(dir, PROJECTION_TEMP_DIR))).toEqual([]);
     // Each job's details were dropped once its files were written.
     expect([...state.jobs.values()].map((j) => [j.job_id, j.released, j.log])).toEqual([
       ["a", true, ""],
@@ -72,12 +82,33 @@ describe("replayRun", () => {
     ]);
   });
 
-  it("a second replay finds every file right and changes nothing", () => {
+  it.each([
+    ["this thread", (dir: string) => replayRun(dir, false), /^ENOTDIR/],
+    ["a helper thread", (dir: string) => builtReplayRun(dir, true), /^replay helper thread: ENOTDIR/],
+  ])("a job folder that %s cannot write fails the replay with the system error, and the projections stay marked behind", async (_, replay, message) => {
     const { dir } = twoInvocations();
-    replayRun(dir);
+    // A file where job b's artifacts folder goes (its mirror, next to it, can be checked).
+    mkdirSync(join(dir, "jobs", "b"), { recursive: true });
+    writeFileSync(join(dir, "jobs", "b", "artifacts"), "not a folder");
+
+    const failure = await replay(dir).then(
+      () => null,
+      (error: unknown) => error as Error & { code?: string },
+    );
+    expect(failure?.message).toMatch(message);
+    expect(failure?.code).toBe("ENOTDIR");
+
+    const reader = EventStore.open(dir, RUN_ID, { command: "test" });
+    stores.push(reader);
+    expect(reader.subscriberPosition(PROJECTIONS)).toBe(0);
+  });
+
+  it("a second replay finds every file right and changes nothing", async () => {
+    const { dir } = twoInvocations();
+    await replayRun(dir);
     const before = new Map([RUN_MIRROR, "jobs/b/events.jsonl", "results.csv"].map((p) => [p, readFileSync(join(dir, p), "utf8")]));
     rmSync(join(dir, "jobs", "d"), { recursive: true });
-    replayRun(dir);
+    await replayRun(dir);
     for (const [path, text] of before) expect(readFileSync(join(dir, path), "utf8")).toBe(text);
     expect(existsSync(join(dir, "jobs", "d", "results.json"))).toBe(true);
   });

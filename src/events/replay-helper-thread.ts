@@ -1,0 +1,100 @@
+/**
+ * A second thread for replay (replay-helper-worker.ts): while the replaying thread reads and folds
+ * the log, the helper writes the folders of the jobs it is handed. Writing a job's folder (11 files
+ * and 3 folders, each written to a temp file and renamed) is most of a replay's time and mostly
+ * system calls, which two threads make side by side. Jobs are handed over only while the helper
+ * keeps up (its progress is shared memory: the replaying thread reads the log without yielding),
+ * so a helper that starts late or runs slow only takes fewer of them.
+ */
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import type { JobRenderContext } from "./projections/results-table.js";
+import type { JobView } from "./run-state.js";
+
+export interface ReplayHelperSetup {
+  readonly runDir: string;
+  readonly context: JobRenderContext;
+  /** [state (0 starting, 1 ready, -1 failed), jobs written]. */
+  readonly progress: Int32Array;
+}
+
+export type ReplayHelperRequest = { readonly type: "job"; readonly job: JobView } | { readonly type: "finish" };
+/** `code`: the system error's (ENOSPC, ENOTDIR, ...), when a file could not be written. */
+export type ReplayHelperReply = { readonly type: "finished" } | { readonly type: "failed"; readonly message: string; readonly code?: string };
+
+export const HELPER_STARTING = 0;
+export const HELPER_READY = 1;
+export const HELPER_FAILED = -1;
+
+/** Jobs handed over and not yet written, at most: the helper's backlog, held in its memory. */
+const MAX_BACKLOG = 32;
+/**
+ * Below this many jobs a helper did not pay for its start on two cores (it competes with the
+ * replaying thread while its modules load): CLI replays of 500 and 1,000 jobs took 1.29–1.37 and
+ * 1.64–1.91 s with one, 1.17–1.19 and 1.47–1.67 s without; 3,000 jobs 2.82–2.94 s with, 2.85–3.83
+ * without; 10,000 jobs 5.4–6.5 s with, 7.6–8.8 without.
+ */
+export const REPLAY_HELPER_MIN_JOBS = 3_000;
+const WORKER_URL = new URL("./replay-helper-worker.js", import.meta.url);
+/** Its young generation, in MiB: at V8's default a 10,000-job replay peaked at 264 MB, at 16 or 8 at 240. */
+const YOUNG_GENERATION_MB = 16;
+
+/** Whether replaying `jobs` jobs on this machine is worth a helper thread. */
+export const wantsReplayHelper = (jobs: number) => jobs >= REPLAY_HELPER_MIN_JOBS && availableParallelism() > 1;
+
+export class ReplayHelperThread {
+  private readonly worker: Worker;
+  private readonly progress = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+  private handed = 0;
+  private failure: { readonly message: string; readonly code?: string } | null = null;
+  private finished: (() => void) | null = null;
+
+  constructor(runDir: string, context: JobRenderContext) {
+    this.worker = new Worker(WORKER_URL, { workerData: { runDir, context, progress: this.progress } satisfies ReplayHelperSetup, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    this.worker.on("message", (reply: ReplayHelperReply) => (reply.type === "finished" ? this.finished?.() : this.fail(reply.message, reply.code)));
+    this.worker.on("error", (error) => this.fail(error.message));
+    this.worker.on("exit", (code) => this.fail(`it ended (exit code ${code})`));
+  }
+
+  /** Resolves once the helper takes jobs (or has failed: it then takes none). */
+  async ready(): Promise<void> {
+    while (Atomics.load(this.progress, 0) === HELPER_STARTING && this.failure === null) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  /** Hands `job` to the helper if it is ready and keeping up; false: the caller writes it. */
+  offer(job: JobView): boolean {
+    if (Atomics.load(this.progress, 0) !== HELPER_READY || this.handed - Atomics.load(this.progress, 1) >= MAX_BACKLOG) return false;
+    this.worker.postMessage({ type: "job", job } satisfies ReplayHelperRequest);
+    this.handed += 1;
+    return true;
+  }
+
+  /**
+   * Waits until every job handed over is written. A helper that failed rejects it if it was
+   * handed any job (its folder may be half written); one that never took a job cost nothing.
+   */
+  async finish(): Promise<void> {
+    if (this.handed === 0) return;
+    await new Promise<void>((resolve, reject) => {
+      const settle = () => (this.failure === null ? resolve() : reject(helperError(this.failure)));
+      if (this.failure !== null) return settle();
+      this.finished = settle;
+      this.worker.postMessage({ type: "finish" } satisfies ReplayHelperRequest);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.failure ??= { message: "stopped" };
+    await this.worker.terminate();
+  }
+
+  private fail(message: string, code?: string): void {
+    this.failure ??= { message, code };
+    this.finished?.();
+  }
+}
+
+/** The helper's failure as this thread's error, with the system error's code (what the CLI explains). */
+function helperError(failure: { readonly message: string; readonly code?: string }): Error {
+  return Object.assign(new Error(`replay helper thread: ${failure.message}`), failure.code === undefined ? {} : { code: failure.code });
+}
