@@ -263,36 +263,23 @@ export class EventStore {
    * log's last seq.
    */
   scan(visit: (event: StoredEvent, row: EventRow) => void, types?: readonly EventType[], afterSeq = 0): number {
-    const failure = (error: unknown) => eventLogFailure(error, this.path);
-    let rows: IterableIterator<EventRow>;
+    // What `visit` throws is its own (a file it could not write), not the log's: passed on as it is.
+    let visitFailure: unknown = undefined;
     try {
       const only = types === undefined ? "" : `AND type IN (${types.map(() => "?").join(", ")})`;
-      rows = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ${only} ORDER BY seq`).iterate(afterSeq, ...(types ?? [])) as IterableIterator<EventRow>;
-    } catch (error) {
-      throw failure(error);
-    }
-    try {
-      for (;;) {
-        let row: EventRow;
-        let event: StoredEvent;
+      const rows = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ${only} ORDER BY seq`).iterate(afterSeq, ...(types ?? [])) as IterableIterator<EventRow>;
+      for (const row of rows) {
+        const event = decodeRow(row);
         try {
-          const next = rows.next();
-          if (next.done === true) break;
-          row = next.value;
-          event = decodeRow(row);
+          visit(event, row);
         } catch (error) {
-          throw failure(error);
+          visitFailure = error;
+          throw error;
         }
-        // What `visit` throws is its own (a file it could not write), not the log's.
-        visit(event, row);
       }
-    } finally {
-      rows.return?.();
-    }
-    try {
       return this.lastSeq();
     } catch (error) {
-      throw failure(error);
+      throw error === visitFailure ? error : eventLogFailure(error, this.path);
     }
   }
 
