@@ -103,7 +103,8 @@ export async function replayRun(runDir: string, helper?: boolean): Promise<RunSt
  */
 function fileWriteFailure(error: unknown, runDir: string): unknown {
   const code = (error as { code?: unknown; _tag?: unknown } | null)?.code;
-  if (typeof code !== "string" || !code.startsWith("E") || (error as { _tag?: unknown })._tag !== undefined) return error;
+  // System errors only (ENOSPC, EACCES, ENOTDIR, ...): Node's own `ERR_*` codes are bugs, not the user's to fix.
+  if (typeof code !== "string" || !/^E[A-Z0-9]+$/.test(code) || (error as { _tag?: unknown })._tag !== undefined) return error;
   return new RunDirError({ problem: `replay could not write the run's files: ${(error as Error).message}; the event log is intact: fix this and run 'trace-bench replay ${runDir}' again` });
 }
 
