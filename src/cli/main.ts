@@ -13,7 +13,7 @@ export interface Verb {
   execute(args: ParsedArgs): Promise<number>;
 }
 
-/** `runsJobs`: the verb runs a job matrix, and V8 is tuned for that before its code loads. */
+/** `runsJobs`: the verb runs a job matrix, on a thread of its own (job-thread.ts), with V8 tuned for that before its code loads. */
 const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: () => Promise<Verb>; readonly runsJobs?: true }>> = {
   "list-tasks": { summary: "List the task ids of the selected suites", load: () => import("./list-tasks.js") },
   "list-trainers": { summary: "List the trainers and whether they can run here", load: () => import("./list-trainers.js") },
@@ -81,7 +81,7 @@ export function packageVersion(): string {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
-  const [verbName, ...rest] = argv;
+  const [verbName] = argv;
   if (verbName === "--version" || verbName === "-V" || verbName === "version") {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
@@ -98,11 +98,17 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   boundHeapGrowth();
   if (entry.runsJobs) {
-    tuneV8ForJobs();
-    // The run's derived-files thread boots (about 0.4 s here) while the verb loads and plans. (Loaded
-    // here only: node:worker_threads alone cost the quick verbs about 15 ms.)
-    (await import("../events/derived-files-thread.js")).prewarmDerivedFilesThread();
+    tuneV8ForJobs(); // process-wide: before the job thread starts
+    // (Loaded here only: node:worker_threads alone cost the quick verbs about 15 ms.)
+    return (await import("./job-thread.js")).runOnJobThread(argv);
   }
+  return runVerb(argv);
+}
+
+/** The verb named first in `argv` (a known one), on this thread: the job thread's, for `run`. */
+export async function runVerb(argv: readonly string[]): Promise<number> {
+  const [verbName, ...rest] = argv;
+  const entry = VERBS[verbName!]!;
   try {
     const verb = await entry.load();
     const args = parseVerbArgs(verb.spec, rest);

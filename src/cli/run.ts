@@ -33,6 +33,7 @@ import { runSummaryJson } from "./run-summary-json.js";
 import { jobActorInspection } from "../engine/job-actor-inspection.js";
 import { DEFAULT_INSPECTOR_URL } from "../../adapters/inspector/default-inspector-url.js";
 import { shellWord } from "../codec/shell-word.js";
+import { onStopSignals } from "./stop-signals.js";
 
 export const spec: VerbSpec = {
   name: "run",
@@ -256,15 +257,12 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   };
   progress.start();
   let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
+  const stopListening = onStopSignals((signal) => {
     signals += 1;
     if (signals > 1) process.exit(130); // a second Ctrl-C: every committed event is already safe
     progress.note(`${signal}: cancelling running jobs (press Ctrl-C again to exit at once)`);
     handle.interrupt(signal);
-  };
-  // A closed terminal (SIGHUP) stops the run like SIGTERM: jobs are cancelled, children killed, the run stays resumable.
-  const signalNames = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-  for (const name of signalNames) process.on(name, onSignal);
+  });
   try {
     const report = await handle.done;
     progress.stop();
@@ -281,7 +279,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
     return exitCodeOf(report);
   } finally {
     progress.stop();
-    for (const name of signalNames) process.off(name, onSignal);
+    stopListening();
     await inspection?.close();
   }
 }

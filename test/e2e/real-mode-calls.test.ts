@@ -215,6 +215,30 @@ describe("mode real: interruption", () => {
     expect(work(s).map((q) => q.aborted)).toEqual([true]);
   });
 
+  it("Ctrl-C before the jobs start (the LLM preflight waiting for its reply) ends the process as the signal does: at once, no run started", async () => {
+    const s = await server([{ reply: "OK", delayMs: 30_000 }]);
+    const dir = tempDir();
+    const body = "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n";
+    const child = spawn(process.execPath, [CLI, "run", "--config", config(dir, s, body), "--runs-dir", dir, "--run-id", "a"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, FAKE_KEY: KEY, OPENAI_API_KEY: "" },
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+    const deadline = Date.now() + 20_000;
+    while (s.received.filter(isPreflight).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(s.received.filter(isPreflight)).toHaveLength(1);
+    const sentAt = Date.now();
+    child.kill("SIGINT");
+    // The run code runs on a thread of its own; the main thread, which receives the signal, must
+    // not hold it back while nothing in the run listens yet.
+    expect(await exited, output).toEqual({ code: null, signal: "SIGINT" });
+    expect(Date.now() - sentAt).toBeLessThan(15_000);
+    expect(existsSync(join(dir, "a", "events.db"))).toBe(false);
+  });
+
   it("Ctrl-C aborts the request in flight: the server sees the connection closed and the log records the call aborted", async () => {
     const s = await server(["OK"], { reply: xmlReply({ float0: 1 }), delayMs: 30_000 });
     const dir = tempDir();

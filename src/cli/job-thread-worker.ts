@@ -1,0 +1,32 @@
+/**
+ * The job thread's entry (job-thread.ts): runs the verb with what the main thread says about the
+ * terminal, and hands back its exit code.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { prewarmDerivedFilesThread } from "../events/derived-files-thread.js";
+import type { JobThreadMessage, JobThreadSetup, TerminalFacts, TerminalResize } from "./job-thread.js";
+import { takeRelayedSignals } from "./stop-signals.js";
+
+const setup = workerData as JobThreadSetup;
+const port = parentPort!;
+takeRelayedSignals(port);
+// The run's derived-files thread boots (about 0.4 s here) while this thread loads the verb and plans.
+prewarmDerivedFilesThread();
+const { runVerb } = await import("./main.js");
+
+/** A worker's stdout and stderr are pipes to the main thread: they take on the real streams' terminal facts. */
+function takeOn(stream: NodeJS.WritableStream, facts: TerminalFacts): void {
+  Object.defineProperty(stream, "isTTY", { value: facts.isTTY, configurable: true });
+  Object.defineProperty(stream, "columns", { value: facts.columns, configurable: true, writable: true });
+}
+takeOn(process.stdout, setup.stdout);
+takeOn(process.stderr, setup.stderr);
+port.on("message", (message: TerminalResize | { readonly type?: unknown }) => {
+  if (message.type !== "resize") return;
+  const { stream, columns } = message as TerminalResize;
+  (process[stream] as { columns?: number }).columns = columns;
+});
+port.unref();
+
+const code = await runVerb(setup.argv);
+port.postMessage({ type: "exit-code", code } satisfies JobThreadMessage);

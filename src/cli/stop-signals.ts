@@ -1,0 +1,46 @@
+/**
+ * The signals that stop a run (Ctrl-C, a `kill`, a closed terminal), wherever the run's code runs.
+ * On the process's main thread they are the process's own; in the job thread (job-thread.ts) the
+ * main thread receives them and relays them here, since Node delivers signals to the main thread
+ * only.
+ */
+import { isMainThread, type MessagePort } from "node:worker_threads";
+
+/** A closed terminal (SIGHUP) stops a run like SIGTERM: jobs are cancelled, children killed, the run stays resumable. */
+export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/** What the main thread sends the job thread, and what it answers when nothing listens yet. */
+export type RelayedSignal = { readonly type: "signal"; readonly signal: StopSignal };
+export type UnheardSignal = { readonly type: "signal-unheard"; readonly signal: StopSignal };
+
+const listeners = new Set<(signal: StopSignal) => void>();
+
+/**
+ * The job thread takes the signals the main thread relays on `port`. Called first thing, so that
+ * a signal sent while the thread boots waits in the port's queue rather than being lost.
+ */
+export function takeRelayedSignals(port: MessagePort): void {
+  port.on("message", (message: RelayedSignal | { readonly type?: unknown }) => {
+    if (message.type !== "signal") return;
+    const { signal } = message as RelayedSignal;
+    // Before the run listens (loading the config, planning), a signal ends the process as it
+    // would a single-threaded one: the main thread raises it again without its relay.
+    if (listeners.size === 0) port.postMessage({ type: "signal-unheard", signal } satisfies UnheardSignal);
+    else for (const listener of [...listeners]) listener(signal);
+  });
+  // The port must not keep the thread alive once its work is done.
+  port.unref();
+}
+
+/** Calls `listener` for each stop signal until the returned function is called. */
+export function onStopSignals(listener: (signal: StopSignal) => void): () => void {
+  if (isMainThread) {
+    for (const name of STOP_SIGNALS) process.on(name, listener);
+    return () => {
+      for (const name of STOP_SIGNALS) process.off(name, listener);
+    };
+  }
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
