@@ -44,6 +44,25 @@ function config(dir: string, s: FakeOpenAiServer, body: string, llmExtra = ""): 
 
 const run = (args: readonly string[], env: NodeJS.ProcessEnv = {}) => runCliAsync(args, { cwd: REPO_ROOT, env: { ...process.env, FAKE_KEY: KEY, OPENAI_API_KEY: "", ...env }, timeoutMs: 60_000 });
 
+/** `run` of `cfg` as a child process, its output gathered; for tests that signal it mid-way. */
+function startRun(cfg: string, dir: string) {
+  const child = spawn(process.execPath, [CLI, "run", "--config", cfg, "--runs-dir", dir, "--run-id", "a"], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, FAKE_KEY: KEY, OPENAI_API_KEY: "" },
+  });
+  let output = "";
+  child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  return { child, output: () => output, exited };
+}
+
+/** Polls `condition` every 50 ms for up to 20 s. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 const TWO_TRAINERS = "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 2}]\n  - id: GEPA-Base\n    params_variants: [{gepa_iters: 2}]\n";
 
 describe("mode real: every call in the log", () => {
@@ -219,22 +238,14 @@ describe("mode real: interruption", () => {
     const s = await server([{ reply: "OK", delayMs: 30_000 }]);
     const dir = tempDir();
     const body = "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n";
-    const child = spawn(process.execPath, [CLI, "run", "--config", config(dir, s, body), "--runs-dir", dir, "--run-id", "a"], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, FAKE_KEY: KEY, OPENAI_API_KEY: "" },
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-    const deadline = Date.now() + 20_000;
-    while (s.received.filter(isPreflight).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const { child, output, exited } = startRun(config(dir, s, body), dir);
+    await waitFor(() => s.received.some(isPreflight));
     expect(s.received.filter(isPreflight)).toHaveLength(1);
     const sentAt = Date.now();
     child.kill("SIGINT");
     // The run code runs on a thread of its own; the main thread, which receives the signal, must
     // not hold it back while nothing in the run listens yet.
-    expect(await exited, output).toEqual({ code: null, signal: "SIGINT" });
+    expect(await exited, output()).toEqual({ code: null, signal: "SIGINT" });
     expect(Date.now() - sentAt).toBeLessThan(15_000);
     expect(existsSync(join(dir, "a", "events.db"))).toBe(false);
   });
@@ -243,21 +254,13 @@ describe("mode real: interruption", () => {
     const s = await server(["OK"], { reply: xmlReply({ float0: 1 }), delayMs: 30_000 });
     const dir = tempDir();
     const body = "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 2}]\n";
-    const child = spawn(process.execPath, [CLI, "run", "--config", config(dir, s, body), "--runs-dir", dir, "--run-id", "a"], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, FAKE_KEY: KEY, OPENAI_API_KEY: "" },
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    const deadline = Date.now() + 20_000;
-    while (work(s).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const { child, output, exited } = startRun(config(dir, s, body), dir);
+    await waitFor(() => work(s).length > 0);
     expect(work(s).length).toBe(1);
     const sentAt = Date.now();
     child.kill("SIGINT");
-    const code = await exited;
-    expect(code, output).toBe(130);
+    const { code } = await exited;
+    expect(code, output()).toBe(130);
     expect(Date.now() - sentAt).toBeLessThan(15_000); // far less than the 30 s the reply would take
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(work(s)[0]!.aborted).toBe(true);
