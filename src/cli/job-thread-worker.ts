@@ -9,7 +9,7 @@ import { takeRelayedSignals } from "./stop-signals.js";
 
 const setup = workerData as JobThreadSetup;
 const port = parentPort!;
-takeRelayedSignals(port);
+takeRelayedSignals(port, setup.listening);
 // The run's derived-files thread boots (about 0.4 s here) while this thread loads the verb and plans.
 prewarmDerivedFilesThread();
 const { runVerb } = await import("./main.js");

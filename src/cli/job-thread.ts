@@ -16,7 +16,7 @@
  * the main thread, which writes it to the real one).
  */
 import { Worker } from "node:worker_threads";
-import { STOP_SIGNALS, type RelayedSignal, type StopSignal, type UnheardSignal } from "./stop-signals.js";
+import { onStopSignals, type RelayedSignal, type StopSignal, type UnheardSignal } from "./stop-signals.js";
 
 const WORKER_URL = new URL("./job-thread-worker.js", import.meta.url);
 /** Young generation of the job thread, in MiB: V8 makes it three semi-spaces' worth (4 MiB each). */
@@ -30,6 +30,8 @@ export interface TerminalFacts {
 
 export interface JobThreadSetup {
   readonly argv: readonly string[];
+  /** One Int32 over shared memory: 1 while the run listens for stop signals (stop-signals.ts). */
+  readonly listening: Int32Array;
   readonly stdout: TerminalFacts;
   readonly stderr: TerminalFacts;
 }
@@ -41,19 +43,24 @@ const factsOf = (stream: NodeJS.WriteStream): TerminalFacts => ({ isTTY: stream.
 
 /** Runs `argv` (its verb runs jobs) on the job thread; resolves to the exit code. */
 export function runOnJobThread(argv: readonly string[]): Promise<number> {
-  const setup: JobThreadSetup = { argv, stdout: factsOf(process.stdout), stderr: factsOf(process.stderr) };
+  const listening = new Int32Array(new SharedArrayBuffer(4));
+  const setup: JobThreadSetup = { argv, listening, stdout: factsOf(process.stdout), stderr: factsOf(process.stderr) };
   const worker = new Worker(WORKER_URL, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
 
   let signals = 0;
   const relay = (signal: StopSignal) => {
+    // Nothing in the job thread stops gracefully (the config is loading, the run is planned, or its
+    // summary written): the signal does what it would have done, at once.
+    if (Atomics.load(listening, 0) === 0) return reraise(signal);
     signals += 1;
     if (signals > 1) process.exit(130); // a second Ctrl-C: every committed event is already safe
     worker.postMessage({ type: "signal", signal } satisfies RelayedSignal);
   };
-  const stopRelaying = () => {
-    for (const name of STOP_SIGNALS) process.off(name, relay);
+  const stopRelaying = onStopSignals(relay);
+  const reraise = (signal: StopSignal) => {
+    stopRelaying();
+    process.kill(process.pid, signal);
   };
-  for (const name of STOP_SIGNALS) process.on(name, relay);
 
   const resizes = (["stdout", "stderr"] as const).map((name) => {
     const stream = process[name];
@@ -66,16 +73,9 @@ export function runOnJobThread(argv: readonly string[]): Promise<number> {
     let code: number | null = null;
     worker.on("message", (message: JobThreadMessage) => {
       if (message.type === "exit-code") code = message.code;
-      else if (message.type === "signal-unheard") {
-        // Nothing in the job thread stops gracefully yet: the signal does what it would have done.
-        stopRelaying();
-        process.kill(process.pid, message.signal);
-      }
+      else if (message.type === "signal-unheard") reraise(message.signal);
     });
-    worker.on("error", (error) => {
-      code = null;
-      reject(error);
-    });
+    worker.on("error", reject);
     worker.on("exit", (exitCode) => {
       stopRelaying();
       for (const stop of resizes) stop();

@@ -15,17 +15,20 @@ export type RelayedSignal = { readonly type: "signal"; readonly signal: StopSign
 export type UnheardSignal = { readonly type: "signal-unheard"; readonly signal: StopSignal };
 
 const listeners = new Set<(signal: StopSignal) => void>();
+/** Shared with the main thread: 1 while something in the job thread listens, so that it need not ask. */
+let listening: Int32Array | null = null;
 
 /**
- * The job thread takes the signals the main thread relays on `port`. Called first thing, so that
- * a signal sent while the thread boots waits in the port's queue rather than being lost.
+ * The job thread takes the signals the main thread relays on `port`, and says in `flag` whether
+ * anything listens. Called first thing, so that a signal sent while the thread boots waits in the
+ * port's queue rather than being lost.
  */
-export function takeRelayedSignals(port: MessagePort): void {
+export function takeRelayedSignals(port: MessagePort, flag: Int32Array): void {
+  listening = flag;
   port.on("message", (message: RelayedSignal | { readonly type?: unknown }) => {
     if (message.type !== "signal") return;
     const { signal } = message as RelayedSignal;
-    // Before the run listens (loading the config, planning), a signal ends the process as it
-    // would a single-threaded one: the main thread raises it again without its relay.
+    // The last listener left while the signal was on its way: it does what it would have done.
     if (listeners.size === 0) port.postMessage({ type: "signal-unheard", signal } satisfies UnheardSignal);
     else for (const listener of [...listeners]) listener(signal);
   });
@@ -42,5 +45,9 @@ export function onStopSignals(listener: (signal: StopSignal) => void): () => voi
     };
   }
   listeners.add(listener);
-  return () => listeners.delete(listener);
+  if (listening !== null) Atomics.store(listening, 0, 1);
+  return () => {
+    listeners.delete(listener);
+    if (listening !== null && listeners.size === 0) Atomics.store(listening, 0, 0);
+  };
 }
