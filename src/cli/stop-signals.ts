@@ -7,10 +7,10 @@
 import { isMainThread, type MessagePort } from "node:worker_threads";
 
 /** A closed terminal (SIGHUP) stops a run like SIGTERM: jobs are cancelled, children killed, the run stays resumable. */
-export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 
-/** What the main thread sends the job thread, and what it answers when nothing listens yet. */
+/** What the main thread sends the job thread, and what it answers if nothing listened by the time it came. */
 export type RelayedSignal = { readonly type: "signal"; readonly signal: StopSignal };
 export type UnheardSignal = { readonly type: "signal-unheard"; readonly signal: StopSignal };
 
@@ -20,8 +20,9 @@ let listening: Int32Array | null = null;
 
 /**
  * The job thread takes the signals the main thread relays on `port`, and says in `flag` whether
- * anything listens. Called first thing, so that a signal sent while the thread boots waits in the
- * port's queue rather than being lost.
+ * anything listens (while nothing does, the main thread lets a signal act at once instead of
+ * relaying it). Called before the run's code loads, so that the flag is shared before anything
+ * listens.
  */
 export function takeRelayedSignals(port: MessagePort, flag: Int32Array): void {
   listening = flag;
