@@ -1,7 +1,7 @@
 /**
  * `trace-bench replay <run_dir>`: rebuilds every file the event log can produce: the jsonl
- * mirrors from SQLite and every projection from the events, each written over the old one; then
- * it removes whatever else the directory holds. It is a writer (it takes the run directory's
+ * mirrors from SQLite and every projection from the events, each compared byte for byte with the
+ * file there and replaced when it differs; then it removes whatever else the directory holds. It is a writer (it takes the run directory's
  * lock); each event is checked as it is read, before anything derived from it is written.
  *
  * `--verify` only reads: it re-derives every job stream through the job machine and lists what
@@ -63,9 +63,9 @@ export async function replayRun(runDir: string, helper?: boolean): Promise<RunSt
     const context: JobRenderContext = { runId: starts.runId, started: starts.started };
     const lastPositions = store.lastPositions();
     const listing = new RunDirListing(runDir);
-    // Every projection is written, none compared with what is there (`fresh`). Made before the
-    // helper starts: it clears the temp folder the helper's own goes in.
-    const writer = new ProjectionWriter(runDir, true, listing);
+    // Each projection is compared with the file the listing found, and written where it differs.
+    // Made before the helper starts: it clears the temp folder the helper's own goes in.
+    const writer = new ProjectionWriter(runDir, false, listing);
     if (helper ?? wantsReplayHelper(lastPositions.size)) helperThread = new ReplayHelperThread(runDir, context);
     if (helper === true) await helperThread!.ready();
     const rewriter = new JobFolderRewriter(runDir, context, writer, listing);

@@ -8,12 +8,13 @@
  * in the middle. Live events are appended through descriptors kept open (opening a file per event
  * is what would cost most).
  */
-import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Subscriber } from "./event-bus.js";
 import type { StoredEvent } from "./event-schema.js";
 import { mirrorLine, payloadOf, type EventRow } from "./log-database.js";
 import { checkedJobId } from "./safe-id.js";
+import { readFileHead } from "../fs/file-head.js";
 import { StreamedReconcile, writeFully } from "./streamed-reconcile.js";
 
 export const RUN_MIRROR = "events.jsonl";
@@ -24,10 +25,10 @@ export function jobMirrorPath(runDir: string, jobId: string): string {
 
 const eventLine = (event: StoredEvent) => mirrorLine({ ...event, data: payloadOf(event) });
 
-/** What the file at `path` holds; null if there is none. */
-function readIfPresent(path: string): Buffer | null {
+/** What the file at `path` holds, up to `maxBytes` (a view valid until the next read); null if there is none. */
+function readIfPresent(path: string, maxBytes: number): Buffer | null {
   try {
-    return readFileSync(path);
+    return readFileHead(path, maxBytes);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
@@ -40,7 +41,8 @@ function readIfPresent(path: string): Buffer | null {
  * asked for (every mirror exists when a run reopens, and replay reconciles thousands).
  */
 function reconcile(path: string, expected: Buffer): void {
-  const present = readIfPresent(path);
+  // One byte more than expected tells a longer file from an equal one.
+  const present = readIfPresent(path, expected.length + 1);
   if (present === null) mkdirSync(dirname(path), { recursive: true });
   const actual = present ?? Buffer.alloc(0);
   if (actual.equals(expected)) return;

@@ -17,6 +17,7 @@ import { textOf, TextPieces } from "./projections/text-pieces.js";
 import type { RunDirListing } from "./run-dir-listing.js";
 import type { JobView, RunState } from "./run-state.js";
 import { checkedJobId } from "./safe-id.js";
+import { fileHolds } from "../fs/file-head.js";
 
 /** The files a job's folder may hold besides its event mirror, by path within the folder. */
 export const JOB_GENERATED = [
@@ -86,10 +87,10 @@ export class ProjectionWriter {
   private tempCounter = 0;
 
   /**
-   * @param fresh nothing on disk needs comparing before writing: a new run holds no projections
-   *   yet, and replay rewrites every one.
+   * @param fresh nothing on disk needs comparing before writing: a new run holds no projections yet.
    * @param listed what the directory held before this writer wrote (replay lists it): folders it
-   *   held are not created again, and files it did not hold are not looked for to remove.
+   *   held are not created again, and files it did not hold are neither compared nor looked for
+   *   to remove.
    * @param tempName a folder of its own under the temp folder, for a writer beside another (a
    *   replay's helper thread), which it clears instead of the whole temp folder.
    */
@@ -192,8 +193,8 @@ export class ProjectionWriter {
     const digest = remember ? digestOf(content) : null;
     if (known !== undefined && known === digest) return;
     const full = join(this.runDir, path);
-    if (known === undefined && !isNew && !this.fresh && existsSync(full) && readFileSync(full, "utf8") === content) {
-      // Written by an earlier process (a resumed run) and still right.
+    if (known === undefined && !isNew && this.alreadyHolds(path, full, content)) {
+      // Written by an earlier process (a resumed or replayed run) and still right.
       if (digest !== null) this.written.set(path, digest);
       return;
     }
@@ -223,11 +224,22 @@ export class ProjectionWriter {
 
   private writeBytes(path: string, content: Uint8Array, isNew: boolean): void {
     const full = join(this.runDir, path);
-    if (!isNew && !this.fresh && existsSync(full) && readFileSync(full).equals(content)) return;
+    if (!isNew && this.alreadyHolds(path, full, content)) return;
     this.ensureDir(dirname(full));
     const temp = join(this.tempDir, String(this.tempCounter++));
     writeFileSync(temp, content);
     renameSync(temp, full);
+  }
+
+  /**
+   * Whether the file at `path` holds `content` byte for byte (a decoded comparison would take a
+   * corrupt byte sequence for the U+FFFD it decodes to). Reading and comparing a job's small file
+   * costs about half of writing it to a temp file and renaming it, so a replay of an intact run
+   * writes nothing it need not.
+   */
+  private alreadyHolds(path: string, full: string, content: string | Uint8Array): boolean {
+    if (this.fresh || !(this.listed !== undefined ? this.listed.hasFile(path) : existsSync(full))) return false;
+    return fileHolds(full, typeof content === "string" ? Buffer.from(content, "utf8") : content);
   }
 
   private remove(path: string): void {

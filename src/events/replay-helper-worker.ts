@@ -20,7 +20,7 @@ const fail = (error: unknown) => {
 
 try {
   const listing = new RunDirListing(runDir);
-  const writer = new ProjectionWriter(runDir, true, listing, "helper");
+  const writer = new ProjectionWriter(runDir, false, listing, "helper");
   const rewriter = new JobFolderRewriter(runDir, context, writer, listing);
   port.on("message", (request: ReplayHelperRequest) => {
     if (Atomics.load(progress, 0) === HELPER_FAILED) return;

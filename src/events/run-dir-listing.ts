@@ -12,6 +12,8 @@ import { join } from "node:path";
 export interface ListedEntry {
   readonly name: string;
   readonly isDirectory: boolean;
+  /** A regular file (not a folder, a link or anything else). */
+  readonly isFile: boolean;
 }
 
 export class RunDirListing {
@@ -27,8 +29,12 @@ export class RunDirListing {
 
   /** Whether the directory holds a file or folder at `path` (relative). */
   has(path: string): boolean {
-    const slash = path.lastIndexOf("/");
-    return this.folder(slash < 0 ? "" : path.slice(0, slash)).has(path.slice(slash + 1));
+    return this.entry(path) !== undefined;
+  }
+
+  /** Whether the directory holds a regular file at `path` (relative). */
+  hasFile(path: string): boolean {
+    return this.entry(path)?.isFile === true;
   }
 
   /** Forgets what `folder` and the folders under it hold (a job folder whose files are settled). */
@@ -36,9 +42,9 @@ export class RunDirListing {
     for (const path of this.folders.keys()) if (path === folder || path.startsWith(`${folder}/`)) this.folders.delete(path);
   }
 
-  private isFolder(path: string): boolean {
+  private entry(path: string): ListedEntry | undefined {
     const slash = path.lastIndexOf("/");
-    return this.folder(slash < 0 ? "" : path.slice(0, slash)).get(path.slice(slash + 1))?.isDirectory === true;
+    return this.folder(slash < 0 ? "" : path.slice(0, slash)).get(path.slice(slash + 1));
   }
 
   private folder(folder: string): Map<string, ListedEntry> {
@@ -46,8 +52,8 @@ export class RunDirListing {
     if (entries !== undefined) return entries;
     entries = new Map();
     // A folder its parent does not list as one is not read (it cannot be listed).
-    if (folder === "" || this.isFolder(folder)) {
-      for (const entry of readdirSync(join(this.runDir, folder), { withFileTypes: true })) entries.set(entry.name, { name: entry.name, isDirectory: entry.isDirectory() });
+    if (folder === "" || this.entry(folder)?.isDirectory === true) {
+      for (const entry of readdirSync(join(this.runDir, folder), { withFileTypes: true })) entries.set(entry.name, { name: entry.name, isDirectory: entry.isDirectory(), isFile: entry.isFile() });
     }
     this.folders.set(folder, entries);
     return entries;

@@ -1,7 +1,7 @@
 /**
- * What a run directory may hold besides what its log produces: nothing. `replay` rewrites every
- * derived file in place (each write replaces the old file atomically, so a reader never finds a
- * report missing) and then removes whatever no derived file accounts for: a stale job's folder,
+ * What a run directory may hold besides what its log produces: nothing. `replay` makes every
+ * derived file right in place (a file that differs is replaced atomically, so a reader never finds
+ * a report missing) and then removes whatever no derived file accounts for: a stale job's folder,
  * a file someone dropped in. Deleting the whole tree first cost as much as writing it again.
  */
 import { rmSync } from "node:fs";

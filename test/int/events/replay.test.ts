@@ -4,7 +4,7 @@
  * before a later invocation started shows that invocation's LLM columns), and it keeps no job's
  * details once settled; the same when a helper thread writes the jobs' folders.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { replayRun } from "../../../src/cli/replay.js";
@@ -111,5 +111,26 @@ describe("replayRun", () => {
     await replayRun(dir);
     for (const [path, text] of before) expect(readFileSync(join(dir, path), "utf8")).toBe(text);
     expect(existsSync(join(dir, "jobs", "d", "results.json"))).toBe(true);
+  });
+
+  it.each([
+    ["this thread", (dir: string) => replayRun(dir, false)],
+    ["a helper thread", (dir: string) => builtReplayRun(dir, true)],
+  ])("leaves a file that already holds the right bytes as it is and replaces one that does not (job folders written by %s)", async (_, replay) => {
+    const { dir } = twoInvocations();
+    await replay(dir);
+    const files = ["jobs/a/results.json", "jobs/b/artifacts/final_state.json", "jobs/b/events.jsonl", "results.csv"];
+    const inodes = new Map(files.map((p) => [p, statSync(join(dir, p)).ino]));
+    const right = readFileSync(join(dir, "jobs", "b", "results.json"));
+    // The same length, one byte changed: only a comparison of the bytes finds it.
+    const wrong = Buffer.from(right);
+    wrong[wrong.length - 2] = wrong[wrong.length - 2] === 0x20 ? 0x21 : 0x20;
+    writeFileSync(join(dir, "jobs", "b", "results.json"), wrong);
+
+    await replay(dir);
+
+    // A rewrite goes through a temp file renamed over the old one: the same inode is the same file.
+    for (const [path, ino] of inodes) expect(statSync(join(dir, path)).ino, path).toBe(ino);
+    expect(readFileSync(join(dir, "jobs", "b", "results.json")).equals(right)).toBe(true);
   });
 });

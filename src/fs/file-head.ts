@@ -1,0 +1,32 @@
+/**
+ * The first bytes of a file, read with one system call into a reused buffer: checking that a file
+ * holds what a writer would write (replay's projections and job mirrors, tens of thousands of
+ * small files) then costs an open, a read and a close, where `readFileSync` also asks the file's
+ * size and allocates a buffer per file (10.9 against 14.4 µs per 1.2 KB file on tmpfs here).
+ */
+import { closeSync, openSync, readSync } from "node:fs";
+
+/** Reads that need more than this get a buffer of their own, so that one big file is not kept in memory. */
+const KEPT_BYTES = 1 << 20;
+let kept = Buffer.allocUnsafe(1 << 16);
+
+/**
+ * Up to `maxBytes` of the file at `path`, as a view that is valid until the next call. One read:
+ * on a regular file, a read returns fewer bytes than asked only at the file's end (a caller that
+ * asks one byte more than it expects tells a longer file from an equal one). Throws as `openSync`
+ * does (ENOENT for no file).
+ */
+export function readFileHead(path: string, maxBytes: number): Buffer {
+  const buffer = maxBytes <= kept.length ? kept : maxBytes <= KEPT_BYTES ? (kept = Buffer.allocUnsafe(KEPT_BYTES)) : Buffer.allocUnsafe(maxBytes);
+  const fd = openSync(path, "r");
+  try {
+    return buffer.subarray(0, readSync(fd, buffer, 0, maxBytes, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether the file at `path` holds exactly `expected`, byte for byte. */
+export function fileHolds(path: string, expected: Uint8Array): boolean {
+  return readFileHead(path, expected.length + 1).equals(expected);
+}
