@@ -6,6 +6,7 @@
 import type { EventData, EventType, FinishedStatus, JobSpecRecord, StoredEvent } from "./event-schema.js";
 import { jobLogLine } from "./projections/job-log.js";
 import { SharedValues } from "./shared-values.js";
+import { SnapshotValues } from "./snapshot-values.js";
 
 export type RunStartedData = EventData<"RunStarted">;
 export type JobFinishedData = EventData<"JobFinished">;
@@ -159,8 +160,40 @@ export const LEAN_FOLD_TYPES: readonly EventType[] = [
 ];
 const LEAN_FOLD: ReadonlySet<string> = new Set(LEAN_FOLD_TYPES);
 
-/** A finished attempt in a snapshot: its resolved kwargs by index, the fields a lean state empties left out. */
-type SavedFinished = Omit<FinishedAttempt, "resolved" | LeanEmptied> & { resolved: number | FinishedAttempt["resolved"] };
+/** What a finished attempt keeps in a lean state. */
+type KeptFinished = Omit<FinishedAttempt, LeanEmptied>;
+
+/** Every field a lean state keeps, in the order a snapshot writes their values (a record, so that none can be missed). */
+const KEPT_FINISHED_FIELDS = Object.keys({
+  attempt: true,
+  status: true,
+  feedback: true,
+  score_val_initial: true,
+  score_val_final: true,
+  score_val: true,
+  score_test: true,
+  time_seconds: true,
+  resolved: true,
+  agent: true,
+  ts: true,
+  tokens: true,
+  llm_calls: true,
+  llm_errors: true,
+  replayed_calls: true,
+  unusable_replies: true,
+  cost_usd: true,
+  estimated_tokens: true,
+  iteration_count: true,
+} satisfies Record<keyof KeptFinished, true>) as (keyof KeptFinished)[];
+
+/** Fields whose values repeat across jobs: a snapshot writes their index into its values. */
+const INDEXED_FINISHED_FIELDS: ReadonlySet<keyof KeptFinished> = new Set(["feedback", "resolved", "agent", "tokens"]);
+
+/** A finished attempt in a snapshot: the values of `KEPT_FINISHED_FIELDS` in that order, the indexed ones as indexes. */
+type SavedFinished = unknown[];
+
+/** A job spec in a snapshot: its kwargs as indexes into the snapshot's values. */
+type SavedSpec = Omit<JobSpecRecord, "raw_params" | "resolved_kwargs"> & { readonly raw_params: number; readonly resolved_kwargs: number };
 
 /**
  * A job's view in a snapshot: its id, and only the fields that differ from a view no event touched
@@ -169,7 +202,7 @@ type SavedFinished = Omit<FinishedAttempt, "resolved" | LeanEmptied> & { resolve
  */
 type SavedView = Partial<Omit<JobView, "spec" | "finished">> & {
   readonly job_id: string;
-  readonly spec?: JobSpecRecord;
+  readonly spec?: SavedSpec;
   finished?: SavedFinished;
 };
 
@@ -217,9 +250,11 @@ function defaultJsonOf(key: DefaultedViewField): string | undefined {
 
 /** What a lean state's snapshot holds: its fields, with maps as entry lists. */
 interface LeanSnapshot
-  extends Pick<RunState, "lastSeq" | "runId" | "started" | "configName" | "startedTs" | "lastTs" | "invocations" | "notRun" | "interrupted" | "finished" | "preflight" | "order"> {
+  extends Pick<RunState, "lastSeq" | "runId" | "configName" | "startedTs" | "lastTs" | "invocations" | "notRun" | "interrupted" | "finished" | "preflight" | "order"> {
+  readonly started: (Omit<RunStartedData, "matrix"> & { readonly matrix: readonly SavedSpec[] }) | null;
   readonly jobs: SavedView[];
-  readonly resolved: FinishedAttempt["resolved"][];
+  /** What the indexes in `started.matrix` and `jobs` refer to. */
+  readonly values: unknown[];
   readonly llmByModel: [string, LlmUse][];
   readonly llmByRole: [string, LlmUse][];
 }
@@ -281,25 +316,23 @@ export class RunState {
   leanSnapshot(): string {
     if (this.detail) throw new Error("only a lean run state is saved as a snapshot");
     const { lastSeq, runId, started, configName, startedTs, lastTs, invocations, notRun, interrupted, finished, preflight, order } = this;
-    // Each job's spec is in the matrix and its resolved kwargs are one of a few: written once each.
+    // Each job's spec is in the matrix, and the values jobs repeat are written once each.
+    const values = new SnapshotValues();
+    const savedSpec = (spec: JobSpecRecord): SavedSpec => ({ ...spec, raw_params: values.indexOf(spec.raw_params), resolved_kwargs: values.indexOf(spec.resolved_kwargs) });
     const inMatrix = new Set(started?.matrix ?? []);
-    const resolved = new Map<FinishedAttempt["resolved"], number>();
-    const resolvedIndex = (r: FinishedAttempt["resolved"]) => resolved.get(r) ?? (resolved.set(r, resolved.size), resolved.size - 1);
     const jobs = [...this.jobs.values()].map((view) => {
-      const saved: SavedView = { job_id: view.job_id, ...(inMatrix.has(view.spec) ? {} : { spec: view.spec }) };
+      const saved: SavedView = { job_id: view.job_id, ...(inMatrix.has(view.spec) ? {} : { spec: savedSpec(view.spec) }) };
       for (const key of DEFAULTED_VIEW_FIELDS) {
         if (JSON.stringify(view[key]) !== defaultJsonOf(key)) (saved as Record<string, unknown>)[key] = view[key];
       }
-      if (view.finished !== null) {
-        const { parameters, initial_values, final_values, best_values, iterations, iteration_marks, ...kept } = view.finished;
-        saved.finished = { ...kept, resolved: resolvedIndex(view.finished.resolved) };
-      }
+      const finished = view.finished;
+      if (finished !== null) saved.finished = KEPT_FINISHED_FIELDS.map((key) => (INDEXED_FINISHED_FIELDS.has(key) ? values.indexOf(finished[key]) : finished[key]));
       return saved;
     });
     return JSON.stringify({
       lastSeq,
       runId,
-      started,
+      started: started === null ? null : { ...started, matrix: started.matrix.map(savedSpec) },
       configName,
       startedTs,
       lastTs,
@@ -310,7 +343,7 @@ export class RunState {
       preflight,
       order,
       jobs,
-      resolved: [...resolved.keys()],
+      values: values.values,
       llmByModel: [...this.llmByModel],
       llmByRole: [...this.llmByRole],
     } satisfies LeanSnapshot);
@@ -334,28 +367,29 @@ export class RunState {
     for (const [model, use] of saved.llmByModel) state.llmByModel.set(model, use);
     for (const [role, use] of saved.llmByRole) state.llmByRole.set(role, use);
     // Views share their matrix entries with `started`, and every job its repeated values, as in a fold.
+    const values = saved.values.map((value) => state.shared.value(value));
+    const spec = (s: SavedSpec) => state.sharedSpec({ ...s, raw_params: values[s.raw_params] as JobSpecRecord["raw_params"], resolved_kwargs: values[s.resolved_kwargs] as JobSpecRecord["resolved_kwargs"] });
     const specs = new Map<string, JobSpecRecord>();
     if (saved.started !== null) {
-      const matrix = saved.started.matrix.map((spec) => state.sharedSpec(spec));
-      for (const spec of matrix) specs.set(spec.job_id, spec);
+      const matrix = saved.started.matrix.map(spec);
+      for (const s of matrix) specs.set(s.job_id, s);
       state.started = { ...saved.started, matrix };
     }
-    const resolved = saved.resolved.map((r) => state.shared.value(r));
     for (const saving of saved.jobs) {
       // A new view (its own zeroed totals, which later events add to), with what the snapshot kept.
-      const view = newJobView(saving.spec === undefined ? specs.get(saving.job_id)! : state.sharedSpec(saving.spec));
+      const view = newJobView(saving.spec === undefined ? specs.get(saving.job_id)! : spec(saving.spec));
       for (const key of DEFAULTED_VIEW_FIELDS) if (saving[key] !== undefined) (view as unknown as Record<string, unknown>)[key] = saving[key];
       if (view.released) {
         view.evaluations = NO_EVALUATIONS;
         view.iterations = NO_ITERATIONS;
         view.iterationMarks = NO_MARKS;
       }
-      const f = saving.finished;
-      if (f !== undefined) {
-        view.finished = finishedAttempt(f as unknown as FinishedAttempt, {
-          feedback: state.shared.string(f.feedback),
-          resolved: resolved[f.resolved as number]!,
-          agent: state.shared.value(f.agent),
+      if (saving.finished !== undefined) {
+        const kept: Record<string, unknown> = {};
+        KEPT_FINISHED_FIELDS.forEach((key, i) => (kept[key] = INDEXED_FINISHED_FIELDS.has(key) ? values[saving.finished![i] as number] : saving.finished![i]));
+        view.finished = finishedAttempt(kept as unknown as FinishedAttempt, {
+          // Each attempt its own totals, as a fold gives it.
+          tokens: { ...(kept.tokens as TokenTotals) },
           parameters: EMPTY_LIST,
           initial_values: null,
           final_values: null,

@@ -11,15 +11,19 @@ const SHARED_STRING_MAX = 256;
 export class SharedValues {
   private readonly byJson = new Map<string, unknown>();
   private readonly strings = new Map<string, string>();
+  /** The objects `byJson` holds: asked about one of them again, the answer needs no serializing. */
+  private readonly instances = new WeakSet<object>();
 
   /** The first value seen that is equal (as JSON) to `value`; `value` itself when it is the first. */
   value<T>(value: T): T {
     if (typeof value === "string") return this.string(value) as T;
     if (value === null || typeof value !== "object") return value;
+    if (this.instances.has(value)) return value;
     const key = JSON.stringify(value);
     const known = this.byJson.get(key);
     if (known !== undefined) return known as T;
     this.byJson.set(key, deepFreeze(value));
+    this.instances.add(value);
     return value;
   }
 

@@ -68,7 +68,13 @@ describe("the writer's state", () => {
     expect(restored.order).toEqual(["a", "b", "c"]);
     // Saved now, the snapshot holds c's spec itself (no longer in the latest matrix).
     store.saveSnapshot("writer-state", restored.lastSeq, store.snapshot("writer-state")!.format, restored.leanSnapshot());
-    expect(openWriterState(store).leanSnapshot()).toBe(whole.leanSnapshot());
+    const again = openWriterState(store);
+    expect(again.leanSnapshot()).toBe(whole.leanSnapshot());
+    // What jobs repeat (kwargs, agent, feedback, token totals) is written once; each attempt still gets totals of its own.
+    const values = (JSON.parse(whole.leanSnapshot()) as { values: unknown[] }).values.map((v) => JSON.stringify(v));
+    expect(new Set(values).size).toBe(values.length);
+    expect(again.jobs.get("a")!.finished!.tokens).toEqual(again.jobs.get("c")!.finished!.tokens);
+    expect(again.jobs.get("a")!.finished!.tokens).not.toBe(again.jobs.get("c")!.finished!.tokens);
   });
 
   it("keeps a usable snapshot that is a few events behind, and replaces one far behind or of another format", () => {
@@ -97,8 +103,10 @@ describe("the writer's state", () => {
     const state = openWriterState(store);
     saveWriterState(store, state);
     // A doctored snapshot (a job said failed) shows that the next writer read it rather than the log.
-    const saved = JSON.parse(store.snapshot("writer-state")!.data) as { jobs: { job_id: string; finished: { status: string } | null }[] };
-    saved.jobs.find((j) => j.job_id === "a")!.finished!.status = "timeout";
+    // A finished attempt is saved as its fields' values in a fixed order, its status the only "ok".
+    const saved = JSON.parse(store.snapshot("writer-state")!.data) as { jobs: { job_id: string; finished: unknown[] }[] };
+    const finished = saved.jobs.find((j) => j.job_id === "a")!.finished;
+    finished[finished.indexOf("ok")] = "timeout";
     store.saveSnapshot("writer-state", state.lastSeq, store.snapshot("writer-state")!.format, JSON.stringify(saved));
     expect(openWriterState(store).statusOf("a")).toBe("timeout");
   });
