@@ -33,8 +33,9 @@ function restored(store: EventStore): RunState | null {
 
 /**
  * A usable snapshot fewer than this many events behind the log is kept: folding them costs the
- * next writer a few milliseconds, writing a finished 10,000-job run's snapshot again (8.8 MB) about
- * 0.3 s at the end of every re-run that found nothing to do.
+ * next writer a few milliseconds, writing a finished 10,000-job run's snapshot again (8.8 MB then,
+ * 3.6 MB since jobs' repeated values are written once) about 0.3 s at the end of every re-run that
+ * found nothing to do.
  */
 const KEEP_SNAPSHOT_WITHIN = 1_000;
 
