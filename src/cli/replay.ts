@@ -1,8 +1,9 @@
 /**
  * `trace-bench replay <run_dir>`: rebuilds every file the event log can produce: the jsonl
  * mirrors from SQLite and every projection from the events, each compared byte for byte with the
- * file there and replaced when it differs; then it removes whatever else the directory holds. It is a writer (it takes the run directory's
- * lock); each event is checked as it is read, before anything derived from it is written.
+ * file there and replaced when it differs; then it removes whatever else the directory holds. It
+ * is a writer (it takes the run directory's lock); each event is checked as it is read, before
+ * anything derived from it is written.
  *
  * `--verify` only reads: it re-derives every job stream through the job machine and lists what
  * the machine would not have produced (exit 1), writing nothing.

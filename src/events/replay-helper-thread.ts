@@ -3,9 +3,9 @@
  * the log, the helper writes the folders of the jobs it is handed. Writing a job's folder (11 files
  * and 3 folders listed, each file rendered and compared with the disk, written to a temp file and
  * renamed where it differs) is most of a replay's time and mostly system calls, which two threads
- * make side by side. Jobs are handed over only while the helper
- * keeps up (its progress is shared memory: the replaying thread reads the log without yielding),
- * so a helper that starts late or runs slow only takes fewer of them.
+ * make side by side. Jobs are handed over only while the helper keeps up (its progress is shared
+ * memory: the replaying thread reads the log without yielding), so a helper that starts late or
+ * runs slow only takes fewer of them.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
