@@ -40,10 +40,11 @@ export function renderProjections(state: RunState): Map<string, FileContent> {
   return files;
 }
 
-/** What a job's files depend on: its own events and the run's identity and LLM columns. */
-function renderKey(state: JobRenderContext, job: JobView): string {
-  return `${job.lastSeq}|${state.runId}|${JSON.stringify(state.started?.llm ?? null)}`;
-}
+/** What a job's files depend on besides its own events: the run's identity and LLM columns. */
+const contextKey = (context: JobRenderContext): string => `${context.runId}|${JSON.stringify(context.started?.llm ?? null)}`;
+
+/** Log positions are below this, so that a render key holds a context's number above them. */
+const SEQ_SPAN = 2 ** 32;
 
 /**
  * What a remembered file holds, as a digest: a big run's manifest, files index and results
@@ -80,9 +81,18 @@ function writePieces(path: string, pieces: Iterable<string>): string {
 export class ProjectionWriter {
   /** A digest of what is on disk at each path, as far as this writer knows (it wrote it, or read it). */
   private readonly written = new Map<string, string>();
+  /** Folders made, besides jobs' own. */
   private readonly dirs = new Set<string>();
-  /** Per job, the state it was last rendered from: a job whose events did not change is not re-rendered. */
-  private readonly renderedAt = new Map<string, string>();
+  /** Jobs whose folders were made (or listed), by id: the ids the views hold, no path strings per job. */
+  private readonly jobDirs = new Set<string>();
+  /**
+   * Per job, the state it was last rendered from, as one number (its last event's seq, plus the
+   * number of the run context times `SEQ_SPAN`): a job whose events and context did not change is
+   * not re-rendered. A string per job was about 190 bytes of a 10,000-job run's heap each.
+   */
+  private readonly renderedAt = new Map<string, number>();
+  /** The run contexts jobs were rendered in, numbered in the order first seen (a run has one or two). */
+  private readonly contexts = new Map<string, number>();
   private readonly tempDir: string;
   private tempCounter = 0;
 
@@ -110,7 +120,7 @@ export class ProjectionWriter {
     const run = runFiles(state);
     for (const [path, content] of run) this.write(path, content);
     if (!run.has(RUN_FILES.leaderboard_csv)) this.remove(RUN_FILES.leaderboard_csv);
-    for (const job of state.orderedJobs()) if (this.renderedAt.get(job.job_id) !== renderKey(state, job)) this.rewriteJob(state, job);
+    for (const job of state.orderedJobs()) if (this.renderedAt.get(job.job_id) !== this.renderKey(state, job)) this.rewriteJob(state, job);
   }
 
   /**
@@ -122,12 +132,12 @@ export class ProjectionWriter {
     const files = jobFiles(context, job);
     for (const [path, content] of files) this.write(path, content, false, false);
     for (const name of JOB_GENERATED) if (!files.has(`jobs/${job.job_id}/${name}`)) this.remove(`jobs/${job.job_id}/${name}`);
-    this.renderedAt.set(job.job_id, renderKey(context, job));
+    this.renderedAt.set(job.job_id, this.renderKey(context, job));
   }
 
   /** Another writer (a replay's helper thread) writes the job's files as `context` renders them. */
   renderedElsewhere(context: JobRenderContext, job: JobView): void {
-    this.renderedAt.set(job.job_id, renderKey(context, job));
+    this.renderedAt.set(job.job_id, this.renderKey(context, job));
   }
 
   /** Removes this writer's temp folder (a helper's own, once it is done). */
@@ -141,19 +151,27 @@ export class ProjectionWriter {
    * columns change. Reopening a finished 10,000-job run compared 110,000 files otherwise.
    */
   assumeCurrent(state: RunState): void {
-    for (const job of state.jobs.values()) this.renderedAt.set(job.job_id, renderKey(state, job));
+    for (const job of state.jobs.values()) this.renderedAt.set(job.job_id, this.renderKey(state, job));
   }
 
   /** One job's files: new content of a job that just finished. */
   writeJob(state: RunState, job: JobView): void {
     this.ensureJobDirs(job);
     for (const [path, content] of jobFiles(state, job)) this.write(path, content, true, false);
-    this.renderedAt.set(job.job_id, renderKey(state, job));
+    this.renderedAt.set(job.job_id, this.renderKey(state, job));
   }
 
   /** Run-level files (all, or `only` these). */
   writeRunFiles(state: RunState, only?: Parameters<typeof runFiles>[1]): void {
     for (const [path, content] of runFiles(state, only)) this.write(path, content);
+  }
+
+  /** What a job's files are rendered from (see `renderedAt`). */
+  private renderKey(context: JobRenderContext, job: JobView): number {
+    const key = contextKey(context);
+    let number = this.contexts.get(key);
+    if (number === undefined) this.contexts.set(key, (number = this.contexts.size));
+    return number * SEQ_SPAN + job.lastSeq;
   }
 
   private ensureDir(dir: string): void {
@@ -169,14 +187,13 @@ export class ProjectionWriter {
    * less time).
    */
   private ensureJobDirs(job: JobView): void {
+    if (this.jobDirs.has(job.job_id)) return;
     const dir = `jobs/${checkedJobId(job.job_id)}`;
-    if (this.dirs.has(join(this.runDir, dir))) return;
     this.ensureDir(join(this.runDir, "jobs"));
     for (const folder of [dir, `${dir}/artifacts`, `${dir}/tb`]) {
-      const full = join(this.runDir, folder);
-      if (this.listed?.has(folder) !== true) mkdirSync(full, { recursive: true });
-      this.dirs.add(full);
+      if (this.listed?.has(folder) !== true) mkdirSync(join(this.runDir, folder), { recursive: true });
     }
+    this.jobDirs.add(job.job_id);
   }
 
   /**
@@ -198,7 +215,8 @@ export class ProjectionWriter {
       if (digest !== null) this.written.set(path, digest);
       return;
     }
-    this.ensureDir(dirname(full));
+    // A job's folders were made with it (`ensureJobDirs`): its files' folders are not remembered one by one.
+    if (remember) this.ensureDir(dirname(full));
     const temp = join(this.tempDir, String(this.tempCounter++));
     writeFileSync(temp, content);
     renameSync(temp, full);
@@ -225,7 +243,7 @@ export class ProjectionWriter {
   private writeBytes(path: string, content: Uint8Array, isNew: boolean): void {
     const full = join(this.runDir, path);
     if (!isNew && this.alreadyHolds(path, full, content)) return;
-    this.ensureDir(dirname(full));
+    // Only a job's files are bytes: their folders were made with the job (`ensureJobDirs`).
     const temp = join(this.tempDir, String(this.tempCounter++));
     writeFileSync(temp, content);
     renameSync(temp, full);

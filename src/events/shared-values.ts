@@ -5,6 +5,8 @@
  * the same strings each. Shared values are frozen: the fold treats payloads as read-only, and
  * freezing turns a stray write into an error instead of a change to every job at once.
  */
+import { deepFreeze } from "../config/deep-freeze.js";
+
 /** Strings longer than this are not looked up: the table would hold every job's unique text. */
 const SHARED_STRING_MAX = 256;
 
@@ -35,10 +37,4 @@ export class SharedValues {
     this.strings.set(text, text);
     return text;
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
-  for (const inner of Object.values(value)) deepFreeze(inner);
-  return Object.freeze(value);
 }

@@ -80,7 +80,10 @@ const YAML_OPTIONS = { indentSeq: false, lineWidth: 0 } as const;
 /** YAML in PyYAML's `safe_dump(sort_keys=False)` style: block style, list items not indented. */
 export function yamlArtifact(value: unknown): string {
   yamlDocument.contents = yamlDocument.createNode(yamlReady(value));
-  return yamlDocument.toString(YAML_OPTIONS);
+  const text = yamlDocument.toString(YAML_OPTIONS);
+  // Not kept until the next dump: the run's config snapshot is one (a node per seed of a big matrix).
+  yamlDocument.contents = null;
+  return text;
 }
 
 /** A CSV cell as Python's csv module writes `str(value)`; nested values as sorted JSON. */

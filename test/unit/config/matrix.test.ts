@@ -145,7 +145,7 @@ describe("expansion order and ids", () => {
     for (const id of first) expect(id).toMatch(/^[0-9a-f]{12}$/);
   });
 
-  it("raw_params keep the configured spelling; each job has its own copy", () => {
+  it("raw_params keep the configured spelling; seeds share one read-only copy, which a write cannot change", () => {
     const jobs = expandMatrix(loadRunConfig(MATRIX).config);
     expect(jobs.map((j) => j.raw_params).slice(0, 8)).toEqual([
       { ps_steps: 1 },
@@ -157,8 +157,13 @@ describe("expansion order and ids", () => {
       { gepa_iters: 3 },
       { gepa_iters: 3 },
     ]);
-    expect(jobs[0]!.raw_params).not.toBe(jobs[1]!.raw_params);
-    expect(jobs[0]!.resolved_kwargs.trainer_kwargs).not.toBe(jobs[1]!.resolved_kwargs.trainer_kwargs);
+    // Seeds of one cell share its kwargs (a 10,000-seed matrix held 10,000 copies); frozen, so
+    // that no job can change another's.
+    expect(jobs[1]!.raw_params).toBe(jobs[0]!.raw_params);
+    expect(jobs[2]!.raw_params).not.toBe(jobs[0]!.raw_params);
+    expect(() => ((jobs[0]!.raw_params as Record<string, unknown>).ps_steps = 5)).toThrow(TypeError);
+    expect(() => ((jobs[0]!.resolved_kwargs.trainer_kwargs as Record<string, unknown>).ps_steps = 5)).toThrow(TypeError);
+    expect(jobs[1]!.raw_params).toEqual({ ps_steps: 1 });
   });
 
   it("the id depends on key content, not YAML key order or alias spelling", () => {
