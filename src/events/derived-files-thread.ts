@@ -40,14 +40,14 @@ export interface DerivedFilesOutcome {
 const NOTIFY_EVERY_MS = 50;
 const WORKER_URL = new URL("./derived-files-worker.js", import.meta.url);
 /**
- * The worker's young generation, in MiB. At 4 MiB it took about 40 MiB off the peak of a
- * 1,000-job run, but once the jobs ran faster the worker became what a run waits for, and
- * scavenging took a quarter of its time: at 32 MiB a 3,000-job run (8 workers) took 4.9 s
- * instead of 6.6 s, its peak 346 MiB instead of 311 (bench rows 7 and 9). Once the worker
- * allocated less, 16 MiB was as fast as 32 with lower peaks (alternated, 8 workers: 1,000 jobs
- * 163–164 vs 175–177 MiB, 3,000 jobs 235–242 vs 250–252, 10,000 jobs 377–380 vs 412–414).
+ * The worker's young generation, in MiB. At 4 MiB it took about 40 MiB off the peak of a 1,000-job
+ * run, but while the worker read the log 2,000 events at a time, each batch outlived its
+ * scavenges and scavenging took a quarter of its time (a 3,000-job run 6.6 s instead of 4.9 at
+ * 32 MiB). Read 250 at a time (`FOLLOW_BATCH`), 4 MiB is as fast as 16 was (alternated ×3,
+ * 10,000 jobs at 8 workers: whole command 5.65–6.57 s against 5.70–5.98) and the peak is lower
+ * (10,000 jobs 178–184 against 203–206 MiB; 1,000 jobs about 127 against 136–142 at 8 MiB).
  */
-const YOUNG_GENERATION_MB = 16;
+const YOUNG_GENERATION_MB = 4;
 const ALL_BEHIND = ["mirrors", "projections"];
 
 /** A worker thread whose setup comes as its first message (`DerivedFilesStart`). */

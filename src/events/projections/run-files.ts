@@ -25,10 +25,16 @@ export const RUN_FILES = {
   aggregate_csv: "aggregate.csv",
 } as const;
 
-export function resultsCsv(rows: readonly ResultRow[]): string {
-  const lines = [csvLine([...RESULT_COLUMNS])];
-  for (const row of rows) lines.push(csvLine(RESULT_COLUMNS.map((c) => csvCell(row[c], FLOAT_COLUMNS.has(c) ? "float" : "plain"))));
-  return lines.join("");
+/**
+ * results.csv, each line rendered as it is written: a 10,000-job table is megabytes, and its lines
+ * and their joined text (rendered again at every refresh of a live run) were the largest objects
+ * of a big run's derived-files heap.
+ */
+export function resultsCsv(rows: readonly ResultRow[]): TextPieces {
+  return new TextPieces(function* () {
+    yield csvLine([...RESULT_COLUMNS]);
+    for (const row of rows) yield csvLine(RESULT_COLUMNS.map((c) => csvCell(row[c], FLOAT_COLUMNS.has(c) ? "float" : "plain")));
+  });
 }
 
 export function summaryJson(state: RunState, rows: readonly ResultRow[], aggregates: readonly AggregateRow[] = aggregateRows(rows)): string {
