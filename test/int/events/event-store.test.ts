@@ -105,12 +105,14 @@ describe("EventStore: one writer per run directory", () => {
        db.prepare("INSERT INTO writer (id, pid, host, process_start, started_at, command) VALUES (1, ?, ?, NULL, '2026-01-01T00:00:00Z', 'trace-bench run')").run(process.pid, ${JSON.stringify(hostname())});
        const put = db.prepare("INSERT OR REPLACE INTO snapshots (name, seq, format, data) VALUES ('load', ?, 'x', 'x')");
        process.stdout.write("ready");
-       for (let i = 0, end = Date.now() + 3000; Date.now() < end; i++) put.run(i);`,
+       for (let i = 0, end = Date.now() + 20000; Date.now() < end; i++) put.run(i);`,
     ]);
     try {
       await new Promise((resolve) => holder.stdout.once("data", resolve));
       const outcomes: string[] = [];
-      for (const end = Date.now() + 1500; Date.now() < end; ) {
+      // A count of tries, not a time: each waits on the busy database, longer on a loaded machine
+      // (17 tries in 1.5 s once, in the full suite); the holder commits for longer than this takes.
+      for (const end = Date.now() + 15000; outcomes.length <= 20 && Date.now() < end; ) {
         try {
           open(dir).close();
           outcomes.push("opened");
