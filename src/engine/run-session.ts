@@ -4,8 +4,8 @@
  * the log. The mirrors and projections are kept by a worker thread (derived-files-worker.ts),
  * which first repairs what a crash left behind. Appends are committed in groups (event-store.ts);
  * each committed group is folded into the run state and then handed to the subscribers. `finish`
- * commits what is pending, saves the state's snapshot, waits until every derived file reflects the
- * log and records the position the projections reflect.
+ * commits what is pending, waits until every derived file reflects the log, records the position
+ * the projections reflect and saves the state's snapshot.
  */
 import type { Contents } from "../events/content-ref.js";
 import type { Subscriber } from "../events/event-bus.js";
@@ -99,20 +99,23 @@ export class RunSession {
   async finish(report: (text: string) => void): Promise<string[]> {
     this.commitPending();
     const lastSeq = this.store.lastSeq();
-    if (this.state.lastSeq === lastSeq) {
-      try {
-        saveWriterState(this.store, this.state);
-      } catch {
-        // Only a cache: the next writer folds the log instead.
-      }
-    }
     const behind = this.bus.settle(lastSeq).filter((name) => name !== this.derived.name);
     const derived = await this.derived.finish(lastSeq);
+    // Its work is done: its heap is given back before the snapshot below is built, so that the two
+    // are not in memory at once (the peak of a big run).
+    await this.derived.close();
     if (derived.projectionsAt !== null) {
       try {
         this.store.recordSubscriberPosition(PROJECTIONS, derived.projectionsAt);
       } catch (error) {
         report(`projections: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    if (this.state.lastSeq === lastSeq) {
+      try {
+        saveWriterState(this.store, this.state);
+      } catch {
+        // Only a cache: the next writer folds the log instead.
       }
     }
     return [...behind, ...derived.behind];

@@ -52,24 +52,37 @@ const SEQ_SPAN = 2 ** 32;
  */
 const digestOf = (content: string | Buffer) => hash("sha1", content, "base64");
 
-/** Pieces are gathered into writes of about this many characters. */
-const PIECE_WRITE_CHARS = 1 << 16;
+/**
+ * Pieces are encoded into this reused buffer and written when it fills: gathered as a string
+ * (64 K characters at a time), a big file's pending text outlived the derived-files thread's
+ * small young generation and was promoted with every write (a 10,000-job run's last files).
+ */
+const pieceBuffer = Buffer.allocUnsafe(1 << 16);
+/** A piece that could take more than this many bytes is written on its own (UTF-8: at most 3 bytes a UTF-16 unit). */
+const MAX_BUFFERED_PIECE = pieceBuffer.length / 3;
 
 /** Writes `pieces` to a new file at `path` as they come; returns the digest of what it wrote. */
 function writePieces(path: string, pieces: Iterable<string>): string {
   const digest = createHash("sha1");
   const fd = openSync(path, "w");
   try {
-    let pending = "";
-    const flush = () => {
-      const bytes = Buffer.from(pending, "utf8");
+    let used = 0;
+    const write = (bytes: Uint8Array) => {
       for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
       digest.update(bytes);
-      pending = "";
+    };
+    const flush = () => {
+      write(pieceBuffer.subarray(0, used));
+      used = 0;
     };
     for (const piece of pieces) {
-      pending += piece;
-      if (pending.length >= PIECE_WRITE_CHARS) flush();
+      if (piece.length > MAX_BUFFERED_PIECE) {
+        flush();
+        write(Buffer.from(piece, "utf8"));
+        continue;
+      }
+      if (used + piece.length * 3 > pieceBuffer.length) flush();
+      used += pieceBuffer.write(piece, used, "utf8");
     }
     flush();
   } finally {
@@ -93,6 +106,7 @@ export class ProjectionWriter {
   private readonly renderedAt = new Map<string, number>();
   /** The run contexts jobs were rendered in, numbered in the order first seen (a run has one or two). */
   private readonly contexts = new Map<string, number>();
+  private lastContext: (JobRenderContext & { readonly number: number }) | null = null;
   private readonly tempDir: string;
   private tempCounter = 0;
 
@@ -168,10 +182,18 @@ export class ProjectionWriter {
 
   /** What a job's files are rendered from (see `renderedAt`). */
   private renderKey(context: JobRenderContext, job: JobView): number {
+    return this.contextNumber(context) * SEQ_SPAN + job.lastSeq;
+  }
+
+  /** The number of `context` in `contexts`; the last one asked about is remembered (asked once per job). */
+  private contextNumber(context: JobRenderContext): number {
+    const last = this.lastContext;
+    if (last !== null && last.runId === context.runId && last.started === context.started) return last.number;
     const key = contextKey(context);
     let number = this.contexts.get(key);
     if (number === undefined) this.contexts.set(key, (number = this.contexts.size));
-    return number * SEQ_SPAN + job.lastSeq;
+    this.lastContext = { runId: context.runId, started: context.started, number };
+    return number;
   }
 
   private ensureDir(dir: string): void {
