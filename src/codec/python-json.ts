@@ -141,23 +141,38 @@ export function pythonStr(value: unknown): string {
 
 /** `json.dumps(value, indent=2, ensure_ascii=...)`: insertion order, for files people read. */
 export function pythonPrettyJson(value: unknown, options: { readonly ensureAscii?: boolean; readonly depth?: number } = {}): string {
-  const indent = 2;
-  const ensureAscii = options.ensureAscii ?? false;
-  const render = (v: unknown, depth: number): string => {
-    const pad = " ".repeat(indent * (depth + 1));
-    const close = " ".repeat(indent * depth);
-    if (Array.isArray(v)) {
-      if (v.length === 0) return "[]";
-      return `[\n${v.map((item) => pad + render(item, depth + 1)).join(",\n")}\n${close}]`;
-    }
-    if (v !== null && typeof v === "object" && !(v instanceof PyFloat) && (Object.getPrototypeOf(v) === Object.prototype || isNullProto(v))) {
-      const entries = Object.entries(v as Record<string, unknown>).filter(([, item]) => item !== undefined);
-      if (entries.length === 0) return "{}";
-      return `{\n${entries.map(([k, item]) => `${pad}${pythonJsonString(k, ensureAscii)}: ${render(item, depth + 1)}`).join(",\n")}\n${close}}`;
-    }
-    if (typeof v === "string") return pythonJsonString(v, ensureAscii);
-    return canonicalJson(v);
-  };
   // `depth`: the value is rendered as it is nested that deep in a document (its lines indented so).
-  return render(value, options.depth ?? 0);
+  return prettyJson(value, options.depth ?? 0, options.ensureAscii ?? false);
+}
+
+/** Indentation of each depth, made once: every job's files render a few hundred lines. */
+const INDENTS: string[] = [];
+const indentOf = (depth: number): string => (INDENTS[depth] ??= " ".repeat(2 * depth));
+
+/**
+ * One value as `pythonPrettyJson` renders it at `depth`, appended into one string as it goes
+ * (mapping entries to strings and joining them allocated about twice as much, and rendering is
+ * most of the derived-files thread's work besides the file system).
+ */
+function prettyJson(v: unknown, depth: number, ensureAscii: boolean): string {
+  if (typeof v === "string") return pythonJsonString(v, ensureAscii);
+  if (v === null || typeof v !== "object" || v instanceof PyFloat) return canonicalJson(v);
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "[]";
+    const pad = indentOf(depth + 1);
+    let out = `[\n${pad}${prettyJson(v[0], depth + 1, ensureAscii)}`;
+    for (let i = 1; i < v.length; i++) out += `,\n${pad}${prettyJson(v[i], depth + 1, ensureAscii)}`;
+    return `${out}\n${indentOf(depth)}]`;
+  }
+  const prototype: unknown = Object.getPrototypeOf(v);
+  if (prototype !== Object.prototype && prototype !== null) return canonicalJson(v);
+  const pad = indentOf(depth + 1);
+  const record = v as Record<string, unknown>;
+  let out = "";
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    if (item === undefined) continue;
+    out += `${out === "" ? "{\n" : ",\n"}${pad}${pythonJsonString(key, ensureAscii)}: ${prettyJson(item, depth + 1, ensureAscii)}`;
+  }
+  return out === "" ? "{}" : `${out}\n${indentOf(depth)}}`;
 }

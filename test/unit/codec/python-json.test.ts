@@ -10,6 +10,7 @@ import {
   pythonFloatRepr,
   pythonJsonString,
   pythonNumberRepr,
+  pythonPrettyJson,
   pythonStr,
 } from "../../../src/codec/python-json.js";
 
@@ -192,5 +193,30 @@ describe("pythonFloatRepr", () => {
 describe("pythonStr", () => {
   it("matches Python str() of scalars", () => {
     expect([true, false, null, 1.5, 2, new PyFloat(1), "text"].map(pythonStr)).toEqual(["True", "False", "None", "1.5", "2", "1.0", "text"]);
+  });
+});
+
+describe("pythonPrettyJson", () => {
+  // json.dumps(value, indent=2, ensure_ascii=...) of the same values, by CPython 3.11.
+  const nested = { a: 1, b: [1, 2.5, "x", null, true], c: {}, d: [], e: { f: [[], {}], g: "\u00e9\n\t\"\\" } };
+  const floats = [new PyFloat(1), 0.1, 1e21, 1e-7, 1 / 3, new PyFloat(-0), Number.NaN, Number.POSITIVE_INFINITY];
+  const unicode = { "\u65e5\u672c": "\ud83d\ude00 \u007f \u0000" };
+  const cases: [string, unknown, boolean, string][] = [
+    ["nested", nested, false, "{\n  \"a\": 1,\n  \"b\": [\n    1,\n    2.5,\n    \"x\",\n    null,\n    true\n  ],\n  \"c\": {},\n  \"d\": [],\n  \"e\": {\n    \"f\": [\n      [],\n      {}\n    ],\n    \"g\": \"\u00e9\\n\\t\\\"\\\\\"\n  }\n}"],
+    ["nested", nested, true, "{\n  \"a\": 1,\n  \"b\": [\n    1,\n    2.5,\n    \"x\",\n    null,\n    true\n  ],\n  \"c\": {},\n  \"d\": [],\n  \"e\": {\n    \"f\": [\n      [],\n      {}\n    ],\n    \"g\": \"\\u00e9\\n\\t\\\"\\\\\"\n  }\n}"],
+    ["floats", floats, false, "[\n  1.0,\n  0.1,\n  1e+21,\n  1e-07,\n  0.3333333333333333,\n  -0.0,\n  NaN,\n  Infinity\n]"],
+    ["unicode", unicode, false, "{\n  \"\u65e5\u672c\": \"\ud83d\ude00 \u007f \\u0000\"\n}"],
+    ["unicode", unicode, true, "{\n  \"\\u65e5\\u672c\": \"\\ud83d\\ude00 \\u007f \\u0000\"\n}"],
+  ];
+  for (const [name, value, ensureAscii, python] of cases) {
+    it(`matches Python's json.dumps(indent=2, ensure_ascii=${ensureAscii ? "True" : "False"}) of ${name}`, () => {
+      expect(pythonPrettyJson(value, { ensureAscii })).toBe(python);
+    });
+  }
+
+  it("leaves out undefined entries, renders an object of only those as {}, and indents a nested value by its depth", () => {
+    expect(pythonPrettyJson({ a: undefined, b: [undefined] })).toBe('{\n  "b": [\n    null\n  ]\n}');
+    expect(pythonPrettyJson({ a: undefined })).toBe("{}");
+    expect(pythonPrettyJson({ k: [1] }, { depth: 1 })).toBe('{\n    "k": [\n      1\n    ]\n  }');
   });
 });
