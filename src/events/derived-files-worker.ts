@@ -13,6 +13,7 @@ import { parentPort } from "node:worker_threads";
 import { EventBus } from "./event-bus.js";
 import { EventReader } from "./event-reader.js";
 import { decodeRow } from "./event-store.js";
+import { jobStream } from "./event-schema.js";
 import { storedPayload, type EventRow } from "./log-database.js";
 import { MirrorWriter, type MirrorCatchUp } from "./mirror-writer.js";
 import { PROJECTIONS, ProjectionSubscriber } from "./projection-subscriber.js";
@@ -64,6 +65,7 @@ const projections = new ProjectionSubscriber(
   new ProjectionWriter(setup.runDir, setup.fresh),
   {
     readAfter: (afterSeq) => reader.readAfter(afterSeq),
+    jobHistory: (jobId) => reader.readStream(jobStream(jobId)),
     subscriberPosition: (name) => reader.subscriberPosition(name),
     recordSubscriberPosition: (name, position) => {
       if (name === PROJECTIONS) projectionsAt = position;
@@ -91,8 +93,13 @@ const REOPEN_PAGE = 2_000;
 let seen = 0;
 if (!setup.fresh) {
   const filesAt = projections.recordedPosition();
+  /** The position of each stream's last event (none known if it cannot be read: no job is released then). */
+  let lastPositions = new Map<string, number>();
   let mirrorCheck: MirrorCatchUp | null = null;
-  repair(() => (mirrorCheck = mirrors.startCatchUp(reader.lastPositions())), mirrors.name);
+  repair(() => {
+    lastPositions = reader.lastPositions();
+    mirrorCheck = mirrors.startCatchUp(lastPositions);
+  }, mirrors.name);
   /** One step of the mirrors' check; a step that fails ends it (the mirrors are then behind, caught up from the log later). */
   const checkMirrors = (step: (check: MirrorCatchUp) => void) => {
     const check = mirrorCheck;
@@ -107,6 +114,10 @@ if (!setup.fresh) {
       state.apply(decoded(row));
       if (state.lastSeq === filesAt) projections.assumeCurrent();
       checkMirrors((check) => check.add(row));
+      // A job whose last event is read and whose files on disk reflect it is not rendered again
+      // unless it changes: its details are dropped, and folded again from the log if it does (a
+      // reopened 10,000-job run held every job's log, evaluations and values otherwise).
+      if (row.job_id !== null && row.seq <= filesAt && lastPositions.get(row.stream) === row.position) state.releaseDetail(row.job_id);
     }
     seen = rows.at(-1)!.seq;
   }

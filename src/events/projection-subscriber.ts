@@ -15,6 +15,8 @@ export const PROJECTIONS = "projections";
 
 export interface ProjectionLog {
   readAfter(afterSeq: number): StoredEvent[];
+  /** Every event of one job, in order (a released job's details are folded again from them). */
+  jobHistory(jobId: string): StoredEvent[];
   subscriberPosition(name: string): number;
   recordSubscriberPosition(name: string, position: number): void;
 }
@@ -34,7 +36,7 @@ export class ProjectionSubscriber implements Subscriber {
   ) {}
 
   handle(events: readonly StoredEvent[]): void {
-    for (const event of events) this.state.apply(event);
+    this.fold(events);
     for (const event of events) {
       if (event.type === "RunStarted") this.writer.writeRunFiles(this.state, START_RUN_FILES);
       if (event.type === "JobFinished" && event.job_id !== null) {
@@ -66,8 +68,22 @@ export class ProjectionSubscriber implements Subscriber {
 
   /** Folds what the state has not seen, writes every file, and records the position they reflect. */
   catchUp(): void {
-    for (const event of this.log.readAfter(this.state.lastSeq)) this.state.apply(event);
+    this.fold(this.log.readAfter(this.state.lastSeq));
+    // A job whose files must be rendered again (the run's LLM columns changed) needs its details.
+    for (const job of this.state.jobs.values()) if (job.released && !this.writer.isCurrent(this.state, job)) this.restore(job.job_id);
     this.writer.writeAll(this.state);
     this.log.recordSubscriberPosition(PROJECTIONS, this.state.lastSeq);
+  }
+
+  /** Folds `events`, giving a released job its details back before events of its own. */
+  private fold(events: readonly StoredEvent[]): void {
+    for (const event of events) {
+      if (event.job_id !== null && event.seq > this.state.lastSeq && this.state.jobs.get(event.job_id)?.released === true) this.restore(event.job_id);
+      this.state.apply(event);
+    }
+  }
+
+  private restore(jobId: string): void {
+    this.state.restoreDetail(jobId, this.log.jobHistory(jobId));
   }
 }

@@ -134,7 +134,12 @@ export class ProjectionWriter {
     const run = runFiles(state);
     for (const [path, content] of run) this.write(path, content);
     if (!run.has(RUN_FILES.leaderboard_csv)) this.remove(RUN_FILES.leaderboard_csv);
-    for (const job of state.orderedJobs()) if (this.renderedAt.get(job.job_id) !== this.renderKey(state, job)) this.rewriteJob(state, job);
+    for (const job of state.orderedJobs()) if (!this.isCurrent(state, job)) this.rewriteJob(state, job);
+  }
+
+  /** Whether the job's files on disk were rendered from what `state` holds of it. */
+  isCurrent(state: RunState, job: JobView): boolean {
+    return this.renderedAt.get(job.job_id) === this.renderKey(state, job);
   }
 
   /**

@@ -452,6 +452,25 @@ export class RunState {
   private applyJobEvent(jobId: string, event: StoredEvent): void {
     const view = this.jobs.get(jobId);
     if (view === undefined) throw new Error(`event ${event.seq}: job ${jobId} is not in any matrix of this run`);
+    this.foldIntoView(view, event, true);
+  }
+
+  /**
+   * Gives a released view its details back, for its files to be rendered again (the job runs
+   * again, or the run's LLM columns changed): its events as the log holds them (`history`, its
+   * stream; those after this state's position are left out) folded again into a new view. The
+   * run-level totals already count them and are not touched.
+   */
+  restoreDetail(jobId: string, history: readonly StoredEvent[]): void {
+    const released = this.jobs.get(jobId);
+    if (!this.detail || released === undefined || !released.released) return;
+    const view = newJobView(released.spec);
+    for (const event of history) if (event.seq <= this.lastSeq) this.foldIntoView(view, event, false);
+    this.jobs.set(jobId, view);
+  }
+
+  /** `event` of the view's job folded into it; `countRunTotals`: into the run's LLM use too. */
+  private foldIntoView(view: JobView, event: StoredEvent, countRunTotals: boolean): void {
     view.lastSeq = event.seq;
     if (this.detail) {
       const line = jobLogLine(event);
@@ -498,7 +517,7 @@ export class RunState {
         } else {
           addTokens(view.allAttemptTokens, event.data);
           addCost(view.allAttemptCost, event.data.cost_usd);
-          for (const use of this.usesOf(event.data)) {
+          for (const use of this.usesOf(event.data, countRunTotals)) {
             use.calls += 1;
             addTokens(use.tokens, event.data);
             addCost(use.cost, event.data.cost_usd);
@@ -507,11 +526,11 @@ export class RunState {
         return;
       case "LlmCallFailed":
         view.llmErrors += 1;
-        for (const use of this.usesOf(event.data)) use.failed += 1;
+        for (const use of this.usesOf(event.data, countRunTotals)) use.failed += 1;
         return;
       case "LlmCallAborted":
         view.llmAborted += 1;
-        for (const use of this.usesOf(event.data)) use.aborted += 1;
+        for (const use of this.usesOf(event.data, countRunTotals)) use.aborted += 1;
         return;
       case "ReplyUnusable":
         view.unusableReplies += 1;
@@ -566,7 +585,9 @@ export class RunState {
     };
   }
 
-  private usesOf(call: { model: string; role: string }): LlmUse[] {
+  /** The run's LLM use by the call's model and by its role (none when `counted` is false). */
+  private usesOf(call: { model: string; role: string }, counted = true): LlmUse[] {
+    if (!counted) return [];
     const of = (map: Map<string, LlmUse>, key: string) => {
       let use = map.get(key);
       if (use === undefined) map.set(key, (use = { calls: 0, failed: 0, aborted: 0, tokens: zeroTokens(), cost: zeroCost() }));

@@ -113,6 +113,33 @@ describe("mode real: every call in the log", () => {
     expect(r.stdout + r.stderr).not.toContain(KEY);
   });
 
+  it("a re-run whose LLM columns changed (the endpoint from OPENAI_BASE_URL) renders every settled job's files again, as replay does", async () => {
+    const first = await server([], ((body: Record<string, unknown>) => deterministicReply(body)) as ServerStep);
+    const second = await server([], ((body: Record<string, unknown>) => deterministicReply(body)) as ServerStep);
+    const dir = tempDir();
+    const cfg = join(dir, "env-endpoint.yaml");
+    writeFileSync(cfg, `mode: real\nllm: {model: test-model, api_key_env: FAKE_KEY}\npricing: {test-model: {input: 2, output: 10}}\nseeds: [1, 2]\n${TWO_TRAINERS}`);
+    const args = ["run", "--config", cfg, "--runs-dir", dir, "--run-id", "a"];
+    const r1 = await run(args, { OPENAI_BASE_URL: first.baseURL });
+    expect(r1.code, describeRun("run", r1)).toBe(0);
+    // Reopened, every job is settled (its details dropped); the new endpoint changes every job's files.
+    const r2 = await run(args, { OPENAI_BASE_URL: second.baseURL });
+    expect(r2.code, describeRun("re-run", r2)).toBe(0);
+    const runDir = join(dir, "a");
+    const rows = csvRows(join(runDir, "results.csv"));
+    expect(rows).toHaveLength(4);
+    for (const row of rows) {
+      expect(row.llm_base_url).toBe(second.baseURL);
+      const meta = JSON.parse(readFileSync(join(runDir, "jobs", row.job_id!, "job_meta.json"), "utf8")) as { llm: { llm_base_url: string } };
+      expect(meta.llm.llm_base_url).toBe(second.baseURL);
+      expect(readFileSync(join(runDir, "jobs", row.job_id!, "stdout.log"), "utf8")).toContain("finished ok");
+    }
+    const live = filesUnder(runDir);
+    const replay = await runCliAsync(["replay", runDir], { cwd: REPO_ROOT, env: process.env, timeoutMs: 60_000 });
+    expect(replay.code, describeRun("replay", replay)).toBe(0);
+    expect(filesUnder(runDir)).toEqual(live);
+  });
+
   it("a wrong key (401) stops the run before any job, with one line and exit 2, after one request; no run dir is left", async () => {
     const s = await server([], { status: 401, message: `Incorrect API key provided: ${KEY.slice(0, 6)}***42` });
     const dir = tempDir();

@@ -162,17 +162,32 @@ describe("resume", () => {
     expect(started).toEqual([1, 2]);
   });
 
-  it("failed re-runs only failed jobs; none and --force re-run everything", () => {
+  it("failed re-runs only failed jobs; none and --force re-run everything; the files each re-run leaves are what replay rebuilds", () => {
     const dir = tempDir();
     const cfg = config(dir, mixed);
+    const runDir = join(dir, "r");
+    /** Every file the run left, as replay rebuilds it from the log (a reopened run's settled jobs are folded again from the log when they run again). */
+    const expectReplayedAsLeft = () => {
+      const live = filesUnder(runDir);
+      expect(runCli(["replay", runDir]).code).toBe(0);
+      expect(filesUnder(runDir)).toEqual(live);
+    };
     run(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
     run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--resume", "failed"]);
-    expect(Object.values(attemptsByJob(join(dir, "r"))).map((a) => a.length).sort()).toEqual([1, 1, 2]);
+    expect(Object.values(attemptsByJob(runDir)).map((a) => a.length).sort()).toEqual([1, 1, 2]);
+    expectReplayedAsLeft();
     run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--resume", "none"]);
-    expect(Object.values(attemptsByJob(join(dir, "r"))).map((a) => a.length).sort()).toEqual([2, 2, 3]);
+    expect(Object.values(attemptsByJob(runDir)).map((a) => a.length).sort()).toEqual([2, 2, 3]);
+    expectReplayedAsLeft();
     run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--force"]);
-    expect(Object.values(attemptsByJob(join(dir, "r"))).map((a) => a.length).sort()).toEqual([3, 3, 4]);
-    expect(csvRows(join(dir, "r", "results.csv"))).toHaveLength(3);
+    expect(Object.values(attemptsByJob(runDir)).map((a) => a.length).sort()).toEqual([3, 3, 4]);
+    expect(csvRows(join(runDir, "results.csv"))).toHaveLength(3);
+    expectReplayedAsLeft();
+    // Each job's log holds the lines of every attempt.
+    for (const [jobId, attempts] of Object.entries(attemptsByJob(runDir))) {
+      const log = readFileSync(join(runDir, "jobs", jobId, "stdout.log"), "utf8");
+      for (const attempt of attempts) expect(log, `${jobId} attempt ${attempt}`).toContain(`attempt ${attempt}`);
+    }
   });
 
   it("a config run_id and --run-id choose the directory; without one a finished run is not resumed", () => {
