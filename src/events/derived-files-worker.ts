@@ -82,11 +82,9 @@ const projections = new ProjectionSubscriber(
  * a young generation of a quarter of the size cost no time (derived-files-thread.ts).
  */
 const FOLLOW_BATCH = 250;
-/** An existing run's log is read this many rows at a time, each folded as it is read. */
-const REOPEN_PAGE = 2_000;
 
 // A new run's events (the writer may have committed some already) all go through `publish`; an
-// existing run's are read once, a page at a time, to fold the state and check every mirror (each
+// existing run's are read once, a row at a time, to fold the state and check every mirror (each
 // job's once its last row was read) for what a crash may have left behind. Its projections are
 // trusted up to the position recorded for them and rewritten from there (the invocation that
 // reopened it may have committed its start already).
@@ -109,18 +107,15 @@ if (!setup.fresh) {
     mirrorCheck = null;
     repair(() => check.abandon(), mirrors.name);
   };
-  for (let rows = reader.rowsAfter(0, REOPEN_PAGE); rows.length > 0; rows = reader.rowsAfter(seen, REOPEN_PAGE)) {
-    for (const row of rows) {
-      state.apply(decoded(row));
-      if (state.lastSeq === filesAt) projections.assumeCurrent();
-      checkMirrors((check) => check.add(row));
-      // A job whose last event is read and whose files on disk reflect it is not rendered again
-      // unless it changes: its details are dropped, and folded again from the log if it does (a
-      // reopened 10,000-job run held every job's log, evaluations and values otherwise).
-      if (row.job_id !== null && row.seq <= filesAt && lastPositions.get(row.stream) === row.position) state.releaseDetail(row.job_id);
-    }
-    seen = rows.at(-1)!.seq;
-  }
+  seen = reader.eachRowAfter(0, (row) => {
+    state.apply(decoded(row));
+    if (state.lastSeq === filesAt) projections.assumeCurrent();
+    checkMirrors((check) => check.add(row));
+    // A job whose last event is read and whose files on disk reflect it is not rendered again
+    // unless it changes: its details are dropped, and folded again from the log if it does (a
+    // reopened 10,000-job run held every job's log, evaluations and values otherwise).
+    if (row.job_id !== null && row.seq <= filesAt && lastPositions.get(row.stream) === row.position) state.releaseDetail(row.job_id);
+  });
   checkMirrors((check) => check.finish());
   // Projections behind (a kill after the last commit but before the last write) are not rewritten
   // here: the finish's `catchUp` writes every job changed since the recorded position and the

@@ -29,6 +29,20 @@ export class EventReader {
     return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE seq > ? ORDER BY seq LIMIT ?`).all(afterSeq, limit) as EventRow[];
   }
 
+  /**
+   * Each row after `afterSeq`, in seq order, read one at a time (a page of rows held a reopened
+   * run's every `RunStarted` at once: a 10,000-job matrix is 3 MB, and one is added per
+   * invocation). `visit` must not query this reader. Returns the seq of the last row visited.
+   */
+  eachRowAfter(afterSeq: number, visit: (row: EventRow) => void): number {
+    let last = afterSeq;
+    for (const row of this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE seq > ? ORDER BY seq`).iterate(afterSeq) as IterableIterator<EventRow>) {
+      visit(row);
+      last = row.seq;
+    }
+    return last;
+  }
+
   /** The position of each stream's last event, by stream. */
   lastPositions(): Map<string, number> {
     return lastPositions(this.db, this.source);

@@ -106,7 +106,8 @@ export class ProjectionWriter {
   private readonly renderedAt = new Map<string, number>();
   /** The run contexts jobs were rendered in, numbered in the order first seen (a run has one or two). */
   private readonly contexts = new Map<string, number>();
-  private lastContext: (JobRenderContext & { readonly number: number }) | null = null;
+  /** The number of each run start's context, by the run state's `started` (not kept alive by this). */
+  private readonly contextOfStart = new WeakMap<object, { readonly runId: string; readonly number: number }>();
   private readonly tempDir: string;
   private tempCounter = 0;
 
@@ -190,14 +191,15 @@ export class ProjectionWriter {
     return this.contextNumber(context) * SEQ_SPAN + job.lastSeq;
   }
 
-  /** The number of `context` in `contexts`; the last one asked about is remembered (asked once per job). */
+  /** The number of `context` in `contexts`, remembered by its run start (it is asked for once per job). */
   private contextNumber(context: JobRenderContext): number {
-    const last = this.lastContext;
-    if (last !== null && last.runId === context.runId && last.started === context.started) return last.number;
+    const started = context.started;
+    const known = started === null ? undefined : this.contextOfStart.get(started);
+    if (known !== undefined && known.runId === context.runId) return known.number;
     const key = contextKey(context);
     let number = this.contexts.get(key);
     if (number === undefined) this.contexts.set(key, (number = this.contexts.size));
-    this.lastContext = { runId: context.runId, started: context.started, number };
+    if (started !== null) this.contextOfStart.set(started, { runId: context.runId, number });
     return number;
   }
 

@@ -232,6 +232,28 @@ describe("EventReader.follow", () => {
   });
 });
 
+describe("EventReader.eachRowAfter", () => {
+  it("visits every row after a position in seq order, one at a time, while the writer commits, and returns the last seq visited", () => {
+    const dir = tempDir();
+    const store = open(dir);
+    appendEvents(store, [runStarted(["a", "b"]), ...finishedJob("a")]);
+    const reader = EventReader.open(dir);
+    const visited: number[] = [];
+    // A commit while the reader iterates (WAL: the iteration sees the log as it began).
+    const last = reader.eachRowAfter(1, (row) => {
+      visited.push(row.seq);
+      if (visited.length === 1) appendEvents(store, finishedJob("b"));
+    });
+    const total = reader.lastSeq();
+    expect(visited).toEqual(Array.from({ length: finishedJob("a").length }, (_, i) => i + 2));
+    expect(last).toBe(visited.at(-1));
+    expect(total).toBe(1 + 2 * finishedJob("a").length);
+    expect(reader.eachRowAfter(total, () => expect.unreachable())).toBe(total);
+    reader.close();
+    store.close();
+  });
+});
+
 describe("EventStore: a position taken behind the writer's back", () => {
   it("an append onto a taken position is refused as a wrong expected version, and nothing of it commits", () => {
     const dir = tempDir();
