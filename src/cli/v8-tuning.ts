@@ -19,10 +19,9 @@ const RUN_INTERRUPT_BUDGET = 1 << 20;
 export function tuneV8ForJobs(): void {
   setFlagsFromString(`--interrupt-budget=${RUN_INTERRUPT_BUDGET}`);
   // The job thread and the derived-files thread optimize on their own threads rather than hand
-  // the work to V8's background threads (set before either thread starts). On two cores those
-  // only competed with them, and each kept allocations of its own: peak RSS of 10,000 trivial
-  // jobs at 8 workers 175–179 → 167–171 MiB, 1,000 jobs 122 → 121, the 500-job job phase
-  // unchanged at 1 and 8 workers (alternated ×8).
+  // the work to V8's background threads (set before either thread starts), which on two cores
+  // only competed with them: peak RSS of 10,000 trivial jobs at 8 workers 175–179 → 167–171 MiB,
+  // 1,000 jobs 122 → 121, the 500-job job phase unchanged at 1 and 8 workers (alternated ×8).
   setFlagsFromString("--no-concurrent-recompilation");
 }
 

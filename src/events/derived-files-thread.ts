@@ -45,7 +45,7 @@ const WORKER_URL = new URL("./derived-files-worker.js", import.meta.url);
  * scavenges and scavenging took a quarter of its time (a 3,000-job run 6.6 s instead of 4.9 at
  * 32 MiB). Read 250 at a time (`FOLLOW_BATCH`), 4 MiB is as fast as 16 was (alternated ×3,
  * 10,000 jobs at 8 workers: whole command 5.65–6.57 s against 5.70–5.98) and the peak is lower
- * (10,000 jobs 178–184 against 203–206 MiB; 1,000 jobs about 127 against 136–142 at 8 MiB).
+ * (178–184 against 203–206 MiB).
  */
 const YOUNG_GENERATION_MB = 4;
 const ALL_BEHIND = ["mirrors", "projections"];

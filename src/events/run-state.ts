@@ -637,8 +637,9 @@ const NO_ITERATIONS = EMPTY_LIST as unknown as IterationData[];
 const NO_MARKS = EMPTY_LIST as unknown as IterationMark[];
 
 /**
- * The totals of a view that made no call: one read-only instance for every such view (four per
- * job, 10,000 jobs, about 1.7 MB), replaced by its own on the first call (`ownTotals`).
+ * The totals of a view that made no call: one read-only instance for every such view (four
+ * objects per job; 10,000 call-less jobs' views took 7.4 MB of the heap, 5.2 MB since), replaced
+ * by its own on the first call (`ownTotals`).
  */
 const NO_TOKENS: TokenTotals = Object.freeze(zeroTokens());
 const NO_COST: CostTotal = Object.freeze(zeroCost());
