@@ -3,15 +3,15 @@
  * terminal, and hands back its exit code.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { prewarmDerivedFilesThread } from "../events/derived-files-thread.js";
 import type { JobThreadMessage, JobThreadSetup, TerminalFacts, TerminalResize } from "./job-thread.js";
 import { takeRelayedSignals } from "./stop-signals.js";
+import { favourMemory } from "./v8-tuning.js";
 
 const setup = workerData as JobThreadSetup;
+// This thread's heap is set up: from here on V8 keeps the process's heaps small (v8-tuning.ts).
+favourMemory();
 const port = parentPort!;
 takeRelayedSignals(port, setup.listening);
-// The run's derived-files thread boots (about 0.4 s here) while this thread loads the verb and plans.
-prewarmDerivedFilesThread();
 const { runVerb } = await import("./main.js");
 
 /** A worker's stdout and stderr are pipes to the main thread: they take on the real streams' terminal facts. */

@@ -152,7 +152,7 @@ const indentOf = (depth: number): string => (INDENTS[depth] ??= " ".repeat(2 * d
 /**
  * One value as `pythonPrettyJson` renders it at `depth`, appended into one string as it goes
  * (mapping entries to strings and joining them allocated about twice as much, and rendering is
- * most of the derived-files thread's work besides the file system).
+ * most of the derived files' work besides the file system).
  */
 function prettyJson(v: unknown, depth: number, ensureAscii: boolean): string {
   if (typeof v === "string") return pythonJsonString(v, ensureAscii);

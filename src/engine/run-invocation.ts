@@ -104,7 +104,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
             }),
           catch: (error) => error as RunLockedError | EventLogWriteError | EventLogCorruptError,
         }),
-        (s) => Effect.promise(() => s.close()),
+        (s) => Effect.sync(() => s.close()),
       );
       const state = session.state;
       const invocation = yield* Effect.try({

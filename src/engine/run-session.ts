@@ -1,8 +1,8 @@
 /**
  * A run directory opened for writing: the event log (with its writer lock), the writer's lean run
  * state (writer-state.ts: its snapshot and the events after it), and the subscribers that follow
- * the log. The mirrors and projections are kept by a worker thread (derived-files-worker.ts),
- * which first repairs what a crash left behind. Appends are committed in groups (event-store.ts);
+ * the log. The mirrors and projections are kept off the jobs' path (derived-files.ts), which
+ * first repairs what a crash left behind. Appends are committed in groups (event-store.ts);
  * each committed group is folded into the run state and then handed to the subscribers. `finish`
  * commits what is pending, waits until every derived file reflects the log, records the position
  * the projections reflect and saves the state's snapshot.
@@ -12,7 +12,7 @@ import type { Subscriber } from "../events/event-bus.js";
 import { EventBus } from "../events/event-bus.js";
 import { jobStream, RUN_STREAM, type NewEvent, type StoredEvent } from "../events/event-schema.js";
 import { EventStore } from "../events/event-store.js";
-import { DerivedFilesThread } from "../events/derived-files-thread.js";
+import { DerivedFiles } from "../events/derived-files.js";
 import { PROJECTIONS } from "../events/projection-subscriber.js";
 import type { RunState } from "../events/run-state.js";
 import { openWriterState, saveWriterState } from "../events/writer-state.js";
@@ -34,7 +34,7 @@ export class RunSession {
     readonly runDir: string,
     private readonly store: EventStore,
     readonly state: RunState,
-    private readonly derived: DerivedFilesThread,
+    private readonly derived: DerivedFiles,
     private readonly bus: EventBus,
   ) {}
 
@@ -43,7 +43,7 @@ export class RunSession {
     const store = EventStore.open(runDir, runId, { command: options.command, groupCommit: true, ...(options.now ? { now: options.now } : {}) });
     try {
       const state = openWriterState(store);
-      const derived = new DerivedFilesThread({ runDir, fresh: state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
+      const derived = new DerivedFiles({ runDir, fresh: state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
       const bus = new EventBus([derived, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
       store.onCommit(
         (events) => {
@@ -100,10 +100,9 @@ export class RunSession {
     this.commitPending();
     const lastSeq = this.store.lastSeq();
     const behind = this.bus.settle(lastSeq).filter((name) => name !== this.derived.name);
-    const derived = await this.derived.finish(lastSeq);
-    // Its work is done: its heap is given back before the snapshot below is built, so that the two
+    // It lets go of its own state once level, before the snapshot below is built, so that the two
     // are not in memory at once (the peak of a big run).
-    await this.derived.close();
+    const derived = this.derived.finish(lastSeq);
     if (derived.projectionsAt !== null) {
       try {
         this.store.recordSubscriberPosition(PROJECTIONS, derived.projectionsAt);
@@ -121,9 +120,9 @@ export class RunSession {
     return [...behind, ...derived.behind];
   }
 
-  async close(): Promise<void> {
+  close(): void {
     try {
-      await this.derived.close();
+      this.derived.close();
     } finally {
       this.store.close();
     }

@@ -30,17 +30,13 @@ export class EventReader {
   }
 
   /**
-   * Each row after `afterSeq`, in seq order, read one at a time (a page of rows held a reopened
-   * run's every `RunStarted` at once: a 10,000-job matrix is 3 MB, and one is added per
-   * invocation). `visit` must not query this reader. Returns the seq of the last row visited.
+   * The rows after `afterSeq`, in seq order, read one at a time as they are asked for (a page of
+   * rows held a reopened run's every `RunStarted` at once: a 10,000-job matrix is 3 MB, and one is
+   * added per invocation). The read sees the log as it was at the first row. Until the iterator
+   * is done (or `return`ed), this reader cannot be closed.
    */
-  eachRowAfter(afterSeq: number, visit: (row: EventRow) => void): number {
-    let last = afterSeq;
-    for (const row of this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE seq > ? ORDER BY seq`).iterate(afterSeq) as IterableIterator<EventRow>) {
-      visit(row);
-      last = row.seq;
-    }
-    return last;
+  rowsOneByOne(afterSeq: number): IterableIterator<EventRow> {
+    return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE seq > ? ORDER BY seq`).iterate(afterSeq) as IterableIterator<EventRow>;
   }
 
   /** The position of each stream's last event, by stream. */

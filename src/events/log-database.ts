@@ -84,8 +84,8 @@ function schemaOf(db: Database.Database, path: string): number {
 
 /**
  * Each connection's page cache, in KiB: SQLite's own default. better-sqlite3 raises it to 16 MiB,
- * which a big log fills (a 10,000-job run's is 42 MB, read by the writer and the derived-files
- * thread) while a run mostly appends near the end of the log and reads it in order: that run
+ * which a big log fills (a 10,000-job run's is 42 MB, read by the writer and the derived
+ * files' reader) while a run mostly appends near the end of the log and reads it in order: that run
  * peaked at 259–267 MiB with it and 241–251 MiB with this, its job phase no slower (4 runs each,
  * alternated).
  */

@@ -55,8 +55,8 @@ const digestOf = (content: string | Buffer) => hash("sha1", content, "base64");
 
 /**
  * Pieces are encoded into this reused buffer and written when it fills: gathered as a string
- * (64 K characters at a time), a big file's pending text outlived the derived-files thread's
- * small young generation and was promoted with every write (a 10,000-job run's last files).
+ * (64 K characters at a time), a big file's pending text outlived the small young generation
+ * of the thread that wrote it and was promoted with every write (a 10,000-job run's last files).
  */
 const pieceBuffer = Buffer.allocUnsafe(1 << 16);
 /** A piece that could take more than this many bytes is written on its own (UTF-8: at most 3 bytes a UTF-16 unit). */

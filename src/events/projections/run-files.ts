@@ -28,7 +28,7 @@ export const RUN_FILES = {
 /**
  * results.csv, each line rendered as it is written: a 10,000-job table is megabytes, and its lines
  * and their joined text (rendered again at every refresh of a live run) were the largest objects
- * of a big run's derived-files heap.
+ * of a big run's derived-files heap (when they had a thread of their own).
  */
 export function resultsCsv(rows: readonly ResultRow[]): TextPieces {
   return new TextPieces(function* () {

@@ -232,23 +232,28 @@ describe("EventReader.follow", () => {
   });
 });
 
-describe("EventReader.eachRowAfter", () => {
-  it("visits every row after a position in seq order, one at a time, while the writer commits, and returns the last seq visited", () => {
+describe("EventReader.rowsOneByOne", () => {
+  it("yields every row after a position in seq order, one at a time, as the log was at its first row while the writer commits", () => {
     const dir = tempDir();
     const store = open(dir);
     appendEvents(store, [runStarted(["a", "b"]), ...finishedJob("a")]);
     const reader = EventReader.open(dir);
     const visited: number[] = [];
     // A commit while the reader iterates (WAL: the iteration sees the log as it began).
-    const last = reader.eachRowAfter(1, (row) => {
+    for (const row of reader.rowsOneByOne(1)) {
       visited.push(row.seq);
       if (visited.length === 1) appendEvents(store, finishedJob("b"));
-    });
+    }
     const total = reader.lastSeq();
     expect(visited).toEqual(Array.from({ length: finishedJob("a").length }, (_, i) => i + 2));
-    expect(last).toBe(visited.at(-1));
     expect(total).toBe(1 + 2 * finishedJob("a").length);
-    expect(reader.eachRowAfter(total, () => expect.unreachable())).toBe(total);
+    expect([...reader.rowsOneByOne(total)]).toEqual([]);
+    // An iteration in progress holds the connection open until it is ended.
+    const rows = reader.rowsOneByOne(0);
+    expect(rows.next().value?.seq).toBe(1);
+    expect(reader.lastSeq()).toBe(total);
+    expect(() => reader.close()).toThrow(/busy/);
+    rows.return?.();
     reader.close();
     store.close();
   });

@@ -1,0 +1,317 @@
+/**
+ * A run's derived files kept level with its log: the jsonl mirrors and the projections
+ * (results.csv, summary, each job's files). They are kept on the writer's thread, but off the
+ * jobs' path: `handle` only schedules a look, and the work comes in steps (one batch of events
+ * read from the log through a read-only connection of its own, rendered and written) with a rest
+ * after each as long as the step took, so that while jobs run they keep at least half the thread.
+ * Run-level files and jobs that lag are written at `finish`, which brings everything level.
+ *
+ * They had a worker thread of their own, whose isolate cost more memory than the work it took off
+ * the jobs saved time (see `FOLLOW_BATCH` and the README's figures).
+ *
+ * On a reopened run it first does what opening a run always did, in the same steps: one read of
+ * the log folds the state and checks every mirror against it (repairing what a crash left);
+ * projections behind their recorded position are rewritten at `finish`. The position the
+ * projections then reflect is handed back for the writer to record: it is the one that writes
+ * the log.
+ */
+import { performance } from "node:perf_hooks";
+import type { Subscriber } from "./event-bus.js";
+import { EventBus } from "./event-bus.js";
+import { EventReader } from "./event-reader.js";
+import { jobStream, type StoredEvent } from "./event-schema.js";
+import { decodeRow } from "./event-store.js";
+import { storedPayload, type EventRow } from "./log-database.js";
+import { MirrorWriter, type MirrorCatchUp } from "./mirror-writer.js";
+import { PROJECTIONS, ProjectionSubscriber } from "./projection-subscriber.js";
+import { ProjectionWriter } from "./projection-writer.js";
+import { RunState } from "./run-state.js";
+
+export interface DerivedFilesSetup {
+  readonly runDir: string;
+  /** The log was empty when the writer opened it: nothing on disk is a projection yet. */
+  readonly fresh: boolean;
+  /** How often run-level files are refreshed while jobs finish (ms). */
+  readonly refreshMs?: number;
+}
+
+export interface DerivedFilesOutcome {
+  /** Subscribers whose files are behind the log (`trace-bench replay` rebuilds them). */
+  readonly behind: string[];
+  /** The log position the projections now reflect in full (to record), or null. */
+  readonly projectionsAt: number | null;
+}
+
+/** How long commits gather before the first step (the files trail the log by about this much). */
+const NOTIFY_EVERY_MS = 50;
+/**
+ * Events read and handed on per step: a follower that fell behind (jobs commit faster than their
+ * files are written) holds one batch in memory, never the backlog; a batch is alive while its
+ * jobs' files are written, so a small one dies young.
+ */
+const FOLLOW_BATCH = 250;
+/** Rows of a reopened run's log folded per step. */
+const REOPEN_BATCH = 1000;
+const ALL_BEHIND = ["mirrors", "projections"];
+
+const decoded = (row: EventRow) => {
+  const event = decodeRow(row);
+  storedPayload.set(event, row.data); // the mirrors copy the stored bytes
+  return event;
+};
+
+/** Everything the follower holds while it runs: dropped as a whole when it stops. */
+class LogFollower {
+  readonly reader: EventReader;
+  readonly state = new RunState();
+  readonly mirrors: MirrorWriter;
+  readonly projections: ProjectionSubscriber;
+  /** Subscribers whose repair on reopening failed: retried with the next events, and at the finish. */
+  readonly behindAtStart: string[] = [];
+  /** The position the projections reflect once `catchUp` wrote them; the writer records it. */
+  projectionsAt: number | null = null;
+  /** The last seq read from the log. */
+  seen = 0;
+  /** A reopened run's fold, while it lasts. */
+  reopening: ReopenFold | null = null;
+  bus: EventBus | null = null;
+
+  constructor(
+    setup: DerivedFilesSetup,
+    readonly report: (text: string) => void,
+  ) {
+    this.reader = EventReader.open(setup.runDir);
+    this.mirrors = new MirrorWriter(setup.runDir, this.reader);
+    this.projections = new ProjectionSubscriber(
+      this.state,
+      new ProjectionWriter(setup.runDir, setup.fresh),
+      {
+        readAfter: (afterSeq) => this.reader.readAfter(afterSeq),
+        jobHistory: (jobId) => this.reader.readStream(jobStream(jobId)),
+        subscriberPosition: (name) => this.reader.subscriberPosition(name),
+        recordSubscriberPosition: (name, position) => {
+          if (name === PROJECTIONS) this.projectionsAt = position;
+        },
+      },
+      setup.refreshMs ?? 1000,
+      true,
+    );
+    if (setup.fresh) this.startFollowing();
+    else this.reopening = new ReopenFold(this);
+  }
+
+  /** One step of work; returns whether more is waiting. Throws only when the log cannot be read. */
+  step(): boolean {
+    if (this.reopening !== null) {
+      if (this.reopening.fold(REOPEN_BATCH)) return true;
+      this.reopening = null;
+      this.startFollowing();
+      return true;
+    }
+    return this.follow(FOLLOW_BATCH) === FOLLOW_BATCH;
+  }
+
+  /** Everything level with the log up to `upTo` at least: the files as `finish` leaves them. */
+  finish(upTo: number): DerivedFilesOutcome {
+    while (this.reopening !== null) this.step();
+    while (this.follow(FOLLOW_BATCH) === FOLLOW_BATCH);
+    const behind = this.bus!.settle(upTo);
+    try {
+      this.projections.catchUp();
+    } catch (error) {
+      this.report(`projections: ${error instanceof Error ? error.message : String(error)}`);
+      if (!behind.includes(this.projections.name)) behind.push(this.projections.name);
+    }
+    return { behind, projectionsAt: this.projectionsAt };
+  }
+
+  close(): void {
+    this.reopening?.stop();
+    this.reopening = null;
+    this.mirrors.close();
+    this.reader.close();
+  }
+
+  /** Runs `work`; a failure is reported and leaves `name` behind, to be retried with the next events and at the finish. */
+  repair(work: () => void, name: string): void {
+    try {
+      work();
+    } catch (error) {
+      this.report(`${name}: ${error instanceof Error ? error.message : String(error)} (the log is intact; retrying)`);
+      this.behindAtStart.push(name);
+    }
+  }
+
+  private startFollowing(): void {
+    this.bus = new EventBus([this.mirrors, this.projections], this.report, this.seen);
+    for (const name of this.behindAtStart) this.bus.markBehind(name);
+  }
+
+  /** Hands at most `limit` events committed since the last look to the subscribers; returns how many. */
+  private follow(limit: number): number {
+    const fresh = this.reader.rowsAfter(this.seen, limit).map(decoded);
+    if (fresh.length === 0) return 0;
+    this.seen = fresh.at(-1)!.seq;
+    this.bus!.publish(fresh);
+    return fresh.length;
+  }
+}
+
+/**
+ * An existing run's log read once, a row at a time, to fold the state and check every mirror (each
+ * job's once its last row was read) for what a crash may have left behind. Its projections are
+ * trusted up to the position recorded for them and rewritten from there at the finish (the
+ * invocation that reopened it may have committed its start already). A row at a time: each
+ * invocation adds a `RunStarted` with the whole matrix (3 MB at 10,000 jobs), and a page of rows
+ * held them all.
+ */
+class ReopenFold {
+  private filesAt = 0;
+  /** The position of each stream's last event (none known if it cannot be read: no job is released then). */
+  private lastPositions = new Map<string, number>();
+  private mirrorCheck: MirrorCatchUp | null = null;
+  /** The log's rows, from the first step on (opening the run does none of this work). */
+  private rows: IterableIterator<EventRow> | null = null;
+
+  constructor(private readonly follower: LogFollower) {}
+
+  /** Folds up to `limit` rows; returns whether rows may remain. */
+  fold(limit: number): boolean {
+    const { follower } = this;
+    this.rows ??= this.start();
+    for (let n = 0; n < limit; n++) {
+      const next = this.rows.next();
+      if (next.done === true) {
+        this.checkMirrors((check) => check.finish());
+        // Projections behind (a kill after the last commit but before the last write) are not
+        // rewritten here: the finish's `catchUp` writes every job changed since the recorded
+        // position and the run-level files (reopening a finished 10,000-job run rendered its
+        // reports twice, about 1.2 s more), and until then the recorded position says they are behind.
+        return false;
+      }
+      const row = next.value;
+      follower.state.apply(decoded(row));
+      follower.seen = row.seq;
+      if (row.seq === this.filesAt) follower.projections.assumeCurrent();
+      this.checkMirrors((check) => check.add(row));
+      // A job whose last event is read and whose files on disk reflect it is not rendered again
+      // unless it changes: its details are dropped, and folded again from the log if it does (a
+      // reopened 10,000-job run held every job's log, evaluations and values otherwise).
+      if (row.job_id !== null && row.seq <= this.filesAt && this.lastPositions.get(row.stream) === row.position) follower.state.releaseDetail(row.job_id);
+    }
+    return true;
+  }
+
+  /** Ends the read early (the follower closes): a connection cannot close while a read is in progress. */
+  stop(): void {
+    this.rows?.return?.();
+  }
+
+  private start(): IterableIterator<EventRow> {
+    const { follower } = this;
+    this.filesAt = follower.projections.recordedPosition();
+    follower.repair(() => {
+      this.lastPositions = follower.reader.lastPositions();
+      this.mirrorCheck = follower.mirrors.startCatchUp(this.lastPositions);
+    }, follower.mirrors.name);
+    return follower.reader.rowsOneByOne(0);
+  }
+
+  /** One step of the mirrors' check; a step that fails ends it (the mirrors are then behind, caught up from the log later). */
+  private checkMirrors(step: (check: MirrorCatchUp) => void): void {
+    const check = this.mirrorCheck;
+    if (check === null) return;
+    const { follower } = this;
+    follower.repair(() => step(check), follower.mirrors.name);
+    if (!follower.behindAtStart.includes(follower.mirrors.name)) return;
+    this.mirrorCheck = null;
+    follower.repair(() => check.abandon(), follower.mirrors.name);
+  }
+}
+
+/** The writer's subscriber that keeps the derived files (see the file's comment). */
+export class DerivedFiles implements Subscriber {
+  readonly name = "derived-files";
+  private follower: LogFollower | null = null;
+  private failure: string | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    setup: DerivedFilesSetup,
+    private readonly report: (text: string) => void,
+  ) {
+    try {
+      this.follower = new LogFollower(setup, report);
+    } catch (error) {
+      this.fail(error);
+    }
+    // A reopened run's fold starts at once (in steps); a new run's files wait for its first commit.
+    if (!setup.fresh) this.schedule(0);
+  }
+
+  handle(_events: readonly StoredEvent[]): void {
+    this.schedule(NOTIFY_EVERY_MS);
+  }
+
+  catchUp(): void {
+    this.schedule(NOTIFY_EVERY_MS);
+  }
+
+  /** Brings the derived files level with the log up to `upTo` and stops; says what stayed behind. */
+  finish(upTo: number): DerivedFilesOutcome {
+    this.cancel();
+    const follower = this.follower;
+    if (follower === null) return { behind: ALL_BEHIND, projectionsAt: null };
+    try {
+      return follower.finish(upTo);
+    } catch (error) {
+      this.fail(error);
+      return { behind: ALL_BEHIND, projectionsAt: null };
+    } finally {
+      this.close();
+    }
+  }
+
+  /** Stops following and lets go of everything the follower held (its state is a big run's largest). */
+  close(): void {
+    this.cancel();
+    const follower = this.follower;
+    this.follower = null;
+    follower?.close();
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer !== null || this.follower === null) return;
+    this.timer = setTimeout(() => this.step(), delayMs);
+    // A run's end comes through `finish`; a pending step never keeps the process alive.
+    this.timer.unref();
+  }
+
+  private cancel(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** One step, then, if more is waiting, a rest as long as the step took. */
+  private step(): void {
+    this.timer = null;
+    const follower = this.follower;
+    if (follower === null) return;
+    const started = performance.now();
+    let more: boolean;
+    try {
+      more = follower.step();
+    } catch (error) {
+      this.fail(error);
+      return this.close();
+    }
+    if (more) this.schedule(performance.now() - started);
+  }
+
+  /** The log could not be read: every derived file is behind, and replay rebuilds them. */
+  private fail(error: unknown): void {
+    if (this.failure !== null) return;
+    this.failure = error instanceof Error ? error.message : String(error);
+    this.report(`derived files: ${this.failure} (the log is intact; rebuild them with 'trace-bench replay')`);
+  }
+}

@@ -1,0 +1,106 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { DerivedFiles } from "../../../src/events/derived-files.js";
+import { EventStore } from "../../../src/events/event-store.js";
+import { jobMirrorPath, RUN_MIRROR } from "../../../src/events/mirror-writer.js";
+import { tempDir } from "../../support/cli.js";
+import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/events.js";
+
+const open: { close(): void }[] = [];
+afterEach(() => {
+  for (const o of open.splice(0).reverse()) o.close();
+});
+
+function store(dir: string): EventStore {
+  const s = EventStore.open(dir, RUN_ID, { now: () => new Date("2026-01-01T00:00:00.000Z"), command: "test" });
+  open.push(s);
+  return s;
+}
+
+function derived(dir: string, fresh: boolean, reports: string[] = []): DerivedFiles {
+  const d = new DerivedFiles({ runDir: dir, fresh }, (text) => reports.push(text));
+  open.push(d);
+  return d;
+}
+
+/** Resolves once `check` holds (polled), or fails after 5 s. */
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const ids = (n: number) => Array.from({ length: n }, (_, i) => `j${i}`);
+
+/** A finished run of `n` jobs whose derived files were written and whose projections position is recorded. */
+function finishedRun(dir: string, n: number): EventStore {
+  const s = store(dir);
+  const d = derived(dir, true);
+  appendEvents(s, [runStarted(ids(n))]);
+  for (const id of ids(n)) appendEvents(s, finishedJob(id));
+  const outcome = d.finish(s.lastSeq());
+  s.recordSubscriberPosition("projections", outcome.projectionsAt!);
+  return s;
+}
+
+describe("DerivedFiles", () => {
+  it("writes the files of committed events off the appender's call, and brings every file level at the finish", async () => {
+    const dir = tempDir();
+    const s = store(dir);
+    const d = derived(dir, true);
+    appendEvents(s, [runStarted(["a", "b"]), ...finishedJob("a")]);
+    d.handle([]);
+    expect(existsSync(jobMirrorPath(dir, "a"))).toBe(false); // the append only scheduled the work
+    await until(() => existsSync(join(dir, "jobs", "a", "results.json")));
+    expect(readFileSync(jobMirrorPath(dir, "a"), "utf8").trim().split("\n")).toHaveLength(finishedJob("a").length);
+    appendEvents(s, finishedJob("b"));
+    const outcome = d.finish(s.lastSeq());
+    expect(outcome).toEqual({ behind: [], projectionsAt: s.lastSeq() });
+    expect(readFileSync(join(dir, RUN_MIRROR), "utf8").trim().split("\n")).toHaveLength(s.lastSeq());
+    expect(readFileSync(join(dir, "results.csv"), "utf8").trim().split("\n")).toHaveLength(3);
+  });
+
+  it("on a reopened run, checks and mends the mirrors in steps before the finish", async () => {
+    const dir = tempDir();
+    finishedRun(dir, 150).close();
+    const mirror = jobMirrorPath(dir, "j140");
+    const intact = readFileSync(mirror, "utf8");
+    writeFileSync(mirror, intact.slice(0, 40));
+    rmSync(jobMirrorPath(dir, "j7"));
+    const reports: string[] = [];
+    const d = derived(dir, false, reports);
+    // 1,351 rows: more than one step's worth, folded without a finish.
+    await until(() => readFileSync(mirror, "utf8") === intact && existsSync(jobMirrorPath(dir, "j7")));
+    const outcome = d.finish(1 + 150 * finishedJob("a").length);
+    expect(outcome.behind).toEqual([]);
+    expect(reports).toEqual([]);
+  });
+
+  it("closed while a reopened run's log is read part way, lets go of its connection", async () => {
+    const dir = tempDir();
+    finishedRun(dir, 1000).close();
+    const [first, last] = [jobMirrorPath(dir, "j0"), jobMirrorPath(dir, "j999")];
+    rmSync(first);
+    rmSync(last);
+    const d = derived(dir, false);
+    // 10,001 rows, read 1,000 a step: the first job's mirror is mended after the first step, the last one's after the last.
+    await until(() => existsSync(first));
+    expect(() => d.close()).not.toThrow();
+    expect(existsSync(last)).toBe(false);
+    // Nothing is left of it: no step runs after its close.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(existsSync(last)).toBe(false);
+  });
+
+  it("a log it cannot read leaves every derived file behind, with one line that says how to rebuild them", () => {
+    const dir = tempDir();
+    const reports: string[] = [];
+    const d = derived(dir, true, reports);
+    expect(d.finish(5)).toEqual({ behind: ["mirrors", "projections"], projectionsAt: null });
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatch(/^derived files: .*rebuild them with 'trace-bench replay'\)$/);
+  });
+});
