@@ -8,7 +8,7 @@
  *
  * They had a worker thread of their own, whose isolate and heap cost more memory than keeping them
  * beside the jobs (10,000 trivial jobs at 8 workers peaked at 170–173 MiB with it, 143–155 without),
- * for the second core's time (that run's whole command took 5.1–5.5 s with it, about 7 s without).
+ * for the second core's time (that run's whole command took 5.1–5.5 s with it, 6.9–8.6 s without).
  *
  * On a reopened run it first does what opening a run always did, in the same steps: one read of
  * the log folds the state and checks every mirror against it (repairing what a crash left);
