@@ -5,8 +5,8 @@
  * A run's jobs are short steps over many object shapes (events, payloads, machine snapshots, task
  * models), and optimizing them early cost more than it gained: with optimization off (`--no-opt`)
  * 500 trivial jobs ran faster than with V8's default, on two cores shared with the derived-files
- * thread of the time. Letting a function run about eight times longer before it is optimized (interrupt budget
- * 1 MiB, V8's default 132 KiB) keeps the optimizer for what stays hot: at one worker, 800 → 480 ms
+ * thread of the time. Letting a function run about eight times longer before it is optimized
+ * (interrupt budget 1 MiB, V8's default 132 KiB) keeps the optimizer for what stays hot: at one worker, 800 → 480 ms
  * from RunStarted to the last JobFinished, and no slower at 3,000 jobs (bench rows 1, 2 and 9);
  * after the jobs' code got leaner, 280 → 250 ms (medians of 6, alternated). The flag is
  * process-wide (every thread), so it is set before the verb's code is loaded. `replay` is not
@@ -20,8 +20,9 @@ export function tuneV8ForJobs(): void {
   setFlagsFromString(`--interrupt-budget=${RUN_INTERRUPT_BUDGET}`);
   // The job thread optimizes on its own rather than hand the work to V8's background threads (set
   // before it starts), which on two cores only competed with it and the derived-files thread
-  // (derived files had a thread of their own then): peak RSS of 10,000 trivial jobs at 8 workers 175–179 → 167–171 MiB,
-  // 1,000 jobs 122 → 121, the 500-job job phase unchanged at 1 and 8 workers (alternated ×8).
+  // (derived files had a thread of their own then): peak RSS of 10,000 trivial jobs at 8 workers
+  // 175–179 → 167–171 MiB, 1,000 jobs 122 → 121, the 500-job job phase unchanged at 1 and 8
+  // workers (alternated ×8).
   setFlagsFromString("--no-concurrent-recompilation");
 }
 
@@ -41,8 +42,9 @@ export function boundHeapGrowth(): void {
 /**
  * The job thread, once its heap is set up (its young generation is sized as a thread starts),
  * asks V8 to favour memory for the rest of the process: `--optimize-for-size` lets a heap's old
- * generation grow by small steps between full collections (V8 otherwise grows it by at least
- * 8 MB at a time), and growth is capped at 10 % of what survived the last one. A run holds the
+ * generation grow by smaller steps between full collections (without it, `--trace-gc` showed the
+ * job thread of a 10,000-job run grow by about 20 MB between them), and growth is capped at 10 %
+ * of what survived the last one. A run holds the
  * writer's state and the derived files' state on that thread (about 40 MB of a 10,000-job run
  * at its end), so that cap is what sets its peak: 10,000 trivial jobs at 8 workers peaked at
  * 143–155 MiB without either flag, 137–144 with the first and 124–130 with both, and took about
