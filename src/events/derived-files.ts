@@ -129,8 +129,11 @@ class LogFollower {
   close(): void {
     this.reopening?.stop();
     this.reopening = null;
-    this.mirrors.close();
-    this.reader.close();
+    try {
+      this.mirrors.close();
+    } finally {
+      this.reader.close();
+    }
   }
 
   /** Runs `work`; a failure is reported and leaves `name` behind, to be retried with the next events and at the finish. */
@@ -269,7 +272,7 @@ export class DerivedFiles implements Subscriber {
       this.fail(error);
       return { behind: ALL_BEHIND, projectionsAt: null };
     } finally {
-      this.close();
+      this.stop();
     }
   }
 
@@ -304,9 +307,21 @@ export class DerivedFiles implements Subscriber {
       more = follower.step();
     } catch (error) {
       this.fail(error);
-      return this.close();
+      return this.stop();
     }
     if (more) this.schedule(performance.now() - started);
+  }
+
+  /**
+   * `close` where a failure to close must not undo what was done (the files written at the finish)
+   * nor escape a timer (it would end the job thread): it is reported instead.
+   */
+  private stop(): void {
+    try {
+      this.close();
+    } catch (error) {
+      this.report(`derived files: closing the log reader failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** The log could not be read: every derived file is behind, and replay rebuilds them. */
