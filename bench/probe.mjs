@@ -3,8 +3,8 @@
 // measurement is cold (nothing JIT-compiled yet). Prints one JSON object on stdout.
 //
 //   node bench/probe.mjs resume <run_dir> [repeats]   peekRun + RunSession.open (lock, read + fold; the
-//                                                     mirrors and projections are checked by its worker thread
-//                                                     meanwhile) + statusOf per job + close
+//                                                     mirrors and projections are checked afterwards, in steps)
+//                                                     + statusOf per job + close
 //   node bench/probe.mjs replay <run_dir> [repeats]   replayRun(run_dir), the function behind `replay`
 //
 // Needs `npm run build` (imports dist/).

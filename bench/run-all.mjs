@@ -262,7 +262,7 @@ if (run8) {
     if (cold.needWork !== 0) throw new BenchError(`resume probe: ${cold.needWork} of ${cold.jobs} jobs would run again (expected 0)`);
     row("5", `open/resume to decision, in-process, cold (${cold.events} events, ${cold.jobs} jobs)`, cold.totalMs, "ms", 1, { op: "<=", value: 200 });
     const phases = ["peekMs", "openMs", "decideMs"].map((k) => `${k.replace("Ms", "")} ${fmt(cold[k], 1)}`).join(" + ");
-    notes.push(`#5 cold phases (ms; open = lock, read + fold; mirrors and projections are checked by a worker thread meanwhile): ${phases}; warm median of ${warm.length}: ${fmt(median(warm.map((r) => r.totalMs)), 1)} ms; importing event-reader/run-session/replay modules: ${fmt(probe.importMs, 0)} ms (not included)`);
+    notes.push(`#5 cold phases (ms; open = lock, read + fold; mirrors and projections are checked afterwards, in steps on the job thread): ${phases}; warm median of ${warm.length}: ${fmt(median(warm.map((r) => r.totalMs)), 1)} ms; importing event-reader/run-session/replay modules: ${fmt(probe.importMs, 0)} ms (not included)`);
   });
   await measure("5", "full `run` re-invocation, same --run-id", "s", async () => {
     const result = await cli(runArgs(run8.runId, 8));
@@ -338,9 +338,13 @@ for (const jobs of GROWTH_SIZES) {
     row("9", `${label}: peak RSS of the run`, kib / 1024, "MiB", 1, { op: "<=", value: 150 });
     row("9", `${label}: events in the log`, events, "events", 0);
     row("9", `${label}: run-dir size`, dirBytes(runDir) / 2 ** 20, "MiB", 1);
-    const replay = JSON.parse((await node([PROBE, "replay", runDir, "1"])).stdout).runs[0];
-    row("9", `${label}: replay, in-process replayRun() (cold, modules preloaded)`, replay.totalMs / 1000, "s", 2);
-    row("9", `${label}: replay per event`, (replay.totalMs * 1000) / events, "µs", 1, { op: "<=", value: 50 });
+    // Cold replays vary by a third from one process to the next on a shared machine: the median of three fresh processes.
+    const replays = [];
+    for (let i = 0; i < 3; i++) replays.push(JSON.parse((await node([PROBE, "replay", runDir, "1"])).stdout).runs[0].totalMs);
+    const replayMs = median(replays);
+    row("9", `${label}: replay, in-process replayRun() (cold, modules preloaded; median of 3 processes)`, replayMs / 1000, "s", 2);
+    row("9", `${label}: replay per event`, (replayMs * 1000) / events, "µs", 1, { op: "<=", value: 50 });
+    notes.push(`#9 ${label}: cold replays ${replays.map((ms) => `${fmt(ms, 1)} ms`).join(", ")}`);
     const resume = JSON.parse((await node([PROBE, "resume", runDir, "1"])).stdout).runs[0];
     if (resume.needWork !== 0) throw new BenchError(`resume probe: ${resume.needWork} of ${resume.jobs} jobs would run again (expected 0)`);
     row("9", `${label}: resume decision, in-process, cold (open + fold + checks + plan)`, resume.totalMs, "ms", 1, { op: "<=", value: 500 });

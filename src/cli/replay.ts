@@ -15,6 +15,7 @@ import { UsageError } from "./args.js";
 import { RunDirError } from "../engine/run-dir-error.js";
 import { EventReader, peekRun } from "../events/event-reader.js";
 import { EventStore } from "../events/event-store.js";
+import { RUN_STREAM, type StoredEvent } from "../events/event-schema.js";
 import { EVENTS_DB } from "../events/log-database.js";
 import { MirrorWriter } from "../events/mirror-writer.js";
 import { PROJECTIONS } from "../events/projection-subscriber.js";
@@ -35,10 +36,10 @@ export const spec: VerbSpec = {
   positional: { name: "run_dir", description: "A run directory (runs/<run_id>).", required: true },
 };
 
-function requireRun(runDir: string): string {
-  const peek = existsSync(runDir) ? peekRun(runDir) : null;
-  if (peek === null) throw new UsageError({ verb: "replay", problem: `${runDir} has no event log (${EVENTS_DB}); pass a run directory such as runs/<run_id>` });
-  return peek.runId;
+const noLog = (runDir: string) => new UsageError({ verb: "replay", problem: `${runDir} has no event log (${EVENTS_DB}); pass a run directory such as runs/<run_id>` });
+
+function requireRun(runDir: string): void {
+  if (!existsSync(runDir) || peekRun(runDir) === null) throw noLog(runDir);
 }
 
 /**
@@ -51,8 +52,8 @@ function requireRun(runDir: string): string {
  * one and waits until it is ready (so that it takes jobs even from a short log); false, none.
  */
 export async function replayRun(runDir: string, helper?: boolean): Promise<RunState> {
-  const runId = requireRun(runDir);
-  const store = EventStore.open(runDir, runId, { command: "trace-bench replay" });
+  const store = existsSync(runDir) ? EventStore.openExisting(runDir, { command: "trace-bench replay" }) : null;
+  if (store === null) throw noLog(runDir);
   let helperThread: ReplayHelperThread | null = null;
   try {
     // Before any file changes: a replay cut short (a log that cannot be read to its end) must
@@ -60,7 +61,14 @@ export async function replayRun(runDir: string, helper?: boolean): Promise<RunSt
     store.recordSubscriberPosition(PROJECTIONS, 0);
     // A job's files show the run's latest start (its LLM columns), which may come after the job's last event.
     const starts = new RunState();
-    store.scan((event) => starts.apply(event), ["RunStarted"]);
+    // Read through the stream index: the run's own events, not the whole log. Kept decoded for the
+    // scan below (a start holds the matrix).
+    const startEvents = new Map<number, StoredEvent>();
+    for (const event of store.streamEvents(RUN_STREAM)) {
+      if (event.type !== "RunStarted") continue;
+      starts.apply(event);
+      startEvents.set(event.seq, event);
+    }
     const context: JobRenderContext = { runId: starts.runId, started: starts.started };
     const lastPositions = store.lastPositions();
     const listing = new RunDirListing(runDir);
@@ -83,7 +91,7 @@ export async function replayRun(runDir: string, helper?: boolean): Promise<RunSt
       else rewriter.rewrite(job);
       state.releaseDetail(jobId);
       settled.add(jobId);
-    });
+    }, undefined, 0, startEvents);
     mirrors.finish();
     await helperThread?.finish();
     // Run-level files, and the files of jobs that never ran (no event settled them).

@@ -17,6 +17,16 @@ export class PyFloat {
 
 /** Python's `repr(float)`: shortest round-trip digits, exponent form when decpt <= -4 or > 16. */
 export function pythonFloatRepr(x: number): string {
+  // Between 1e-4 and 1e16 both languages write the same shortest digits in fixed notation; an
+  // integral value then lacks only Python's ".0". (Scores are formatted for every job's log line
+  // and table cell; the digit-by-digit route below is what the other magnitudes need.)
+  const magnitude = Math.abs(x);
+  if (magnitude >= 1e-4 && magnitude < 1e16) return Number.isInteger(x) ? `${x}.0` : String(x);
+  return floatReprByDigits(x);
+}
+
+/** `pythonFloatRepr` from the shortest digits and the decimal exponent, for every value. */
+export function floatReprByDigits(x: number): string {
   if (Number.isNaN(x)) return "NaN";
   if (x === Infinity) return "Infinity";
   if (x === -Infinity) return "-Infinity";
@@ -89,6 +99,20 @@ function compareCodePoints(a: string, b: string): number {
   }
 }
 
+const SURROGATE = /[\ud800-\udfff]/;
+
+/**
+ * An object's keys in Python's order. Without surrogates, UTF-16 order is code point order and
+ * the built-in sort is used (the comparison by code points walks string iterators, and keys are
+ * sorted for every job id and every nested cell of the results table).
+ */
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  if (keys.length < 2) return keys;
+  for (const key of keys) if (SURROGATE.test(key)) return keys.sort(compareCodePoints);
+  return keys.sort();
+}
+
 /** `str(obj)` for values JSON cannot hold (Python's `default=str`). */
 function pythonStrOfObject(value: unknown): string {
   if (value instanceof Date) {
@@ -116,10 +140,12 @@ export function canonicalJson(value: unknown, ensureAscii = true): string {
   }
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, ensureAscii)).join(", ")}]`;
   if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype || isNullProto(value)) {
-    const entries = Object.keys(value as object)
-      .sort(compareCodePoints)
-      .map((k) => `${pythonJsonString(k, ensureAscii)}: ${canonicalJson((value as Record<string, unknown>)[k], ensureAscii)}`);
-    return `{${entries.join(", ")}}`;
+    const keys = sortedKeys(value as object);
+    // Most kwargs in a results table are empty.
+    if (keys.length === 0) return "{}";
+    let text = "";
+    for (const k of keys) text += `${text === "" ? "{" : ", "}${pythonJsonString(k, ensureAscii)}: ${canonicalJson((value as Record<string, unknown>)[k], ensureAscii)}`;
+    return `${text}}`;
   }
   return pythonJsonString(pythonStrOfObject(value), ensureAscii);
 }

@@ -6,12 +6,30 @@
  * `PRAGMA user_version` holds the schema. Schema-1 logs are migrated when a writer opens them
  * (positions are derived from seq order) and read as they are by read-only readers.
  */
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { EVENT_SCHEMA_VERSION } from "./event-schema.js";
 import { EventLogCorruptError, eventLogFailure } from "./event-log-errors.js";
 
 export const EVENTS_DB = "events.db";
+
+/**
+ * better-sqlite3's compiled addon, loaded with this module. Left to find it at the first open,
+ * better-sqlite3 asks the `bindings` package, which tries one path after another: 2.0 ms of a
+ * command's first open, against 1.0 ms for loading the addon by its path (measured here). A build
+ * elsewhere than `build/Release` is left to that search.
+ */
+const NATIVE_BINDING = ((): string | undefined => {
+  try {
+    const require = createRequire(import.meta.url);
+    const path = require.resolve("better-sqlite3/build/Release/better_sqlite3.node");
+    require(path);
+    return path;
+  } catch {
+    return undefined;
+  }
+})();
 
 export interface EventRow {
   seq: number;
@@ -94,47 +112,78 @@ const PAGE_CACHE_KIB = 2000;
 /** Opens the log for writing: creates or migrates the tables. */
 export function openWritableDatabase(runDir: string): Database.Database {
   const path = eventsDbPath(runDir);
+  let db: Database.Database | null = null;
   try {
-    const db = new Database(path);
-    db.pragma("journal_mode = WAL");
-    // Committed transactions survive a killed process; only an OS crash could lose the last ones.
-    db.pragma("synchronous = NORMAL");
+    db = new Database(path, { nativeBinding: NATIVE_BINDING });
     db.pragma("busy_timeout = 5000");
-    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-    const schema = schemaOf(db, path);
-    const hasEvents = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get() !== undefined;
-    db.transaction(() => {
-      if (!hasEvents) {
-        db.exec(
-          "CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, v INTEGER NOT NULL, stream TEXT NOT NULL, position INTEGER NOT NULL, " +
-            "type TEXT NOT NULL, run_id TEXT NOT NULL, job_id TEXT, ts TEXT NOT NULL, data TEXT NOT NULL);",
-        );
-      } else if (schema === 1) {
-        db.exec(
-          "ALTER TABLE events ADD COLUMN v INTEGER NOT NULL DEFAULT 1; ALTER TABLE events ADD COLUMN stream TEXT; ALTER TABLE events ADD COLUMN position INTEGER;" +
-            "UPDATE events SET stream = CASE WHEN job_id IS NULL THEN 'run' ELSE 'job-' || job_id END;" +
-            "UPDATE events SET position = p.position FROM (SELECT seq, ROW_NUMBER() OVER (PARTITION BY stream ORDER BY seq) AS position FROM events) AS p WHERE events.seq = p.seq;" +
-            "DROP INDEX IF EXISTS events_by_job;",
-        );
-      }
-      db.exec(
-        "CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, position);" +
-          "CREATE TABLE IF NOT EXISTS writer (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, process_start TEXT, started_at TEXT NOT NULL, command TEXT NOT NULL);" +
-          "CREATE TABLE IF NOT EXISTS subscriber_positions (name TEXT PRIMARY KEY, position INTEGER NOT NULL);" +
-          // Prompt messages and replies, stored once and referenced from events (content-ref.ts).
-          "CREATE TABLE IF NOT EXISTS contents (ref TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;" +
-          // Folds of the log saved at a position (writer-state.ts): a cache, never the truth.
-          "CREATE TABLE IF NOT EXISTS snapshots (name TEXT PRIMARY KEY, seq INTEGER NOT NULL, format TEXT NOT NULL, data TEXT NOT NULL);",
-      );
-      db.pragma(`user_version = ${EVENT_SCHEMA_VERSION}`);
-      // Immediate: the write lock is waited for up front. A deferred transaction reading first
-      // fails at once ("database is locked", no busy wait) when a live run commits meanwhile,
-      // and a second `run` or `replay` then crashed instead of naming the lock's holder.
-    }).immediate();
+    setUpWritable(db, path, holdsEventsTable(db));
     return db;
   } catch (error) {
+    db?.close();
     throw eventLogFailure(error, path);
   }
+}
+
+/**
+ * Opens for writing a file that already holds a log (migrated if it is an older one); null, with
+ * nothing created or changed, when there is no file or it has no events table.
+ */
+export function openExistingWritableDatabase(runDir: string): Database.Database | null {
+  const path = eventsDbPath(runDir);
+  let db: Database.Database | null = null;
+  try {
+    db = new Database(path, { fileMustExist: true, nativeBinding: NATIVE_BINDING });
+    db.pragma("busy_timeout = 5000");
+    if (!holdsEventsTable(db)) {
+      db.close();
+      return null;
+    }
+    setUpWritable(db, path, true);
+    return db;
+  } catch (error) {
+    db?.close();
+    if ((error as { code?: unknown }).code === "SQLITE_CANTOPEN") return null;
+    throw eventLogFailure(error, path);
+  }
+}
+
+const holdsEventsTable = (db: Database.Database) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get() !== undefined;
+
+/** The connection's settings, then the tables created or migrated (`hasEvents`: the file already holds a log). */
+function setUpWritable(db: Database.Database, path: string, hasEvents: boolean): void {
+  db.pragma("journal_mode = WAL");
+  // Committed transactions survive a killed process; only an OS crash could lose the last ones.
+  db.pragma("synchronous = NORMAL");
+  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+  const schema = schemaOf(db, path);
+  db.transaction(() => {
+    if (!hasEvents) {
+      db.exec(
+        "CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, v INTEGER NOT NULL, stream TEXT NOT NULL, position INTEGER NOT NULL, " +
+          "type TEXT NOT NULL, run_id TEXT NOT NULL, job_id TEXT, ts TEXT NOT NULL, data TEXT NOT NULL);",
+      );
+    } else if (schema === 1) {
+      db.exec(
+        "ALTER TABLE events ADD COLUMN v INTEGER NOT NULL DEFAULT 1; ALTER TABLE events ADD COLUMN stream TEXT; ALTER TABLE events ADD COLUMN position INTEGER;" +
+          "UPDATE events SET stream = CASE WHEN job_id IS NULL THEN 'run' ELSE 'job-' || job_id END;" +
+          "UPDATE events SET position = p.position FROM (SELECT seq, ROW_NUMBER() OVER (PARTITION BY stream ORDER BY seq) AS position FROM events) AS p WHERE events.seq = p.seq;" +
+          "DROP INDEX IF EXISTS events_by_job;",
+      );
+    }
+    db.exec(
+      "CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, position);" +
+        "CREATE TABLE IF NOT EXISTS writer (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, process_start TEXT, started_at TEXT NOT NULL, command TEXT NOT NULL);" +
+        "CREATE TABLE IF NOT EXISTS subscriber_positions (name TEXT PRIMARY KEY, position INTEGER NOT NULL);" +
+        // Prompt messages and replies, stored once and referenced from events (content-ref.ts).
+        "CREATE TABLE IF NOT EXISTS contents (ref TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;" +
+        // Folds of the log saved at a position (writer-state.ts): a cache, never the truth.
+        "CREATE TABLE IF NOT EXISTS snapshots (name TEXT PRIMARY KEY, seq INTEGER NOT NULL, format TEXT NOT NULL, data TEXT NOT NULL);",
+    );
+    db.pragma(`user_version = ${EVENT_SCHEMA_VERSION}`);
+    // Immediate: the write lock is waited for up front. A deferred transaction reading first
+    // fails at once ("database is locked", no busy wait) when a live run commits meanwhile,
+    // and a second `run` or `replay` then crashed instead of naming the lock's holder.
+  }).immediate();
 }
 
 /** The stored texts among `refs` (logs written before the content table have none). */
@@ -169,7 +218,7 @@ export interface ReadableDatabase {
 export function openReadableDatabase(runDir: string): ReadableDatabase {
   const path = eventsDbPath(runDir);
   try {
-    const db = new Database(path, { readonly: true, fileMustExist: true });
+    const db = new Database(path, { readonly: true, fileMustExist: true, nativeBinding: NATIVE_BINDING });
     try {
       db.pragma("busy_timeout = 5000");
       db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);

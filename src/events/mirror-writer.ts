@@ -14,13 +14,14 @@ import type { Subscriber } from "./event-bus.js";
 import type { StoredEvent } from "./event-schema.js";
 import { mirrorLine, payloadOf, type EventRow } from "./log-database.js";
 import { checkedJobId } from "./safe-id.js";
-import { readFileHead } from "../fs/file-head.js";
+import { childPath } from "../fs/child-path.js";
+import { readFileHead, utf8Of } from "../fs/file-head.js";
 import { StreamedReconcile, writeFully } from "./streamed-reconcile.js";
 
 export const RUN_MIRROR = "events.jsonl";
 
 export function jobMirrorPath(runDir: string, jobId: string): string {
-  return join(runDir, "jobs", checkedJobId(jobId), "events.jsonl");
+  return childPath(runDir, `jobs/${checkedJobId(jobId)}/events.jsonl`);
 }
 
 const eventLine = (event: StoredEvent) => mirrorLine({ ...event, data: payloadOf(event) });
@@ -192,7 +193,7 @@ export class MirrorCatchUp {
   }
 
   private settleJob(jobId: string, lines: string[]): void {
-    reconcile(jobMirrorPath(this.runDir, jobId), Buffer.from(lines.join(""), "utf8"));
+    reconcile(jobMirrorPath(this.runDir, jobId), utf8Of(lines));
     this.jobLines.delete(jobId);
     this.settled.add(jobId);
   }

@@ -7,7 +7,7 @@
  * written in one thread took a tenth of the time the same writes took spread over libuv's pool.
  */
 import { createHash, hash } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { jobFiles, type FileContent } from "./projections/job-files.js";
 import type { JobRenderContext } from "./projections/results-table.js";
@@ -18,7 +18,9 @@ import type { RunDirListing } from "./run-dir-listing.js";
 import type { JobView, RunState } from "./run-state.js";
 import { checkedJobId } from "./safe-id.js";
 import { writeFully } from "./streamed-reconcile.js";
-import { fileHolds } from "../fs/file-head.js";
+import { childPath } from "../fs/child-path.js";
+import { emptyFolder } from "../fs/empty-folder.js";
+import { fileHolds, utf8Of } from "../fs/file-head.js";
 
 /** The files a job's folder may hold besides its event mirror, by path within the folder. */
 export const JOB_GENERATED = [
@@ -62,30 +64,102 @@ const pieceBuffer = Buffer.allocUnsafe(1 << 16);
 /** A piece that could take more than this many bytes is written on its own (UTF-8: at most 3 bytes a UTF-16 unit). */
 const MAX_BUFFERED_PIECE = pieceBuffer.length / 3;
 
+/** Encodes `pieces` into `pieceBuffer` and hands `take` each filled part, in order. */
+function eachEncodedPart(pieces: Iterable<string>, take: (bytes: Uint8Array) => void): void {
+  let used = 0;
+  const flush = () => {
+    if (used > 0) take(pieceBuffer.subarray(0, used));
+    used = 0;
+  };
+  for (const piece of pieces) {
+    if (piece.length > MAX_BUFFERED_PIECE) {
+      flush();
+      take(Buffer.from(piece, "utf8"));
+      continue;
+    }
+    if (used + piece.length * 3 > pieceBuffer.length) flush();
+    used += pieceBuffer.write(piece, used, "utf8");
+  }
+  flush();
+}
+
+/** What a file holds is read into this reused buffer to be compared. */
+const fileBuffer = Buffer.allocUnsafe(pieceBuffer.length);
+
+/** Whether the file open at `fd` holds `bytes` from `offset` on (reads a chunk at a time). */
+function holdsAt(fd: number, offset: number, bytes: Uint8Array): boolean {
+  for (let done = 0; done < bytes.length; ) {
+    const want = Math.min(fileBuffer.length, bytes.length - done);
+    const read = readSync(fd, fileBuffer, 0, want, offset + done);
+    if (read === 0 || !fileBuffer.subarray(0, read).equals(bytes.subarray(done, done + read))) return false;
+    done += read;
+  }
+  return true;
+}
+
+/**
+ * Makes the file at `path` hold `pieces`, compared with them as they are encoded: one that already
+ * holds them is left alone; otherwise they go to a new file at `temp` (after a copy of the file's
+ * matching start), for the caller to rename over it. One pass either way: a replay of an intact
+ * run wrote each large file to a temp file and read both back to compare their digests. Returns
+ * the digest of the pieces and whether `temp` was written.
+ */
+function reconcilePieces(path: string, temp: string, pieces: Iterable<string>): { readonly digest: string; readonly wroteTemp: boolean } {
+  const digest = createHash("sha1");
+  let fd: number | null = openIfPresent(path);
+  let tempFd: number | null = fd === null ? openSync(temp, "w") : null;
+  let matched = 0;
+  try {
+    eachEncodedPart(pieces, (bytes) => {
+      digest.update(bytes);
+      if (tempFd === null && holdsAt(fd!, matched, bytes)) {
+        matched += bytes.length;
+        return;
+      }
+      if (tempFd === null) tempFd = copyStart(fd!, matched, temp);
+      writeFully(tempFd, bytes);
+    });
+    // All matched: the file must also end there.
+    if (tempFd === null && readSync(fd!, fileBuffer, 0, 1, matched) !== 0) tempFd = copyStart(fd!, matched, temp);
+    return { digest: digest.digest("base64"), wroteTemp: tempFd !== null };
+  } finally {
+    try {
+      if (tempFd !== null) closeSync(tempFd);
+    } finally {
+      if (fd !== null) closeSync(fd);
+    }
+  }
+}
+
+/** A new file at `temp` holding the first `length` bytes of the file open at `fd`. */
+function copyStart(fd: number, length: number, temp: string): number {
+  const tempFd = openSync(temp, "w");
+  for (let at = 0; at < length; ) {
+    const read = readSync(fd, fileBuffer, 0, Math.min(fileBuffer.length, length - at), at);
+    writeFully(tempFd, fileBuffer.subarray(0, read));
+    at += read;
+  }
+  return tempFd;
+}
+
+function openIfPresent(path: string): number | null {
+  try {
+    return openSync(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
 /** Writes `pieces` to a new file at `path` as they come; returns the digest of what it wrote. */
 function writePieces(path: string, pieces: Iterable<string>): string {
   const digest = createHash("sha1");
   const fd = openSync(path, "w");
   try {
-    let used = 0;
-    const write = (bytes: Uint8Array) => {
+    eachEncodedPart(pieces, (bytes) => {
       writeFully(fd, bytes);
       digest.update(bytes);
-    };
-    const flush = () => {
-      write(pieceBuffer.subarray(0, used));
-      used = 0;
-    };
-    for (const piece of pieces) {
-      if (piece.length > MAX_BUFFERED_PIECE) {
-        flush();
-        write(Buffer.from(piece, "utf8"));
-        continue;
-      }
-      if (used + piece.length * 3 > pieceBuffer.length) flush();
-      used += pieceBuffer.write(piece, used, "utf8");
-    }
-    flush();
+    });
   } finally {
     closeSync(fd);
   }
@@ -127,8 +201,8 @@ export class ProjectionWriter {
     tempName?: string,
   ) {
     this.tempDir = tempName === undefined ? join(runDir, PROJECTION_TEMP_DIR) : join(runDir, PROJECTION_TEMP_DIR, tempName);
-    rmSync(this.tempDir, { recursive: true, force: true });
-    this.ensureDir(this.tempDir);
+    emptyFolder(this.tempDir);
+    this.dirs.add(this.tempDir);
   }
 
   /** The whole projection: writes what changed and prunes what is no longer produced. */
@@ -219,9 +293,9 @@ export class ProjectionWriter {
   private ensureJobDirs(job: JobView): void {
     if (this.jobDirs.has(job.job_id)) return;
     const dir = `jobs/${checkedJobId(job.job_id)}`;
-    this.ensureDir(join(this.runDir, "jobs"));
+    this.ensureDir(childPath(this.runDir, "jobs"));
     for (const folder of [dir, `${dir}/artifacts`, `${dir}/tb`]) {
-      if (this.listed?.has(folder) !== true) mkdirSync(join(this.runDir, folder), { recursive: true });
+      if (this.listed?.has(folder) !== true) mkdirSync(childPath(this.runDir, folder), { recursive: true });
     }
     this.jobDirs.add(job.job_id);
   }
@@ -239,7 +313,7 @@ export class ProjectionWriter {
     const known = this.written.get(path);
     const digest = remember ? digestOf(content) : null;
     if (known !== undefined && known === digest) return;
-    const full = join(this.runDir, path);
+    const full = childPath(this.runDir, path);
     if (known === undefined && !isNew && this.alreadyHolds(path, full, content)) {
       // Written by an earlier process (a resumed or replayed run) and still right.
       if (digest !== null) this.written.set(path, digest);
@@ -247,7 +321,7 @@ export class ProjectionWriter {
     }
     // A job's folders were made with it (`ensureJobDirs`): its files' folders are not remembered one by one.
     if (remember) this.ensureDir(dirname(full));
-    const temp = join(this.tempDir, String(this.tempCounter++));
+    const temp = childPath(this.tempDir, String(this.tempCounter++));
     writeFileSync(temp, content);
     renameSync(temp, full);
     if (digest !== null) this.written.set(path, digest);
@@ -259,22 +333,28 @@ export class ProjectionWriter {
    * replaces the file on disk unless that already holds the same bytes.
    */
   private writeLarge(path: string, content: TextPieces): void {
-    const full = join(this.runDir, path);
+    const full = childPath(this.runDir, path);
     this.ensureDir(dirname(full));
-    const temp = join(this.tempDir, String(this.tempCounter++));
-    const digest = writePieces(temp, content.pieces());
+    const temp = childPath(this.tempDir, String(this.tempCounter++));
     const known = this.written.get(path);
-    const unchanged = known !== undefined ? known === digest : !this.fresh && existsSync(full) && digestOf(readFileSync(full)) === digest;
-    if (unchanged) rmSync(temp, { force: true });
+    if (known === undefined && !this.fresh) {
+      // Written by an earlier process (a resumed or replayed run): compared as it is rendered.
+      const { digest, wroteTemp } = reconcilePieces(full, temp, content.pieces());
+      if (wroteTemp) renameSync(temp, full);
+      this.written.set(path, digest);
+      return;
+    }
+    const digest = writePieces(temp, content.pieces());
+    if (known === digest) rmSync(temp, { force: true });
     else renameSync(temp, full);
     this.written.set(path, digest);
   }
 
   private writeBytes(path: string, content: Uint8Array, isNew: boolean): void {
-    const full = join(this.runDir, path);
+    const full = childPath(this.runDir, path);
     if (!isNew && this.alreadyHolds(path, full, content)) return;
     // Only a job's files are bytes: their folders were made with the job (`ensureJobDirs`).
-    const temp = join(this.tempDir, String(this.tempCounter++));
+    const temp = childPath(this.tempDir, String(this.tempCounter++));
     writeFileSync(temp, content);
     renameSync(temp, full);
   }
@@ -287,13 +367,13 @@ export class ProjectionWriter {
    */
   private alreadyHolds(path: string, full: string, content: string | Uint8Array): boolean {
     if (this.fresh || !(this.listed !== undefined ? this.listed.hasFile(path) : existsSync(full))) return false;
-    return fileHolds(full, typeof content === "string" ? Buffer.from(content, "utf8") : content);
+    return fileHolds(full, typeof content === "string" ? utf8Of(content) : content);
   }
 
   private remove(path: string): void {
     const wrote = this.written.delete(path);
     if (!wrote && this.listed !== undefined && !this.listed.has(path)) return;
-    const full = join(this.runDir, path);
+    const full = childPath(this.runDir, path);
     // Usually absent (a job without TensorBoard data): asking costs less than a failed removal.
     if (existsSync(full)) rmSync(full, { force: true });
   }

@@ -7,7 +7,7 @@
  * not write), which that does not change.
  */
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { childPath } from "../fs/child-path.js";
 
 export interface ListedEntry {
   readonly name: string;
@@ -53,7 +53,7 @@ export class RunDirListing {
     entries = new Map();
     // A folder its parent does not list as one is not read (it cannot be listed).
     if (folder === "" || this.entry(folder)?.isDirectory === true) {
-      for (const entry of readdirSync(join(this.runDir, folder), { withFileTypes: true })) entries.set(entry.name, { name: entry.name, isDirectory: entry.isDirectory(), isFile: entry.isFile() });
+      for (const entry of readdirSync(folder === "" ? this.runDir : childPath(this.runDir, folder), { withFileTypes: true })) entries.set(entry.name, { name: entry.name, isDirectory: entry.isDirectory(), isFile: entry.isFile() });
     }
     this.folders.set(folder, entries);
     return entries;

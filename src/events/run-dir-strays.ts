@@ -37,14 +37,16 @@ function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
 /** Removes what `allowed` does not account for under `folder` (matched against `pattern`), as `listing` finds it. */
 function removeUnder(runDir: string, listing: RunDirListing, allowed: Map<string, Set<string>>, folder: string, pattern: string, skipJobs: ReadonlySet<string>): void {
   const keep = allowed.get(pattern);
+  // Paths are made only for what is removed or looked into (most entries are neither).
+  const pathOf = (name: string) => (folder === "" ? name : `${folder}/${name}`);
   for (const entry of listing.entries(folder)) {
-    const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
-    const entryPattern = pattern === "jobs" ? "jobs/*" : pattern === "" ? entry.name : `${pattern}/${entry.name}`;
     if (keep === undefined || !keep.has(entry.name)) {
-      rmSync(join(runDir, path), { recursive: true, force: true });
-    } else if (entry.isDirectory && entryPattern !== PROJECTION_TEMP_DIR && !(pattern === "jobs" && skipJobs.has(entry.name))) {
-      removeUnder(runDir, listing, allowed, path, entryPattern, skipJobs);
+      rmSync(join(runDir, pathOf(entry.name)), { recursive: true, force: true });
+      continue;
     }
+    if (!entry.isDirectory || (pattern === "jobs" && skipJobs.has(entry.name))) continue;
+    const entryPattern = pattern === "jobs" ? "jobs/*" : pattern === "" ? entry.name : `${pattern}/${entry.name}`;
+    if (entryPattern !== PROJECTION_TEMP_DIR) removeUnder(runDir, listing, allowed, pathOf(entry.name), entryPattern, skipJobs);
   }
 }
 

@@ -31,12 +31,62 @@ function secretPattern(name: string): boolean {
 }
 
 /**
+ * Set by `sanitize` when it passes on a value that `JSON.stringify` leaves out or refuses (a
+ * function, a symbol, a bigint), which `pythonPrettyJson` writes as text.
+ */
+let exoticSeen = false;
+
+/**
+ * Whether `sanitize` would change anything in `value` or meet a value `JSON.stringify` cannot
+ * write. Most rendered values hold no secret and nothing to convert: looking costs a fraction of
+ * copying them (the copies were about a tenth of what a replay allocated).
+ */
+function needsSanitizing(value: unknown): boolean {
+  if (value === null) return false;
+  switch (typeof value) {
+    case "object":
+      break;
+    case "number":
+      return !Number.isFinite(value);
+    case "string":
+    case "boolean":
+    case "undefined":
+      return false;
+    default:
+      return true;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (needsSanitizing(value[i])) return true;
+    return false;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return true;
+  const record = value as Record<string, unknown>;
+  // `for in` also meets enumerable inherited keys, which can only make the answer "copy it".
+  for (const key in record) if (isSecretName(key) || needsSanitizing(record[key])) return true;
+  return false;
+}
+
+/**
  * A JSON-safe copy: secrets redacted, `PyFloat`s as numbers, non-plain objects as strings. Objects
  * are copied key by key (every job's outcome and every rendered file passes through here: the
  * entry arrays of `Object.entries` and `Object.fromEntries` were a few percent of a run's garbage).
  */
 export function sanitize(value: unknown): unknown {
-  if (value === null || typeof value !== "object") return typeof value === "number" && !Number.isFinite(value) ? null : value;
+  if (value === null) return value;
+  switch (typeof value) {
+    case "object":
+      break;
+    case "number":
+      return Number.isFinite(value) ? value : null;
+    case "string":
+    case "boolean":
+    case "undefined":
+      return value;
+    default:
+      exoticSeen = true;
+      return value;
+  }
   if (value instanceof PyFloat) return value.value;
   if (Array.isArray(value)) return value.map(sanitize);
   const prototype: unknown = Object.getPrototypeOf(value);
@@ -52,14 +102,51 @@ export function sanitize(value: unknown): unknown {
   return copy;
 }
 
+/** What `sanitize` makes of `value`, for reading only: the value itself where it would change nothing. */
+function sanitizedForReading(value: unknown): unknown {
+  return needsSanitizing(value) ? sanitize(value) : value;
+}
+
+/**
+ * Where V8's `JSON.stringify(value, null, 2)` may lay a sanitized value out otherwise than Python's
+ * `json.dumps(indent=2, ensure_ascii=False)`: a number below 1e-4 (Python writes `1e-05` where V8
+ * writes `0.00001` or `1e-7`; every other finite number is written alike, as shortest round-trip
+ * digits) and a lone surrogate (V8 escapes it). Only a number follows `: `, a line's indent or
+ * nothing; a string that happens to match only costs the slower rendering.
+ */
+const LAYOUT_MAY_DIFFER = /(?:^|: |\n *)-?(?:0\.0000|\d(?:\.\d+)?e-)|\\ud[89a-f]/;
+
+/**
+ * `pythonPrettyJson(sanitize(value), options)`, rendered by `JSON.stringify` where that writes the
+ * same bytes: every other layout rule (2-space indent, `,` and `: `, insertion order, the escapes
+ * without `ensure_ascii`) is Python's. Native rendering is most of what a replay of a small run
+ * saves, since its rendering code never warms up.
+ */
+export function sanitizedJson(value: unknown, options: { readonly ensureAscii?: boolean; readonly depth?: number } = {}): string {
+  exoticSeen = false;
+  const clean = sanitizedForReading(value);
+  if (options.ensureAscii !== true && !exoticSeen) {
+    const depth = options.depth ?? 0;
+    // Nested in `depth` arrays, the value is laid out as deep as it is in its document; then the
+    // arrays' own text is cut off (a slice: re-indenting the text copied it). Each array opens
+    // with "[\n" and its items' indent, 2 + 2i characters at depth i, and closes with "\n", its
+    // own indent and "]".
+    let nested = clean;
+    for (let i = 0; i < depth; i++) nested = [nested];
+    const text = JSON.stringify(nested, null, 2) as string | undefined;
+    if (text !== undefined && !LAYOUT_MAY_DIFFER.test(text)) return depth === 0 ? text : text.slice(depth * (depth + 3), text.length - depth * (depth + 1));
+  }
+  return pythonPrettyJson(clean, options);
+}
+
 /** A JSON artifact: sanitized, 2-space indent, insertion order, trailing newline. */
 export function jsonArtifact(value: unknown, options: { readonly ensureAscii?: boolean } = {}): string {
-  return `${pythonPrettyJson(sanitize(value), options)}\n`;
+  return `${sanitizedJson(value, options)}\n`;
 }
 
 /** One compact JSON line (jsonl), non-ASCII kept. */
 export function jsonLine(value: unknown): string {
-  return `${JSON.stringify(sanitize(value))}\n`;
+  return `${JSON.stringify(sanitizedForReading(value))}\n`;
 }
 
 function yamlReady(value: unknown): unknown {
@@ -88,12 +175,11 @@ export function yamlArtifact(value: unknown): string {
 
 /** A CSV cell as Python's csv module writes `str(value)`; nested values as sorted JSON. */
 export function csvCell(value: unknown, kind: "float" | "plain" = "plain"): string {
-  let text: string;
-  if (value === null || value === undefined) text = "";
-  else if (typeof value === "number") text = kind === "float" || !Number.isInteger(value) ? pythonFloatRepr(value) : String(value);
-  else if (typeof value === "boolean") text = value ? "True" : "False";
-  else if (typeof value === "string") text = value;
-  else text = canonicalJson(sanitize(value), false);
+  // Only text can hold a quote, a comma or a line break.
+  if (value === null || value === undefined) return "";
+  if (typeof value === "number") return kind === "float" || !Number.isInteger(value) ? pythonFloatRepr(value) : String(value);
+  if (typeof value === "boolean") return value ? "True" : "False";
+  const text = typeof value === "string" ? value : canonicalJson(sanitizedForReading(value), false);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -2,8 +2,10 @@
 export const jobDir = (jobId: string) => `jobs/${jobId}`;
 export const artifactsDir = (jobId: string) => `jobs/${jobId}/artifacts`;
 export const tbDir = (jobId: string) => `jobs/${jobId}/tb`;
-export const statePath = (jobId: string, which: "initial" | "best" | "final", ext: "json" | "yaml") => `${artifactsDir(jobId)}/${which}_state.${ext}`;
-export const stateHistoryPath = (jobId: string) => `${artifactsDir(jobId)}/state_history.jsonl`;
+// One template each: a job's files, its results row and its manifest and index entries name these
+// paths again, two dozen times a job.
+export const statePath = (jobId: string, which: "initial" | "best" | "final", ext: "json" | "yaml") => `jobs/${jobId}/artifacts/${which}_state.${ext}`;
+export const stateHistoryPath = (jobId: string) => `jobs/${jobId}/artifacts/state_history.jsonl`;
 
 export function stateFiles(jobId: string) {
   return {

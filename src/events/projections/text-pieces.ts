@@ -5,7 +5,7 @@
  * (tests, comparisons).
  */
 import { pythonJsonString, pythonPrettyJson } from "../../codec/python-json.js";
-import { isSecretName, REDACTED, sanitize } from "./artifact-format.js";
+import { isSecretName, REDACTED, sanitizedJson } from "./artifact-format.js";
 
 export class TextPieces {
   constructor(readonly pieces: () => Iterable<string>) {}
@@ -41,7 +41,7 @@ export function jsonArtifactPieces(
       const prefix = `${first ? "" : ",\n"}  ${pythonJsonString(key, ensureAscii)}: `;
       first = false;
       if (value !== LIST) {
-        yield prefix + (isSecretName(key) ? pythonPrettyJson(REDACTED) : pythonPrettyJson(sanitize(value), { ensureAscii, depth: 1 }));
+        yield prefix + (isSecretName(key) ? pythonPrettyJson(REDACTED) : sanitizedJson(value, { ensureAscii, depth: 1 }));
         continue;
       }
       if (isSecretName(key)) {
@@ -50,7 +50,7 @@ export function jsonArtifactPieces(
       }
       let none = true;
       for (const item of items()) {
-        yield `${none ? `${prefix}[\n` : ",\n"}    ${pythonPrettyJson(sanitize(item), { ensureAscii, depth: 2 })}`;
+        yield `${none ? `${prefix}[\n` : ",\n"}    ${sanitizedJson(item, { ensureAscii, depth: 2 })}`;
         none = false;
       }
       yield none ? `${prefix}[]` : "\n  ]";

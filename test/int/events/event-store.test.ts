@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -173,6 +173,34 @@ describe("EventStore: logs written before streams, and logs that are not what th
     expect(store.readAll()).toEqual(before);
     expect(store.streamVersion("job-a")).toBe(10);
     expect(appendEvents(store, [{ type: "RunFinished", data: { invocation: 1, counts: {}, not_run: {} } }])[0]).toMatchObject({ seq: 12, v: 2, stream: "run", position: 2 });
+  });
+
+  it("openExisting opens a started run's log (an old one migrated) with its run id, and leaves a file that is no log as it is", () => {
+    const old = tempDir();
+    legacyLog(old);
+    const migrated = EventStore.openExisting(old, { command: "test" })!;
+    stores.push(migrated);
+    expect(migrated.runId).toBe(RUN_ID);
+    expect(migrated.streamVersion("job-a")).toBe(10);
+    expect(migrated.readAll()[0]).toMatchObject({ v: 1, stream: "run", position: 1, type: "RunStarted" });
+    // One writer at a time, as with open.
+    expect(() => EventStore.openExisting(old, { command: "second" })).toThrow(RunLockedError);
+
+    const foreign = tempDir();
+    const db = new Database(join(foreign, "events.db"));
+    db.exec("CREATE TABLE notes (text TEXT)");
+    db.close();
+    const before = readFileSync(join(foreign, "events.db"));
+    expect(EventStore.openExisting(foreign)).toBeNull();
+    expect(readFileSync(join(foreign, "events.db")).equals(before)).toBe(true);
+    expect(readdirSync(foreign)).toEqual(["events.db"]);
+
+    const empty = tempDir();
+    expect(EventStore.openExisting(empty)).toBeNull();
+    expect(readdirSync(empty)).toEqual([]); // no file: none is created
+    const unstarted = tempDir();
+    open(unstarted).close();
+    expect(EventStore.openExisting(unstarted)).toBeNull(); // a log no run ever started in
   });
 
   it("refuses to decode an unknown event type or a payload that does not match its schema", () => {

@@ -3,7 +3,7 @@
  * pieces) replaces the file on disk only when its bytes differ, and holds what rendering it whole
  * holds.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -40,6 +40,39 @@ describe("ProjectionWriter and a large file", () => {
     new ProjectionWriter(dir).writeAll(state());
     expect(readFileSync(join(dir, MANIFEST), "utf8")).toBe(expected);
   });
+});
+
+describe("ProjectionWriter and a large file on disk that differs (compared as it is rendered)", () => {
+  // 300 jobs: the manifest spans several of the 64 KiB parts it is rendered and compared in.
+  const many = Array.from({ length: 300 }, (_, i) => `job${i}`);
+  const bigState = () => RunState.fold(storedEvents([runStarted(many), ...many.flatMap((id, i) => finishedJob(id, 1, -i))]));
+  const cases: ReadonlyArray<readonly [string, (expected: string) => string | null]> = [
+    ["a byte changed in a later part", (e) => `${e.slice(0, 150_000)}X${e.slice(150_001)}`],
+    ["a byte changed in the first part", (e) => `X${e.slice(1)}`],
+    ["more bytes after the text", (e) => `${e}trailing`],
+    ["the text cut short mid-part", (e) => e.slice(0, 100_000)],
+    ["the text cut short at a part's end", (e) => e.slice(0, 65_536)],
+    ["no file", () => null],
+  ];
+  for (const [name, damage] of cases) {
+    it(`replaces it whole, as a new file: ${name}`, () => {
+      const dir = mkdtempSync(join(tmpdir(), "trace-bench-writer-"));
+      dirs.push(dir);
+      new ProjectionWriter(dir, true).writeAll(bigState());
+      const path = join(dir, MANIFEST);
+      const expected = readFileSync(path, "utf8");
+      expect(expected.length).toBeGreaterThan(3 * 65_536);
+      const damaged = damage(expected);
+      if (damaged === null) rmSync(path);
+      else writeFileSync(path, damaged);
+      const before = damaged === null ? null : statSync(path).ino;
+
+      new ProjectionWriter(dir).writeAll(bigState());
+      expect(readFileSync(path, "utf8")).toBe(expected);
+      expect(statSync(path).ino).not.toBe(before); // renamed over, never written in place
+      expect(readdirSync(join(dir, ".tmp"))).toEqual([]);
+    });
+  }
 });
 
 describe("ProjectionWriter.assumeCurrent (a reopened run whose files are recorded current)", () => {
