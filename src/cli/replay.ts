@@ -81,9 +81,9 @@ export async function replayRun(runDir: string, helper?: boolean): Promise<RunSt
     const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastPositions);
     const state = new RunState();
     const settled = new Set<string>();
-    store.scan((event, row) => {
+    store.scanLines((event, line) => {
       state.apply(event);
-      mirrors.add(row);
+      mirrors.addLine(line, event);
       const jobId = event.job_id;
       if (jobId === null || lastPositions.get(event.stream) !== event.position) return;
       const job = state.jobs.get(jobId)!;
@@ -91,7 +91,7 @@ export async function replayRun(runDir: string, helper?: boolean): Promise<RunSt
       else rewriter.rewrite(job);
       state.releaseDetail(jobId);
       settled.add(jobId);
-    }, undefined, 0, startEvents);
+    }, startEvents);
     mirrors.finish();
     await helperThread?.finish();
     // Run-level files, and the files of jobs that never ran (no event settled them).

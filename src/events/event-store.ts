@@ -21,7 +21,7 @@ import type Database from "better-sqlite3";
 import { decodeEvent, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, RUN_STREAM, streamOf, type EventType, type NewEvent, type StoredEvent } from "./event-schema.js";
 import { InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
 import type { Contents } from "./content-ref.js";
-import { eventsDbPath, lastPositions, openExistingWritableDatabase, openWritableDatabase, readContents, RecordedEvent, ROW_COLUMNS, type EventRow } from "./log-database.js";
+import { eventsDbPath, isPlainLine, lastPositions, MIRROR_LINE_COLUMNS, mirrorLine, openExistingWritableDatabase, openWritableDatabase, readContents, RecordedEvent, ROW_COLUMNS, type EventRow } from "./log-database.js";
 import { acquireWriterLock, currentWriter, releaseWriterLock, type WriterIdentity } from "./writer-lock.js";
 
 /** Test hook: SIGKILL this process right after the commit of this seq, before anyone is notified. */
@@ -289,18 +289,53 @@ export class EventStore {
   /**
    * Every committed event after `afterSeq` in seq order (only those of `types` when given), each decoded and handed
    * to `visit` as it is read (with its stored row, which mirrors copy), so the log is never held whole; returns the
-   * log's last seq. `decoded`: events the caller already decoded, by seq (a run's starts: its matrix).
+   * log's last seq.
    */
-  scan(visit: (event: StoredEvent, row: EventRow) => void, types?: readonly EventType[], afterSeq = 0, decoded?: ReadonlyMap<number, StoredEvent>): number {
+  scan(visit: (event: StoredEvent, row: EventRow) => void, types?: readonly EventType[], afterSeq = 0): number {
     // What `visit` throws is its own (a file it could not write), not the log's: passed on as it is.
     let visitFailure: unknown = undefined;
     try {
       const only = types === undefined ? "" : `AND type IN (${types.map(() => "?").join(", ")})`;
       const rows = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ${only} ORDER BY seq`).iterate(afterSeq, ...(types ?? [])) as IterableIterator<EventRow>;
       for (const row of rows) {
-        const event = decoded?.get(row.seq) ?? decodeRow(row);
+        const event = decodeRow(row);
         try {
           visit(event, row);
+        } catch (error) {
+          visitFailure = error;
+          throw error;
+        }
+      }
+      return this.lastSeq();
+    } catch (error) {
+      throw error === visitFailure ? error : eventLogFailure(error, this.path);
+    }
+  }
+
+  /**
+   * Every committed event in seq order, each decoded and handed to `visit` with its mirror line
+   * (`mirrorLine`'s bytes), as it is read; returns the log's last seq. The line comes from SQLite
+   * whole and is what the event is parsed from (replay reads and mirrors every row).
+   * `decoded`: events the caller already decoded, by seq (a run's starts: its matrix).
+   */
+  scanLines(visit: (event: StoredEvent, line: string) => void, decoded?: ReadonlyMap<number, StoredEvent>): number {
+    let visitFailure: unknown = undefined;
+    try {
+      const rows = this.db.prepare(`SELECT ${MIRROR_LINE_COLUMNS} FROM events ORDER BY seq`).iterate() as IterableIterator<{ seq: number; line: string | null }>;
+      const byRow = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq = ?`);
+      for (const { seq, line } of rows) {
+        let event: StoredEvent;
+        let text: string;
+        if (line !== null && isPlainLine(line)) {
+          text = line;
+          event = decoded?.get(seq) ?? decodeEvent(JSON.parse(line));
+        } else {
+          const row = byRow.get(seq) as EventRow;
+          text = mirrorLine(row);
+          event = decoded?.get(seq) ?? decodeRow(row);
+        }
+        try {
+          visit(event, text);
         } catch (error) {
           visitFailure = error;
           throw error;

@@ -92,6 +92,20 @@ export function payloadOf(event: { readonly data: unknown }): string {
 export const mirrorLine = (row: EventRow) =>
   `{"seq":${row.seq},"v":${row.v},"stream":${JSON.stringify(row.stream)},"position":${row.position},"type":${JSON.stringify(row.type)},"run_id":${JSON.stringify(row.run_id)},"job_id":${JSON.stringify(row.job_id)},"ts":${JSON.stringify(row.ts)},"data":${row.data}}\n`;
 
+/**
+ * `mirrorLine` built by SQLite (`line`, with the row's `seq`): the text comes out whole, where
+ * building it in JavaScript made a dozen strings per row, and it parses to the row's event. An
+ * envelope string with a character to escape (none is written so, but a log can be doctored) may
+ * be escaped otherwise than by `JSON.stringify`: `isPlainLine` tells, and `mirrorLine` is the truth.
+ */
+export const MIRROR_LINE_COLUMNS =
+  `seq, '{"seq":' || seq || ',"v":' || v || ',"stream":' || json_quote(stream) || ',"position":' || position || ',"type":' || json_quote(type) || ` +
+  `',"run_id":' || json_quote(run_id) || ',"job_id":' || json_quote(job_id) || ',"ts":' || json_quote(ts) || ',"data":' || data || '}' || char(10) AS line`;
+
+/** Whether a line from `MIRROR_LINE_COLUMNS` escapes nothing before its payload (so it is `mirrorLine`'s). */
+export const isPlainLine = (line: string) => PLAIN_ENVELOPE.test(line);
+const PLAIN_ENVELOPE = /^[^\\]*?,"data":/;
+
 function schemaOf(db: Database.Database, path: string): number {
   const version = db.pragma("user_version", { simple: true }) as number;
   if (version > EVENT_SCHEMA_VERSION) {

@@ -169,7 +169,11 @@ export class MirrorCatchUp {
   }
 
   add(row: EventRow): void {
-    const line = mirrorLine(row);
+    this.addLine(mirrorLine(row), row);
+  }
+
+  /** `add` of a row whose mirror line is at hand (`EventStore.scanLines`). */
+  addLine(line: string, row: Pick<EventRow, "job_id" | "stream" | "position">): void {
     this.run.add(line);
     if (row.job_id === null) return;
     // A row committed after the positions were read (a writer running while this reads): its job's

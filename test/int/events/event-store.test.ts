@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { EventLogCorruptError, RunLockedError, WrongExpectedVersionError } from "../../../src/events/event-log-errors.js";
 import { EventReader, peekRun, readableRuns } from "../../../src/events/event-reader.js";
 import { EventStore } from "../../../src/events/event-store.js";
+import { mirrorLine } from "../../../src/events/log-database.js";
 import { tempDir } from "../../support/cli.js";
 import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/events.js";
 
@@ -304,5 +305,41 @@ describe("EventStore: a position taken behind the writer's back", () => {
     expect(error).toBeInstanceOf(WrongExpectedVersionError);
     expect(error).toMatchObject({ stream: "run", expected: 1, actual: 2 });
     expect(store.readAll()).toHaveLength(2);
+  });
+});
+
+describe("EventStore.scanLines (replay's read of the log)", () => {
+  it("hands each event with its mirror line, byte for byte mirrorLine's, even where an envelope needs escapes", () => {
+    const dir = tempDir();
+    const store = open(dir);
+    appendEvents(store, [runStarted(["a", "b"]), ...finishedJob("a"), ...finishedJob("b")]);
+    // A doctored envelope: SQLite's escaping is not asked to agree with JSON.stringify's.
+    const db = new Database(join(dir, "events.db"));
+    db.prepare("UPDATE events SET ts = ? WHERE seq = 3").run('2026-01-01 "quoted"\n\u0001');
+    db.prepare("UPDATE events SET ts = ? WHERE seq = 4").run("2026-01-01T00:00:00.000Z \u00e9\u2028");
+    db.close();
+    const seen: [number, string][] = [];
+    const events: unknown[] = [];
+    const last = store.scanLines((event, line) => {
+      seen.push([event.seq, line]);
+      events.push(event);
+    });
+    const rows = store.rowsAfter(0);
+    expect(last).toBe(rows.length);
+    expect(seen.map(([seq]) => seq)).toEqual(rows.map((r) => r.seq));
+    expect(seen.map(([, line]) => line)).toEqual(rows.map(mirrorLine));
+    expect(seen[2]![1]).toContain('"ts":"2026-01-01 \\"quoted\\"\\n\\u0001"');
+    expect(events).toEqual(store.readAll()); // the same events as decoded from the rows
+  });
+
+  it("hands the caller's own decoded events for the seqs it gives, and the lines still come from the log", () => {
+    const dir = tempDir();
+    const store = open(dir);
+    appendEvents(store, [runStarted(["a"]), ...finishedJob("a")]);
+    const start = store.readAll()[0]!;
+    const events: unknown[] = [];
+    store.scanLines((event) => events.push(event), new Map([[1, start]]));
+    expect(events[0]).toBe(start);
+    expect(events.slice(1)).toEqual(store.readAll().slice(1));
   });
 });
