@@ -50,6 +50,20 @@ const MAX_GROUP_EVENTS = 2000;
 export const decodeRow = (row: EventRow): StoredEvent =>
   decodeEvent({ seq: row.seq, v: row.v, stream: row.stream, position: row.position, type: row.type, run_id: row.run_id, job_id: row.job_id, ts: row.ts, data: JSON.parse(row.data) });
 
+/** What a scan's visitor threw, told apart from what reading the log threw. */
+class VisitorFailure {
+  constructor(readonly cause: unknown) {}
+}
+
+/** `visit(a, b)`, what it throws wrapped as the visitor's own. */
+function visiting<A, B>(visit: (a: A, b: B) => void, a: A, b: B): void {
+  try {
+    visit(a, b);
+  } catch (error) {
+    throw new VisitorFailure(error);
+  }
+}
+
 export class EventStore {
   private readonly insert: Database.Statement;
   /**
@@ -109,7 +123,7 @@ export class EventStore {
    * Opens the log of a run that exists (migrated if it is an older one) and takes the writer
    * lock; its run id is its latest start's. Null when `runDir` holds no log (a file without an
    * events table is left as it is) or no run ever started in it. One connection, where asking
-   * `peekRun` first opened the file twice (1.5 ms of a small replay).
+   * `peekRun` first opened the file a second time.
    */
   static openExisting(runDir: string, options: OpenOptions = {}): EventStore | null {
     const db = openExistingWritableDatabase(runDir);
@@ -292,23 +306,13 @@ export class EventStore {
    * log's last seq.
    */
   scan(visit: (event: StoredEvent, row: EventRow) => void, types?: readonly EventType[], afterSeq = 0): number {
-    // What `visit` throws is its own (a file it could not write), not the log's: passed on as it is.
-    let visitFailure: unknown = undefined;
     try {
       const only = types === undefined ? "" : `AND type IN (${types.map(() => "?").join(", ")})`;
       const rows = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq > ? ${only} ORDER BY seq`).iterate(afterSeq, ...(types ?? [])) as IterableIterator<EventRow>;
-      for (const row of rows) {
-        const event = decodeRow(row);
-        try {
-          visit(event, row);
-        } catch (error) {
-          visitFailure = error;
-          throw error;
-        }
-      }
+      for (const row of rows) visiting(visit, decodeRow(row), row);
       return this.lastSeq();
     } catch (error) {
-      throw error === visitFailure ? error : eventLogFailure(error, this.path);
+      throw this.readFailure(error);
     }
   }
 
@@ -319,32 +323,26 @@ export class EventStore {
    * `decoded`: events the caller already decoded, by seq (a run's starts: its matrix).
    */
   scanLines(visit: (event: StoredEvent, line: string) => void, decoded?: ReadonlyMap<number, StoredEvent>): number {
-    let visitFailure: unknown = undefined;
     try {
       const rows = this.db.prepare(`SELECT ${MIRROR_LINE_COLUMNS} FROM events ORDER BY seq`).iterate() as IterableIterator<{ seq: number; line: string | null }>;
       const byRow = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq = ?`);
       for (const { seq, line } of rows) {
-        let event: StoredEvent;
-        let text: string;
         if (line !== null && isPlainLine(line)) {
-          text = line;
-          event = decoded?.get(seq) ?? decodeEvent(JSON.parse(line));
+          visiting(visit, decoded?.get(seq) ?? decodeEvent(JSON.parse(line)), line);
         } else {
           const row = byRow.get(seq) as EventRow;
-          text = mirrorLine(row);
-          event = decoded?.get(seq) ?? decodeRow(row);
-        }
-        try {
-          visit(event, text);
-        } catch (error) {
-          visitFailure = error;
-          throw error;
+          visiting(visit, decoded?.get(seq) ?? decodeRow(row), mirrorLine(row));
         }
       }
       return this.lastSeq();
     } catch (error) {
-      throw error === visitFailure ? error : eventLogFailure(error, this.path);
+      throw this.readFailure(error);
     }
+  }
+
+  /** What a scan throws: its visitor's own failure (a file it could not write) as it is, the log's as an event-log failure. */
+  private readFailure(error: unknown): unknown {
+    return error instanceof VisitorFailure ? error.cause : eventLogFailure(error, this.path);
   }
 
   /** The position of each stream's last event, by stream. */

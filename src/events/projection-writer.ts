@@ -20,6 +20,7 @@ import { checkedJobId } from "./safe-id.js";
 import { writeFully } from "./streamed-reconcile.js";
 import { childPath } from "../fs/child-path.js";
 import { emptyFolder } from "../fs/empty-folder.js";
+import { openIfPresent } from "../fs/open-if-present.js";
 import { fileHolds, utf8Of } from "../fs/file-head.js";
 
 /** The files a job's folder may hold besides its event mirror, by path within the folder. */
@@ -106,7 +107,7 @@ function holdsAt(fd: number, offset: number, bytes: Uint8Array): boolean {
  */
 function reconcilePieces(path: string, temp: string, pieces: Iterable<string>): { readonly digest: string; readonly wroteTemp: boolean } {
   const digest = createHash("sha1");
-  let fd: number | null = openIfPresent(path);
+  let fd: number | null = openIfPresent(path, "r");
   let tempFd: number | null = fd === null ? openSync(temp, "w") : null;
   let matched = 0;
   try {
@@ -140,15 +141,6 @@ function copyStart(fd: number, length: number, temp: string): number {
     at += read;
   }
   return tempFd;
-}
-
-function openIfPresent(path: string): number | null {
-  try {
-    return openSync(path, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
 }
 
 /** Writes `pieces` to a new file at `path` as they come; returns the digest of what it wrote. */

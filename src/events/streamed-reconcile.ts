@@ -6,6 +6,7 @@
  * over (a log read to its end) the file keeps what it held.
  */
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { openIfPresent } from "../fs/open-if-present.js";
 
 /** Text is compared and written in pieces of about this many characters. */
 const CHUNK_CHARS = 1 << 16;
@@ -13,15 +14,6 @@ const CHUNK_CHARS = 1 << 16;
 /** `writeSync` may write less than asked; every byte must get there. */
 export function writeFully(fd: number, bytes: Uint8Array): void {
   for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
-}
-
-function openIfPresent(path: string): number | null {
-  try {
-    return openSync(path, "r+");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
 }
 
 export class StreamedReconcile {
@@ -42,7 +34,7 @@ export class StreamedReconcile {
   private readonly chunk = Buffer.allocUnsafe(CHUNK_CHARS * 3);
 
   constructor(private readonly path: string) {
-    this.fd = openIfPresent(path);
+    this.fd = openIfPresent(path, "r+");
     if (this.fd === null) {
       this.fd = openSync(path, "w");
       this.appending = true;

@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fileHolds, readFileHead } from "../../../src/fs/file-head.js";
+import { fileHolds, readFileHead, utf8Of } from "../../../src/fs/file-head.js";
 import { tempDir } from "../../support/cli.js";
 
 describe("fileHolds", () => {
@@ -46,5 +46,20 @@ describe("fileHolds", () => {
     expect(fileHolds(join(dir, "empty"), Buffer.alloc(0))).toBe(true);
     expect(readFileHead(join(dir, "empty"), 10).length).toBe(0);
     expect(() => readFileHead(join(dir, "missing"), 10)).toThrow(expect.objectContaining({ code: "ENOENT" }));
+  });
+});
+
+describe("utf8Of", () => {
+  it.each([
+    ["short texts", ["héllo ", "wörld\n", "😀"]],
+    ["texts bigger than the buffer it starts with", ["x".repeat(40_000), "é".repeat(30_000)]],
+    ["texts bigger than the buffer it keeps", ["y".repeat(500_000), "z"]],
+  ])("encodes %s one after another as Buffer.from of their join, and a file holding them holds its view", (_, texts) => {
+    const expected = Buffer.from(texts.join(""), "utf8");
+    expect(utf8Of(texts).equals(expected)).toBe(true);
+    expect(utf8Of(texts.join("")).equals(expected)).toBe(true);
+    const path = join(tempDir(), "f");
+    writeFileSync(path, expected);
+    expect(fileHolds(path, utf8Of(texts))).toBe(true);
   });
 });
