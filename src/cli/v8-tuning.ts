@@ -6,8 +6,9 @@
  * models), and optimizing them early cost more than it gained: with optimization off (`--no-opt`)
  * 500 trivial jobs ran faster than with V8's default, on two cores shared with the derived-files
  * thread of the time. Letting a function run about fifteen times longer before it is optimized
- * (interrupt budget 1 MiB; `node --v8-options` gives Node 20's default as 66 KiB) keeps the optimizer for what stays hot: at one worker, 800 → 480 ms
- * from RunStarted to the last JobFinished, and no slower at 3,000 jobs (bench rows 1, 2 and 9);
+ * (interrupt budget 1 MiB; `node --v8-options` gives Node 20's default as 66 KiB) keeps the
+ * optimizer for what stays hot: at one worker, 800 → 480 ms from RunStarted to the last
+ * JobFinished, and no slower at 3,000 jobs (bench rows 1, 2 and 9);
  * after the jobs' code got leaner, 280 → 250 ms (medians of 6, alternated). The flag is
  * process-wide (every thread), so it is set before the verb's code is loaded. `replay` is not
  * tuned: it measured slower with it.

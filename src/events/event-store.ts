@@ -18,10 +18,10 @@
  */
 import { mkdirSync } from "node:fs";
 import type Database from "better-sqlite3";
-import { decodeEvent, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, RUN_STREAM, streamOf, type EventType, type NewEvent, type StoredEvent } from "./event-schema.js";
+import { decodeEvent, EventDecodeError, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, RUN_STREAM, streamOf, type EventType, type NewEvent, type StoredEvent } from "./event-schema.js";
 import { InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
 import type { Contents } from "./content-ref.js";
-import { eventsDbPath, isPlainLine, lastPositions, MIRROR_LINE_COLUMNS, mirrorLine, openExistingWritableDatabase, openWritableDatabase, readContents, RecordedEvent, ROW_COLUMNS, type EventRow } from "./log-database.js";
+import { eventsDbPath, isPlainLine, lastPositions, MIRROR_LINE_COLUMNS, mirrorLine, type MirrorLineRow, openExistingWritableDatabase, openWritableDatabase, readContents, RecordedEvent, ROW_COLUMNS, type EventRow } from "./log-database.js";
 import { acquireWriterLock, currentWriter, releaseWriterLock, type WriterIdentity } from "./writer-lock.js";
 
 /** Test hook: SIGKILL this process right after the commit of this seq, before anyone is notified. */
@@ -48,7 +48,16 @@ const MAX_GROUP_EVENTS = 2000;
 
 /** A row as an event, its payload parsed (each field named: a literal opening with a spread of the row cost more, V8 11). */
 export const decodeRow = (row: EventRow): StoredEvent =>
-  decodeEvent({ seq: row.seq, v: row.v, stream: row.stream, position: row.position, type: row.type, run_id: row.run_id, job_id: row.job_id, ts: row.ts, data: JSON.parse(row.data) });
+  decodeEvent({ seq: row.seq, v: row.v, stream: row.stream, position: row.position, type: row.type, run_id: row.run_id, job_id: row.job_id, ts: row.ts, data: payloadOfRow(row) });
+
+/** A row's payload parsed; one that is not JSON is a corrupt log, said as such (not a bare SyntaxError). */
+function payloadOfRow(row: EventRow): unknown {
+  try {
+    return JSON.parse(row.data);
+  } catch {
+    throw new EventDecodeError(`event ${row.seq} (${row.type}): its payload is not JSON`);
+  }
+}
 
 /** What a scan's visitor threw, told apart from what reading the log threw. */
 class VisitorFailure {
@@ -324,14 +333,14 @@ export class EventStore {
    */
   scanLines(visit: (event: StoredEvent, line: string) => void, decoded?: ReadonlyMap<number, StoredEvent>): number {
     try {
-      const rows = this.db.prepare(`SELECT ${MIRROR_LINE_COLUMNS} FROM events ORDER BY seq`).iterate() as IterableIterator<{ seq: number; line: string | null }>;
+      const rows = this.db.prepare(`SELECT ${MIRROR_LINE_COLUMNS} FROM events ORDER BY seq`).iterate() as IterableIterator<MirrorLineRow>;
       const byRow = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq = ?`);
-      for (const { seq, line } of rows) {
-        if (line !== null && isPlainLine(line)) {
-          visiting(visit, decoded?.get(seq) ?? decodeEvent(JSON.parse(line)), line);
+      for (const row of rows) {
+        if (isPlainLine(row)) {
+          visiting(visit, decoded?.get(row.seq) ?? decodeEvent(JSON.parse(row.line)), row.line);
         } else {
-          const row = byRow.get(seq) as EventRow;
-          visiting(visit, decoded?.get(seq) ?? decodeRow(row), mirrorLine(row));
+          const whole = byRow.get(row.seq) as EventRow;
+          visiting(visit, decoded?.get(row.seq) ?? decodeRow(whole), mirrorLine(whole));
         }
       }
       return this.lastSeq();

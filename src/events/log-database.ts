@@ -94,16 +94,25 @@ export const mirrorLine = (row: EventRow) =>
 
 /**
  * `mirrorLine` built by SQLite (`line`, with the row's `seq`): the text comes out whole, where
- * building it in JavaScript made a dozen strings per row, and it parses to the row's event. An
- * envelope string with a character to escape (none is written so, but a log can be doctored) may
- * be escaped otherwise than by `JSON.stringify`: `isPlainLine` tells, and `mirrorLine` is the truth.
+ * building it in JavaScript made a dozen strings per row, and it parses to the row's event.
+ * `payloadValid`: the payload is one JSON value on its own; a doctored one such as `1,"type":"x"`
+ * would otherwise parse inside the line as keys of the envelope. An envelope string with a
+ * character to escape (none is written so, but a log can be doctored) may be escaped otherwise
+ * than by `JSON.stringify`. `isPlainLine` tells both; otherwise the row and `mirrorLine` are the truth.
  */
 export const MIRROR_LINE_COLUMNS =
-  `seq, '{"seq":' || seq || ',"v":' || v || ',"stream":' || json_quote(stream) || ',"position":' || position || ',"type":' || json_quote(type) || ` +
+  `seq, json_valid(data) AS payloadValid, '{"seq":' || seq || ',"v":' || v || ',"stream":' || json_quote(stream) || ',"position":' || position || ',"type":' || json_quote(type) || ` +
   `',"run_id":' || json_quote(run_id) || ',"job_id":' || json_quote(job_id) || ',"ts":' || json_quote(ts) || ',"data":' || data || '}' || char(10) AS line`;
 
-/** Whether a line from `MIRROR_LINE_COLUMNS` escapes nothing before its payload (so it is `mirrorLine`'s). */
-export const isPlainLine = (line: string) => PLAIN_ENVELOPE.test(line);
+export interface MirrorLineRow {
+  readonly seq: number;
+  readonly payloadValid: number;
+  readonly line: string | null;
+}
+
+/** Whether a row of `MIRROR_LINE_COLUMNS` can be parsed as its event and is `mirrorLine`'s bytes. */
+export const isPlainLine = (row: MirrorLineRow): row is MirrorLineRow & { readonly line: string } =>
+  row.payloadValid === 1 && row.line !== null && PLAIN_ENVELOPE.test(row.line);
 const PLAIN_ENVELOPE = /^[^\\]*?,"data":/;
 
 function schemaOf(db: Database.Database, path: string): number {

@@ -1,6 +1,5 @@
 /** Paths inside a run directory, POSIX-style as they appear in reports. */
 export const jobDir = (jobId: string) => `jobs/${jobId}`;
-export const artifactsDir = (jobId: string) => `jobs/${jobId}/artifacts`;
 export const tbDir = (jobId: string) => `jobs/${jobId}/tb`;
 // One template each: a job's files, its results row and its manifest and index entries name these
 // paths again, two dozen times a job.

@@ -332,6 +332,20 @@ describe("EventStore.scanLines (replay's read of the log)", () => {
     expect(events).toEqual(store.readAll()); // the same events as decoded from the rows
   });
 
+  it("refuses a payload that is not one JSON value, as reading the rows does, even where the line around it would parse", () => {
+    for (const payload of ['{"attempt":1,"invocation":1},"type":"JobFinished"', '1,"seq":99']) {
+      const dir = tempDir();
+      const store = open(dir);
+      appendEvents(store, [runStarted(["a"]), ...finishedJob("a")]);
+      const db = new Database(join(dir, "events.db"));
+      db.prepare("UPDATE events SET data = ? WHERE seq = 2").run(payload);
+      db.close();
+      expect(() => store.readAll()).toThrow(EventLogCorruptError);
+      expect(() => store.scanLines(() => {})).toThrow(EventLogCorruptError);
+      expect(() => store.scanLines(() => {})).toThrow(/event 2 \(JobQueued\): its payload is not JSON/);
+    }
+  });
+
   it("hands the caller's own decoded events for the seqs it gives, and the lines still come from the log", () => {
     const dir = tempDir();
     const store = open(dir);
