@@ -1,10 +1,22 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
 import { csvRows, eventsOf, filesUnder, FIXTURE_ENV, singleRunDir } from "../support/run-dir.js";
+
+/** python3: argv[1] is a YAML file that PyYAML loads and dumps to the same bytes; each further argv is a state, `<path>.yaml` being PyYAML's dump of `<path>.json`. */
+const PYYAML_CHECK = [
+  "import json, sys, yaml",
+  "def same(path, value):",
+  "    text = open(path, encoding='utf-8').read()",
+  "    assert yaml.safe_dump(value, sort_keys=False) == text, path",
+  "same(sys.argv[1], yaml.safe_load(open(sys.argv[1], encoding='utf-8')))",
+  "for state in sys.argv[2:]:",
+  "    same(state + '.yaml', json.load(open(state + '.json', encoding='utf-8')))",
+  "print(len(sys.argv) - 1, 'files as PyYAML writes them')",
+].join("\n");
 
 function config(dir: string, yaml: string): string {
   const path = join(dir, "config.yaml");
@@ -56,6 +68,13 @@ describe("trace-bench run", () => {
 
     const manifest = JSON.parse(readFileSync(join(runDir, "meta/manifest.json"), "utf8")) as { config_hash: string };
     expect(manifest.config_hash).toMatch(/^[0-9a-f]{16}$/);
+
+    // Each state's YAML is what PyYAML's safe_dump writes for its JSON (python3 loads and dumps it); the
+    // config snapshot is what safe_dump writes for what PyYAML loads from it.
+    const states = ["initial", "final", "best"].map((which) => join(runDir, "jobs", "806f391306ae", "artifacts", `${which}_state`));
+    const pyyaml = execFileSync("python3", ["-c", PYYAML_CHECK, join(runDir, "meta", "config.snapshot.yaml"), ...states], { encoding: "utf8" });
+    expect(pyyaml).toBe("4 files as PyYAML writes them\n");
+    expect(readFileSync(`${states[1]}.yaml`, "utf8")).toContain('  value: "');
 
     const live = filesUnder(runDir);
     const replay = runCli(["replay", runDir]);

@@ -1,10 +1,10 @@
 /**
  * How projection files are written: sanitized JSON (Python's `json.dumps(indent=2)` layout),
- * YAML in PyYAML's block style, and CSV the way Python's `csv` module writes it (`\r\n` rows,
+ * YAML as PyYAML's `safe_dump` writes it, and CSV the way Python's `csv` module writes it (`\r\n` rows,
  * quotes only when needed).
  */
-import YAML, { Scalar } from "yaml";
 import { canonicalJson, PyFloat, pythonFloatRepr, pythonPrettyJson } from "../../codec/python-json.js";
+import { pythonSafeDump } from "../../codec/python-yaml.js";
 
 export const REDACTED = "***REDACTED***";
 
@@ -152,28 +152,12 @@ export function jsonLine(value: unknown): string {
   return `${JSON.stringify(sanitizedForReading(value))}\n`;
 }
 
-function yamlReady(value: unknown): unknown {
-  if (value instanceof PyFloat) {
-    const node = new Scalar(value.value);
-    node.minFractionDigits = 1; // keeps `1.0` a float when the file is loaded again
-    return node;
-  }
-  if (Array.isArray(value)) return value.map(yamlReady);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, yamlReady(v)]));
-  return value;
-}
-
-/** One document reused for every dump: building a document's schema is most of a small dump's cost. */
-const yamlDocument = new YAML.Document(null, { aliasDuplicateObjects: false });
-const YAML_OPTIONS = { indentSeq: false, lineWidth: 0 } as const;
-
-/** YAML in PyYAML's `safe_dump(sort_keys=False)` style: block style, list items not indented. */
+/**
+ * YAML as the Python original writes it, `yaml.safe_dump(value, sort_keys=False)`: a Python reader
+ * loads the types it would have loaded (`'yes'`, `'12:30'` stay strings).
+ */
 export function yamlArtifact(value: unknown): string {
-  yamlDocument.contents = yamlDocument.createNode(yamlReady(value));
-  const text = yamlDocument.toString(YAML_OPTIONS);
-  // Not kept until the next dump: the run's config snapshot is one (a node per seed of a big matrix).
-  yamlDocument.contents = null;
-  return text;
+  return pythonSafeDump(value);
 }
 
 /** A CSV cell as Python's csv module writes `str(value)`; nested values as sorted JSON. */
