@@ -321,6 +321,36 @@ await measure("8", "LLM4AD bridge (bench/llm4ad-bridge.mjs)", "", () => childBen
 
 // 9. Growth: the same trivial matrix at several sizes (BENCH_SIZES), one fresh max_workers-8 run
 //    each, so that linearity shows: wall, peak RSS, events, run-dir size, replay, resume decision.
+//
+//    The replay target is the issue's: at most 50 µs per event, 10,000 events in at most 0.5 s. A cold
+//    replay also pays a fixed part that no number of events spreads thin on a small log (the log
+//    opened, the writer lock taken, every report's code run for the first time), measured on a
+//    2-job run. So each size shows its replay per event two ways: averaged over its events, checked
+//    on logs of the issue's scale (thousands of events); and beyond the fixed part, checked at
+//    every size.
+const REPLAY_TARGET_MIN_EVENTS = 5_000;
+
+/** Cold replays of `runDir`, each in a fresh process (they vary by a third from one process to the next on a shared machine). */
+async function coldReplays(runDir) {
+  const replays = [];
+  for (let i = 0; i < 5; i++) replays.push(JSON.parse((await node([PROBE, "replay", runDir, "1"])).stdout).runs[0].totalMs);
+  return replays;
+}
+
+progress("9 replay's fixed part: a 2-job run ...");
+const fixedReplay = await measure("9", "replay's fixed part (2-job run)", "ms", async () => {
+  const runId = "bench-growth-2";
+  const result = await cli(runArgs(runId, 8, writeConfig(2)));
+  if (!result.stdout.includes("Jobs: 2 ok")) throw new BenchError(`2-job run did not finish ok:\n${tail(result.stdout, 5)}`);
+  const runDir = join(runsDir, runId);
+  const replays = await coldReplays(runDir);
+  const fixed = { ms: median(replays), events: countEvents(runDir) };
+  row("9", `replay's fixed part: a 2-job run (${fixed.events} events), cold, median of 5 processes`, fixed.ms, "ms", 1);
+  notes.push(`#9 2 jobs: cold replays ${replays.map((ms) => `${fmt(ms, 1)} ms`).join(", ")}`);
+  rmSync(runDir, { recursive: true, force: true });
+  return fixed;
+});
+
 for (const jobs of GROWTH_SIZES) {
   progress(`9 growth: ${jobs} jobs (run, replay, resume decision) ...`);
   const label = `${jobs} jobs`;
@@ -338,12 +368,14 @@ for (const jobs of GROWTH_SIZES) {
     row("9", `${label}: peak RSS of the run`, kib / 1024, "MiB", 1, { op: "<=", value: 150 });
     row("9", `${label}: events in the log`, events, "events", 0);
     row("9", `${label}: run-dir size`, dirBytes(runDir) / 2 ** 20, "MiB", 1);
-    // Cold replays vary by a third from one process to the next on a shared machine: the median of five fresh processes.
-    const replays = [];
-    for (let i = 0; i < 5; i++) replays.push(JSON.parse((await node([PROBE, "replay", runDir, "1"])).stdout).runs[0].totalMs);
+    const replays = await coldReplays(runDir);
     const replayMs = median(replays);
     row("9", `${label}: replay, in-process replayRun() (cold, modules preloaded; median of 5 processes)`, replayMs / 1000, "s", 2);
-    row("9", `${label}: replay per event`, (replayMs * 1000) / events, "µs", 1, { op: "<=", value: 50 });
+    const atScale = events >= REPLAY_TARGET_MIN_EVENTS;
+    row("9", `${label}: replay per event${atScale ? "" : " (no target below 5,000 events: the fixed part weighs)"}`, (replayMs * 1000) / events, "µs", 1, atScale ? { op: "<=", value: 50 } : null);
+    if (fixedReplay !== undefined && events > fixedReplay.events) {
+      row("9", `${label}: replay per event beyond the fixed part`, ((replayMs - fixedReplay.ms) * 1000) / (events - fixedReplay.events), "µs", 1, { op: "<=", value: 50 });
+    }
     notes.push(`#9 ${label}: cold replays ${replays.map((ms) => `${fmt(ms, 1)} ms`).join(", ")}`);
     const resume = JSON.parse((await node([PROBE, "resume", runDir, "1"])).stdout).runs[0];
     if (resume.needWork !== 0) throw new BenchError(`resume probe: ${resume.needWork} of ${resume.jobs} jobs would run again (expected 0)`);

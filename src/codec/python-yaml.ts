@@ -8,9 +8,9 @@
  * quoted as strings).
  *
  * Written as PyYAML's emitter decides, with its state (column, indent, whether the last thing
- * written was white space or indentation), as a recursive walk instead of an event machine. Two
- * things PyYAML does are left out: anchors for an object met twice (each is written in full) and
- * tags for values it cannot represent (they are written as their text).
+ * written was white space or indentation), as a recursive walk instead of an event machine. Where
+ * it differs: an object met twice is written in full each time (PyYAML writes an anchor and an
+ * alias), and a value PyYAML refuses (a function, a class instance) is written as its text.
  */
 import { PyFloat, pythonFloatRepr } from "./python-json.js";
 
@@ -19,40 +19,43 @@ const BEST_WIDTH = 80;
 /** A longer key is written as a complex key (`? key`): PyYAML counts its `!!str` tag (5) in its 128-character limit. */
 const SIMPLE_KEY_LIMIT = 128 - "!!str".length;
 
-/** What PyYAML's resolver would load a plain scalar as, when not a string (YAML 1.1, PyYAML 6.0). */
-const IMPLICIT_NON_STRING = anyOf([
-    // bool
-    "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF",
-    // float
-    "[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?",
-    "\\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?",
-    "[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*",
-    "[-+]?\\.(?:inf|Inf|INF)",
-    "\\.(?:nan|NaN|NAN)",
-    // int
-    "[-+]?0b[0-1_]+",
-    "[-+]?0[0-7_]+",
-    "[-+]?(?:0|[1-9][0-9_]*)",
-    "[-+]?0x[0-9a-fA-F_]+",
-    "[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+",
-    // merge, null (the empty string included), value
-    "<<",
-    "~|null|Null|NULL|",
-    "=",
-    // timestamp
-    "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]",
-    "[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \\t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\\.[0-9]*)?(?:[ \\t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?",
-  ]);
+/*
+ * What PyYAML's resolver (YAML 1.1, PyYAML 6.0) would load a plain scalar as when not a string,
+ * told apart by its first character as PyYAML does: a word (bool, null, merge, value) or a number
+ * or date, each pattern compiled only when a string could match it.
+ */
+const YAML11_BOOL = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
+const YAML11_WORDS = new Set(["null", "Null", "NULL", "~", "<<", "="]);
+const NUMBER_FIRST_CHARACTERS = new Set("-+.0123456789");
+const YAML11_NUMBER_OR_DATE = anyOf([
+  // float
+  "[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?",
+  "\\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?",
+  "[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*",
+  "[-+]?\\.(?:inf|Inf|INF)",
+  "\\.(?:nan|NaN|NAN)",
+  // int
+  "[-+]?0b[0-1_]+",
+  "[-+]?0[0-7_]+",
+  "[-+]?(?:0|[1-9][0-9_]*)",
+  "[-+]?0x[0-9a-fA-F_]+",
+  "[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+",
+  // timestamp
+  "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]",
+  "[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \\t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\\.[0-9]*)?(?:[ \\t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?",
+]);
 
 function anyOf(alternatives: readonly string[]): RegExp {
   return new RegExp(`^(?:${alternatives.map((alternative) => `(?:${alternative})`).join("|")})$`);
 }
 
-/** The first characters of what `IMPLICIT_NON_STRING` matches: most strings are told apart without the pattern. */
-const IMPLICIT_FIRST_CHARACTERS = new Set("yYnNtTfFoO-+0123456789.<~=");
-
-const mayLoadAsOtherType = (text: CodePoints) =>
-  text.length === 0 || (IMPLICIT_FIRST_CHARACTERS.has(text[0]!) && IMPLICIT_NON_STRING.test(typeof text === "string" ? text : text.join("")));
+/** Whether PyYAML would load `text`, written plain, as something else than a string (the empty string is null). */
+function mayLoadAsOtherType(text: CodePoints): boolean {
+  if (text.length === 0) return true;
+  const whole = typeof text === "string" ? text : text.join("");
+  if (NUMBER_FIRST_CHARACTERS.has(text[0]!)) return YAML11_NUMBER_OR_DATE.test(whole);
+  return YAML11_WORDS.has(whole) || YAML11_BOOL.test(whole);
+}
 
 /** Escapes PyYAML writes by name in double quotes; every other character outside printable ASCII is `\xXX`, `\uXXXX` or `\UXXXXXXXX`. */
 const NAMED_ESCAPES: Readonly<Record<string, string>> = {
@@ -186,6 +189,8 @@ class SafeDumper {
         return this.scalar(Number.isInteger(value) && Math.abs(value) < 1e21 ? String(value) : floatText(value), true, context);
       case "string":
         return this.scalar(value, false, context);
+      case "bigint":
+        return this.scalar(String(value), true, context);
       case "object":
         break;
       default:
@@ -298,6 +303,8 @@ class SafeDumper {
     if (!this.whitespace) this.write(" ");
     this.whitespace = false;
     this.indention = false;
+    // Only a space can be where a line is folded.
+    if (typeof text === "string" && !text.includes(" ")) return this.write(text);
     let spaces = false;
     let start = 0;
     for (let end = 0; end <= text.length; end++) {

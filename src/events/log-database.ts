@@ -11,6 +11,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { EVENT_SCHEMA_VERSION } from "./event-schema.js";
 import { EventLogCorruptError, eventLogFailure } from "./event-log-errors.js";
+import { immediateTransaction } from "./immediate-transaction.js";
 
 export const EVENTS_DB = "events.db";
 
@@ -172,6 +173,12 @@ export function openExistingWritableDatabase(runDir: string): Database.Database 
 
 const holdsEventsTable = (db: Database.Database) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get() !== undefined;
 
+/** The tables besides `events` (with the stream index), each made `IF NOT EXISTS`: some came to schema 2 after it shipped (`contents`, `snapshots`), so a log at version 2 may lack them. */
+const LATER_TABLES = ["writer", "subscriber_positions", "contents", "snapshots"];
+const holdsEveryTable = (db: Database.Database) =>
+  db.prepare(`SELECT count(*) FROM sqlite_master WHERE (type = 'table' AND name IN (${LATER_TABLES.map((t) => `'${t}'`).join(", ")})) OR (type = 'index' AND name = 'events_by_stream')`).pluck().get() ===
+  LATER_TABLES.length + 1;
+
 /** The connection's settings, then the tables created or migrated (`hasEvents`: the file already holds a log). */
 function setUpWritable(db: Database.Database, path: string, hasEvents: boolean): void {
   db.pragma("journal_mode = WAL");
@@ -179,7 +186,9 @@ function setUpWritable(db: Database.Database, path: string, hasEvents: boolean):
   db.pragma("synchronous = NORMAL");
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   const schema = schemaOf(db, path);
-  db.transaction(() => {
+  // A current log with all its tables needs nothing created: no write transaction (every replay and resume opens one).
+  if (hasEvents && schema === EVENT_SCHEMA_VERSION && holdsEveryTable(db)) return;
+  immediateTransaction(db, () => {
     if (!hasEvents) {
       db.exec(
         "CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, v INTEGER NOT NULL, stream TEXT NOT NULL, position INTEGER NOT NULL, " +
@@ -206,7 +215,7 @@ function setUpWritable(db: Database.Database, path: string, hasEvents: boolean):
     // Immediate: the write lock is waited for up front. A deferred transaction reading first
     // fails at once ("database is locked", no busy wait) when a live run commits meanwhile,
     // and a second `run` or `replay` then crashed instead of naming the lock's holder.
-  }).immediate();
+  });
 }
 
 /** The stored texts among `refs` (logs written before the content table have none). */

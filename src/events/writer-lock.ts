@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { RunLockedError } from "./event-log-errors.js";
+import { immediateTransaction } from "./immediate-transaction.js";
 
 export interface WriterIdentity {
   readonly pid: number;
@@ -51,7 +52,7 @@ function isAlive(holder: LockRow): boolean {
 
 /** Takes the run directory's writer lock, or throws `RunLockedError` naming the live holder. */
 export function acquireWriterLock(db: Database.Database, runDir: string, me: WriterIdentity, command: string, now: Date): void {
-  db.transaction(() => {
+  immediateTransaction(db, () => {
     const holder = db.prepare("SELECT pid, host, process_start, started_at, command FROM writer WHERE id = 1").get() as LockRow | undefined;
     if (holder !== undefined && isAlive(holder)) {
       throw new RunLockedError({ runDir, pid: holder.pid, host: holder.host, startedAt: holder.started_at, command: holder.command });
@@ -63,7 +64,7 @@ export function acquireWriterLock(db: Database.Database, runDir: string, me: Wri
       now.toISOString(),
       command,
     );
-  }).immediate();
+  });
 }
 
 export function releaseWriterLock(db: Database.Database, me: WriterIdentity): void {

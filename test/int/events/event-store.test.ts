@@ -204,6 +204,20 @@ describe("EventStore: logs written before streams, and logs that are not what th
     expect(EventStore.openExisting(unstarted)).toBeNull(); // a log no run ever started in
   });
 
+  it("opening a log at the current schema creates the tables it lacks (schema 2 gained some after it shipped)", () => {
+    const dir = tempDir();
+    appendEvents(open(dir), [runStarted(["a"])]);
+    stores.splice(0)[0]!.close();
+    const db = new Database(join(dir, "events.db"));
+    db.exec("DROP TABLE snapshots; DROP TABLE contents");
+    db.close();
+    EventStore.openExisting(dir, { command: "test" })!.close();
+    const check = new Database(join(dir, "events.db"), { readonly: true });
+    const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+    check.close();
+    expect(tables).toEqual(["contents", "events", "snapshots", "sqlite_sequence", "subscriber_positions", "writer"]);
+  });
+
   it("refuses to decode an unknown event type or a payload that does not match its schema", () => {
     const dir = tempDir();
     appendEvents(open(dir), [runStarted(["a"])]);
