@@ -132,7 +132,7 @@ describe("pythonSafeDump", () => {
     for (const [i, value] of mappings.entries()) expect(parseConfigText(`case-${i}.yaml`, pythonSafeDump(value)).data, `case ${i}`).toEqual(asRead(value));
   });
 
-  it("leaves out a key whose value is undefined, as JSON does", () => {
-    expect(pythonSafeDump({ a: 1, b: undefined, c: [undefined] })).toBe("a: 1\nc:\n- null\n");
+  it("leaves out a key whose value is undefined, as JSON does, and writes a bigint as the integer it is", () => {
+    expect(pythonSafeDump({ a: 1, b: undefined, c: [undefined], big: 10n ** 30n })).toBe("a: 1\nc:\n- null\nbig: 1000000000000000000000000000000\n");
   });
 });
