@@ -372,7 +372,7 @@ for (const jobs of GROWTH_SIZES) {
     const replayMs = median(replays);
     row("9", `${label}: replay, in-process replayRun() (cold, modules preloaded; median of 5 processes)`, replayMs / 1000, "s", 2);
     const atScale = events >= REPLAY_TARGET_MIN_EVENTS;
-    row("9", `${label}: replay per event${atScale ? "" : " (no target below 5,000 events: the fixed part weighs)"}`, (replayMs * 1000) / events, "µs", 1, atScale ? { op: "<=", value: 50 } : null);
+    row("9", `${label}: replay per event${atScale ? "" : ` (no target below ${REPLAY_TARGET_MIN_EVENTS.toLocaleString("en-US")} events: the fixed part weighs)`}`, (replayMs * 1000) / events, "µs", 1, atScale ? { op: "<=", value: 50 } : null);
     if (fixedReplay !== undefined && events > fixedReplay.events) {
       row("9", `${label}: replay per event beyond the fixed part`, ((replayMs - fixedReplay.ms) * 1000) / (events - fixedReplay.events), "µs", 1, { op: "<=", value: 50 });
     }

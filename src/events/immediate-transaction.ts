@@ -1,8 +1,10 @@
 /**
  * `fn` inside `BEGIN IMMEDIATE … COMMIT` (rolled back if it throws): the write lock is waited for up
- * front. better-sqlite3's `db.transaction` does the same, but its first use on a connection
- * prepares the statements of every kind of transaction and savepoint (nine), about 0.2 ms of each
- * command that opens a log, for the one transaction taking the writer lock.
+ * front. A deferred transaction reading first fails at once ("database is locked", no busy wait)
+ * when a live run commits meanwhile, and a second `run` or `replay` then crashed instead of naming
+ * the lock's holder. better-sqlite3's `db.transaction(fn).immediate` does the same, but its first
+ * use on a connection prepares the statements of every kind of transaction and savepoint (nine),
+ * about 0.2 ms of each command that opens a log.
  */
 import type Database from "better-sqlite3";
 

@@ -212,9 +212,6 @@ function setUpWritable(db: Database.Database, path: string, hasEvents: boolean):
         "CREATE TABLE IF NOT EXISTS snapshots (name TEXT PRIMARY KEY, seq INTEGER NOT NULL, format TEXT NOT NULL, data TEXT NOT NULL);",
     );
     db.pragma(`user_version = ${EVENT_SCHEMA_VERSION}`);
-    // Immediate: the write lock is waited for up front. A deferred transaction reading first
-    // fails at once ("database is locked", no busy wait) when a live run commits meanwhile,
-    // and a second `run` or `replay` then crashed instead of naming the lock's holder.
   });
 }
 

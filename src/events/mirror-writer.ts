@@ -16,7 +16,8 @@ import { mirrorLine, payloadOf, type EventRow } from "./log-database.js";
 import { checkedJobId } from "./safe-id.js";
 import { childPath } from "../fs/child-path.js";
 import { readFileHead, utf8Of } from "../fs/file-head.js";
-import { StreamedReconcile, writeFully } from "./streamed-reconcile.js";
+import { StreamedReconcile } from "./streamed-reconcile.js";
+import { writeFully } from "../fs/write-fully.js";
 
 export const RUN_MIRROR = "events.jsonl";
 

@@ -17,10 +17,11 @@ import { textOf, TextPieces } from "./projections/text-pieces.js";
 import type { RunDirListing } from "./run-dir-listing.js";
 import type { JobView, RunState } from "./run-state.js";
 import { checkedJobId } from "./safe-id.js";
-import { writeFully } from "./streamed-reconcile.js";
 import { childPath } from "../fs/child-path.js";
 import { emptyFolder } from "../fs/empty-folder.js";
+import { copyPrefix, matchingPrefix } from "../fs/file-prefix.js";
 import { openIfPresent } from "../fs/open-if-present.js";
+import { writeFully } from "../fs/write-fully.js";
 import { fileHolds, utf8Of } from "../fs/file-head.js";
 
 /** The files a job's folder may hold besides its event mirror, by path within the folder. */
@@ -87,17 +88,6 @@ function eachEncodedPart(pieces: Iterable<string>, take: (bytes: Uint8Array) => 
 /** What a file holds is read into this reused buffer to be compared. */
 const fileBuffer = Buffer.allocUnsafe(pieceBuffer.length);
 
-/** Whether the file open at `fd` holds `bytes` from `offset` on (reads a chunk at a time). */
-function holdsAt(fd: number, offset: number, bytes: Uint8Array): boolean {
-  for (let done = 0; done < bytes.length; ) {
-    const want = Math.min(fileBuffer.length, bytes.length - done);
-    const read = readSync(fd, fileBuffer, 0, want, offset + done);
-    if (read === 0 || !fileBuffer.subarray(0, read).equals(bytes.subarray(done, done + read))) return false;
-    done += read;
-  }
-  return true;
-}
-
 /**
  * Makes the file at `path` hold `pieces`, compared with them as they are encoded: one that already
  * holds them is left alone; otherwise they go to a new file at `temp` (after a copy of the file's
@@ -107,21 +97,23 @@ function holdsAt(fd: number, offset: number, bytes: Uint8Array): boolean {
  */
 function reconcilePieces(path: string, temp: string, pieces: Iterable<string>): { readonly digest: string; readonly wroteTemp: boolean } {
   const digest = createHash("sha1");
-  let fd: number | null = openIfPresent(path, "r");
+  const fd = openIfPresent(path, "r");
   let tempFd: number | null = fd === null ? openSync(temp, "w") : null;
   let matched = 0;
   try {
     eachEncodedPart(pieces, (bytes) => {
       digest.update(bytes);
-      if (tempFd === null && holdsAt(fd!, matched, bytes)) {
-        matched += bytes.length;
-        return;
+      if (tempFd === null) {
+        const { length } = matchingPrefix(fd!, matched, bytes, fileBuffer);
+        matched += length;
+        if (length === bytes.length) return;
+        tempFd = copyPrefix(fd!, matched, temp, fileBuffer);
+        bytes = bytes.subarray(length);
       }
-      if (tempFd === null) tempFd = copyStart(fd!, matched, temp);
       writeFully(tempFd, bytes);
     });
     // All matched: the file must also end there.
-    if (tempFd === null && readSync(fd!, fileBuffer, 0, 1, matched) !== 0) tempFd = copyStart(fd!, matched, temp);
+    if (tempFd === null && readSync(fd!, fileBuffer, 0, 1, matched) !== 0) tempFd = copyPrefix(fd!, matched, temp, fileBuffer);
     return { digest: digest.digest("base64"), wroteTemp: tempFd !== null };
   } finally {
     try {
@@ -130,17 +122,6 @@ function reconcilePieces(path: string, temp: string, pieces: Iterable<string>): 
       if (fd !== null) closeSync(fd);
     }
   }
-}
-
-/** A new file at `temp` holding the first `length` bytes of the file open at `fd`. */
-function copyStart(fd: number, length: number, temp: string): number {
-  const tempFd = openSync(temp, "w");
-  for (let at = 0; at < length; ) {
-    const read = readSync(fd, fileBuffer, 0, Math.min(fileBuffer.length, length - at), at);
-    writeFully(tempFd, fileBuffer.subarray(0, read));
-    at += read;
-  }
-  return tempFd;
 }
 
 /** Writes `pieces` to a new file at `path` as they come; returns the digest of what it wrote. */

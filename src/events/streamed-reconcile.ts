@@ -5,16 +5,13 @@
  * rewritten through a temp file renamed over it at `finish`, so until the whole text was handed
  * over (a log read to its end) the file keeps what it held.
  */
-import { closeSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { copyPrefix, matchingPrefix } from "../fs/file-prefix.js";
 import { openIfPresent } from "../fs/open-if-present.js";
+import { writeFully } from "../fs/write-fully.js";
 
 /** Text is compared and written in pieces of about this many characters. */
 const CHUNK_CHARS = 1 << 16;
-
-/** `writeSync` may write less than asked; every byte must get there. */
-export function writeFully(fd: number, bytes: Uint8Array): void {
-  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
-}
 
 export class StreamedReconcile {
   /** The file, open for reading (and for appending or truncating at its end); null when absent. */
@@ -95,24 +92,16 @@ export class StreamedReconcile {
   private settle(bytes: Buffer): void {
     if (this.temp !== null) return writeFully(this.temp.fd, bytes);
     if (this.appending) return this.append(bytes);
-    let offset = 0;
-    while (offset < bytes.length) {
-      const read = readSync(this.fd!, this.chunk, 0, Math.min(this.chunk.length, bytes.length - offset), this.matched);
-      if (read === 0) {
-        // The file stops here: the rest is appended at its end.
-        this.appending = true;
-        this.append(bytes.subarray(offset));
-        return;
-      }
-      const same = this.chunk.subarray(0, read).equals(bytes.subarray(offset, offset + read));
-      if (!same) {
-        this.startTemp();
-        writeFully(this.temp!.fd, bytes.subarray(offset));
-        return;
-      }
-      offset += read;
-      this.matched += read;
+    const { length, ended } = matchingPrefix(this.fd!, this.matched, bytes, this.chunk);
+    this.matched += length;
+    if (length === bytes.length) return;
+    if (ended) {
+      // The file stops here: the rest is appended at its end.
+      this.appending = true;
+      return this.append(bytes.subarray(length));
     }
+    this.startTemp();
+    writeFully(this.temp!.fd, bytes.subarray(length));
   }
 
   /** Writes at the file's end (reads are positional, so the descriptor's own position says nothing). */
@@ -127,12 +116,6 @@ export class StreamedReconcile {
   /** The file differs from here on: its matching start is copied into a temp file that continues with the text. */
   private startTemp(): void {
     const path = `${this.path}.${process.pid}.tmp`;
-    const fd = openSync(path, "w");
-    this.temp = { path, fd };
-    for (let at = 0; at < this.matched; ) {
-      const read = readSync(this.fd!, this.chunk, 0, Math.min(this.chunk.length, this.matched - at), at);
-      writeFully(fd, this.chunk.subarray(0, read));
-      at += read;
-    }
+    this.temp = { path, fd: copyPrefix(this.fd!, this.matched, path, this.chunk) };
   }
 }
