@@ -44,16 +44,20 @@ process.env.TMPDIR = workerTmp;
 
 const { Llm4adSuite, bundledLlm4adRoot } = await import(join(ROOT, "dist/adapters/tasks/llm4ad/llm4ad-suite.js"));
 const { SandboxWorkerPool } = await import(join(ROOT, "dist/adapters/sandbox/worker-pool.js"));
-const { sandboxEnv } = await import(join(ROOT, "dist/adapters/sandbox/sandbox-env.js"));
+const { pythonWorkerPool } = await import(join(ROOT, "dist/adapters/sandbox/python-sandbox.js"));
 const PYTHON_DIR = join(ROOT, "adapters", "tasks", "llm4ad", "python");
-/** A bare pool like the suite's (same script, limits and environment), for the protocol floor. */
+const LOADER_INSIDE = "/trace-bench/loader";
+/** A bare pool like the suite's (same script, sandbox, limits and environment), for the protocol floor. */
 const rawPool = () =>
-  new SandboxWorkerPool({
-    command: "python3",
-    args: () => [join(PYTHON_DIR, "trace_bench_worker.py"), "--loader-dir", PYTHON_DIR, "--memory-mb", "4096"],
-    size: 1,
-    env: { ...sandboxEnv(process.env), PYTHONDONTWRITEBYTECODE: "1", OPENBLAS_NUM_THREADS: "1", OMP_NUM_THREADS: "1", MKL_NUM_THREADS: "1" },
-  });
+  new SandboxWorkerPool(
+    pythonWorkerPool({
+      script: (inside) => join(inside ? LOADER_INSIDE : PYTHON_DIR, "trace_bench_worker.py"),
+      scriptArgs: (inside) => ["--loader-dir", inside ? LOADER_INSIDE : PYTHON_DIR, "--memory-mb", "4096"],
+      readOnly: [{ host: PYTHON_DIR, inside: LOADER_INSIDE }],
+      env: () => ({}),
+      size: 1,
+    }),
+  );
 
 // ---------------------------------------------------------------------------------------------
 // Tasks written for the bench: a root with an index.json and one folder per task.

@@ -7,7 +7,8 @@
 // Misses are marked MISSED; the exit code is 0 unless the benchmark itself could not run.
 //
 // Row 8 comes from bench/llm4ad-bridge.mjs (the LLM4AD python3 worker pool), run as a child;
-// row 10 from bench/ui-live-latency.mjs (a commit of a running run → the dashboard's SSE client).
+// row 10 from bench/ui-live-latency.mjs (a commit of a running run → the dashboard's SSE client),
+// row 11 from bench/js-sandbox.mjs (trainable JavaScript, a fresh isolate per call).
 //
 // BENCH_TMPDIR=/dev/shm npm run bench   puts the runs on another file system (default: os.tmpdir()).
 // BENCH_SIZES=100,1000,10000 npm run bench   the matrix sizes of the growth rows (#9; "" skips them).
@@ -29,6 +30,7 @@ const RSS_WRAPPER = join(ROOT, "bench", "with-max-rss.mjs");
 const PROBE = join(ROOT, "bench", "probe.mjs");
 const LLM4AD_BRIDGE = join(ROOT, "bench", "llm4ad-bridge.mjs");
 const UI_LIVE_LATENCY = join(ROOT, "bench", "ui-live-latency.mjs");
+const JS_SANDBOX = join(ROOT, "bench", "js-sandbox.mjs");
 const JOBS = 500;
 const STARTUP_RUNS = 11;
 const GROWTH_SIZES = (process.env.BENCH_SIZES ?? "100,1000,10000")
@@ -388,6 +390,10 @@ for (const jobs of GROWTH_SIZES) {
 // 10. The dashboard: how soon a commit of a running run reaches an open page (its own script).
 progress("10 dashboard live latency (bench/ui-live-latency.mjs) ...");
 await measure("10", "dashboard live latency (bench/ui-live-latency.mjs)", "ms", () => childBench("10", UI_LIVE_LATENCY, "ui-live", "dashboard"));
+
+// 11. The JavaScript sandbox: what a fresh isolate per trainable-code call costs (its own script).
+progress("11 JavaScript sandbox: an isolate per call (bench/js-sandbox.mjs) ...");
+await measure("11", "JavaScript sandbox (bench/js-sandbox.mjs)", "ms", () => childBench("11", JS_SANDBOX, "js-sandbox", "JS sandbox"));
 
 // ---------------------------------------------------------------------------------------------
 // Report.

@@ -1,77 +1,109 @@
 /**
  * Trainable JavaScript functions (a task's `code` parameters, which in mode real an LLM writes)
- * run in a pool of node processes under Node's permission model, never in the engine: a proposal
- * like `() => this.constructor.constructor("return process")()` reaches only a worker with no
- * secrets in its environment, no file access outside its own directory, no child processes, a
- * heap limit and a time limit. The pool starts on first use and is shared by all jobs of a run.
+ * run in a V8 isolate of their own (`isolated-vm`), made for the call and disposed after it. An
+ * isolate has no Node API at all: no `process`, `require`, file system, network, timers or child
+ * processes, so a proposal like `() => this.constructor.constructor("return process")()` finds
+ * only the isolate's own globals. Each call gets a heap limit and a time limit, and nothing it did
+ * (a patched prototype, a global, a pending promise) is there for the next call, of this job or
+ * another. Values cross as JSON: functions and symbols become null, cycles an error.
+ *
+ * Making an isolate and disposing of one are most of a call's cost, and neither needs the call:
+ * the next call's isolate is made, and the last one disposed, once the event loop is free after
+ * a call (an unused isolate is as fresh as a new one).
  */
-import { availableParallelism } from "node:os";
-import { join } from "node:path";
-import { packageRoot } from "../../src/fs/package-root.js";
-import { OnDemandWorkerPool } from "./on-demand-worker-pool.js";
-import { WorkerFailure } from "./worker-failure.js";
+import type IsolatedVm from "isolated-vm";
 
 export class CodeExecutionError extends Error {
   override readonly name = "CodeExecutionError";
 }
 
 export interface JsSandboxOptions {
-  /** Workers (default: the machine's cores, at most 4). */
-  readonly workers?: number;
-  /** V8 heap limit of each worker, MiB (default 256). */
+  /** V8 heap limit of each call's isolate, MiB (default 256). */
   readonly heapMb?: number;
 }
 
-/** Node 20 calls the permission model experimental; later versions take `--permission`. */
-const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
+type Ivm = typeof IsolatedVm;
+let loaded: Promise<Ivm> | undefined;
+/** The native addon, loaded on the first call: runs that evaluate no trainable code never load it. */
+const isolatedVm = (): Promise<Ivm> => (loaded ??= import("isolated-vm").then((module) => (module as { default: Ivm }).default));
+
+/** Messages isolated-vm gives for what the engine did to the isolate rather than what the code threw. */
+const TIMED_OUT = /^Script execution timed out/;
+const OUT_OF_MEMORY = /memory limit/i;
 
 export class JsSandbox {
-  private pool: OnDemandWorkerPool | null = null;
+  private readonly live = new Set<IsolatedVm.Isolate>();
+  /** Made after the last call for the next one; never ran code. */
+  private spare: IsolatedVm.Isolate | null = null;
+  private closed = false;
 
   constructor(private readonly options: JsSandboxOptions = {}) {}
 
-  private workers(): OnDemandWorkerPool {
-    const script = join(packageRoot(), "adapters", "sandbox", "js", "js-sandbox-worker.mjs");
-    this.pool ??= new OnDemandWorkerPool({
-      command: process.execPath,
-      args: (dir) => [PERMISSION_FLAG, "--no-warnings", `--allow-fs-read=${script}`, `--allow-fs-write=${dir}`, `--max-old-space-size=${this.options.heapMb ?? 256}`, "--disable-proto=throw", script],
-      size: this.options.workers ?? Math.min(4, availableParallelism()),
-      env: {},
-    });
-    return this.pool;
-  }
-
   /**
-   * `source` (a function expression) called with `args`, in a worker; its result as plain data.
-   * Throws `CodeExecutionError` (syntax error, exception, timeout, a worker killed by its limits).
+   * `source` (a function expression) called with `args` in a fresh isolate; its result as plain
+   * data. Throws `CodeExecutionError` (syntax error, exception, timeout, memory limit); an aborted
+   * call throws the signal's reason.
    */
   async run(source: string, args: readonly unknown[], options: { readonly timeoutMs?: number; readonly signal?: AbortSignal } = {}): Promise<unknown> {
-    const timeoutMs = options.timeoutMs ?? 1000;
-    let reply: Record<string, unknown>;
+    if (this.closed) throw new CodeExecutionError("Error: the JavaScript sandbox is closed");
+    const { signal } = options;
+    signal?.throwIfAborted();
+    const timeoutMs = Math.max(1, options.timeoutMs ?? 1000);
+    const ivm = await isolatedVm();
+    const isolate = this.freshIsolate(ivm);
+    this.live.add(isolate);
+    const dispose = () => {
+      if (!isolate.isDisposed) isolate.dispose();
+    };
+    signal?.addEventListener("abort", dispose, { once: true });
     try {
-      reply = await this.workers().request({
-        message: { op: "run", source, args, timeoutMs },
-        // V8 stops synchronous code at the timeout; code that escapes it (a stuck await) is killed.
-        hardTimeoutMs: timeoutMs + 2000,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      const context = isolate.createContextSync();
+      context.global.setSync("args", new ivm.ExternalCopy(JSON.parse(JSON.stringify(args)) as unknown).copyInto({ release: true }));
+      // JSON.stringify is taken before the candidate's code runs: replacing it changes nothing.
+      const script = isolate.compileScriptSync(`(function (stringify) { return stringify((${source})(...args)) ?? "null"; })(JSON.stringify)`, { filename: "trainable-code.js" });
+      const json: unknown = await script.run(context, { timeout: timeoutMs });
+      return typeof json === "string" ? (JSON.parse(json) as unknown) : null;
     } catch (error) {
-      if (error instanceof WorkerFailure && error.kind !== "aborted" && error.kind !== "closed") {
-        throw new CodeExecutionError(error.kind === "timeout" ? `Error: Script execution timed out after ${timeoutMs}ms (the sandbox worker was killed)` : `Error: ${error.message}`);
-      }
-      throw error;
+      if (signal?.aborted) throw signal.reason;
+      throw codeError(error, timeoutMs);
+    } finally {
+      signal?.removeEventListener("abort", dispose);
+      setImmediate(() => {
+        dispose();
+        this.live.delete(isolate);
+        if (!this.closed) this.spare ??= this.newIsolate(ivm);
+      });
     }
-    if (reply.ok !== true) throw new CodeExecutionError(String(reply.error));
-    return reply.value;
   }
 
-  /** Process ids of the workers alive now (tests check none outlives its run). */
-  workerPids(): number[] {
-    return this.pool?.pids() ?? [];
+  private newIsolate(ivm: Ivm): IsolatedVm.Isolate {
+    return new ivm.Isolate({ memoryLimit: Math.max(8, this.options.heapMb ?? 256) });
   }
 
+  private freshIsolate(ivm: Ivm): IsolatedVm.Isolate {
+    const spare = this.spare;
+    this.spare = null;
+    return spare !== null && !spare.isDisposed ? spare : this.newIsolate(ivm);
+  }
+
+  /** Isolates that ran code and are not disposed yet: none once the event loop has turned after the last call (tests check). */
+  liveIsolates(): number {
+    return this.live.size;
+  }
+
+  /** Stops every call in flight; later calls fail. */
   close(): void {
-    this.pool?.close();
-    this.pool = null;
+    this.closed = true;
+    for (const isolate of [...this.live, ...(this.spare ? [this.spare] : [])]) if (!isolate.isDisposed) isolate.dispose();
+    this.live.clear();
+    this.spare = null;
   }
+}
+
+function codeError(error: unknown, timeoutMs: number): CodeExecutionError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (TIMED_OUT.test(message)) return new CodeExecutionError(`Error: Script execution timed out after ${timeoutMs}ms`);
+  if (OUT_OF_MEMORY.test(message)) return new CodeExecutionError(`RangeError: the code exceeded the sandbox's memory limit (${message})`);
+  const name = error instanceof Error ? error.name : "Error";
+  return new CodeExecutionError(`${name}: ${message}`);
 }

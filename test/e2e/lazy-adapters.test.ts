@@ -1,8 +1,9 @@
 /**
  * A heavy adapter is loaded only by a run that uses it: `list-trainers` and a stub smoke run load
- * neither the OpenAI client, nor execa (the sandbox worker pool), nor the WebSocket inspector;
- * a mode-real run loads openai, a task whose trainable JavaScript runs in the sandbox loads
- * execa, and `--inspect` loads the inspector (so each "not loaded" below could fail).
+ * neither the OpenAI client, nor execa (the python worker pool), nor isolated-vm (the JavaScript
+ * sandbox), nor the WebSocket inspector; a mode-real run loads openai, a task whose trainable
+ * JavaScript runs in the sandbox loads isolated-vm, and `--inspect` loads the inspector (so each
+ * "not loaded" below could fail).
  */
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -15,7 +16,7 @@ import { csvRows, singleRunDir } from "../support/run-dir.js";
 import { xmlReply } from "../support/scripted-llm.js";
 import { runCliTracingModules } from "../support/traced-cli.js";
 
-const HEAVY = ["openai", "execa", "@statelyai/inspect", "ws"] as const;
+const HEAVY = ["openai", "execa", "isolated-vm", "@statelyai/inspect", "ws"] as const;
 
 const servers: FakeOpenAiServer[] = [];
 afterEach(async () => {
@@ -78,10 +79,11 @@ describe("heavy adapters are loaded only when used", () => {
     expect(r.packages).not.toContain("execa");
   });
 
-  it("a task whose trainable JavaScript runs in the sandbox loads execa", async () => {
+  it("a task whose trainable JavaScript runs in the sandbox loads isolated-vm, and no worker pool", async () => {
     const r = await tracedRun(writeConfig("mode: stub\ntasks: [trace_examples:greeting_stub]\ntrainers: [NoOpTrainer]\n"));
     expect(r.rows.map((row) => row.status)).toEqual(["ok"]);
-    expect(r.packages).toContain("execa");
+    expect(r.packages).toContain("isolated-vm");
+    expect(r.packages).not.toContain("execa");
     expect(r.packages).not.toContain("openai");
   });
 

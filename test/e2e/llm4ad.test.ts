@@ -4,7 +4,7 @@
  * python process outlives the run, whether it ends, is interrupted or is killed.
  */
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { childrenOf, isRunning, until } from "../support/processes.js";
@@ -12,6 +12,15 @@ import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
 import { csvRows, eventsOf, singleRunDir } from "../support/run-dir.js";
 
 const workersOf = (pid: number) => childrenOf(pid, "trace_bench_worker.py");
+/** Live `sleep <seconds>` processes on the machine. */
+const sleepers = (seconds: string) =>
+  readdirSync("/proc").filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8") === `sleep\0${seconds}\0`;
+    } catch {
+      return false;
+    }
+  });
 
 /** The template scores benchmarks/llm4ad/README.md documents (measured with its check_tasks.py). */
 const DOCUMENTED_TEMPLATE_SCORES: Record<string, string> = {
@@ -42,6 +51,22 @@ describe("LLM4AD", () => {
     const scores = (rs: typeof rows) => rs.map((r) => [r.job_id, r.score_val_initial, r.score_val_final, r.llm_calls]);
     expect(scores(csvRows(join(singleRunDir(again), "results.csv")))).toEqual(scores(rows));
   }, 120_000);
+
+  it("a candidate that starts a detached process does not keep the run alive, and nothing it started outlives the run", async () => {
+    const dir = tempDir();
+    const config = join(dir, "c.yaml");
+    writeFileSync(config, "tasks: [llm4ad:detach]\ntrainers: [NoOpTrainer]\nseeds: [1, 2]\n");
+    const started = Date.now();
+    const r = runCli(["run", "--config", config, "--runs-dir", dir, "--root", "test/fixtures/llm4ad/hostile"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(csvRows(join(singleRunDir(dir), "results.csv")).map((row) => [row.status, row.score_val_initial])).toEqual([
+      ["ok", "1.0"],
+      ["ok", "1.0"],
+    ]);
+    // The sleep would hold the run's pipes for an hour: the run ends when its jobs end.
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(await until(() => sleepers("3603").length === 0, 5_000)).toBe(true);
+  }, 90_000);
 
   it("list-tasks --root: a folder without index.json lists its task folders; an unknown root says why on stderr", () => {
     const bare = runCli(["list-tasks", "--bench", "llm4ad", "--root", "test/fixtures/llm4ad/bare"]);

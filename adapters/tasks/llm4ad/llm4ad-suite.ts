@@ -1,8 +1,10 @@
 /**
  * The LLM4AD suite (suites.md §1): `llm4ad:<key>` tasks whose trainable parameter is the source
  * of one Python function, evaluated by the task's own Python evaluator in the run's pool of
- * python3 workers. A bundle is a bare code parameter (the response is the code itself), scored
- * as the reference's AutonomousEvaluatorGuide scores it; instances are built once per bundle.
+ * python3 workers, each in a bubblewrap sandbox that forks a fresh child per candidate (see
+ * adapters/sandbox/python-sandbox.ts and the worker's header). A bundle is a bare code parameter
+ * (the response is the code itself), scored as the reference's AutonomousEvaluatorGuide scores
+ * it; instances are built once per bundle.
  */
 import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
@@ -16,7 +18,8 @@ import { TaskNotFoundError, TaskUnavailableError } from "../../../src/tasks/task
 import type { TaskSuite } from "../../../src/tasks/task-suite.js";
 import { OnDemandWorkerPool } from "../../sandbox/on-demand-worker-pool.js";
 import { WorkerFailure } from "../../sandbox/worker-failure.js";
-import { sandboxEnv } from "../../sandbox/sandbox-env.js";
+import { pythonWorkerPool } from "../../sandbox/python-sandbox.js";
+import { SandboxSettingError, sandboxMode } from "../../sandbox/sandbox-mode.js";
 import { discoverLlm4adTasks, moduleOf, type Llm4adDiscovery } from "./discovery.js";
 
 export const PENALTY_SCORE = -1_000_000;
@@ -31,6 +34,8 @@ export const BENCH_CONSTRAINTS =
 /** The tasks trace-bench ships, in the original's folder format. */
 export const bundledLlm4adRoot = () => join(packageRoot(), "benchmarks", "llm4ad");
 const pythonDir = () => join(packageRoot(), "adapters", "tasks", "llm4ad", "python");
+/** Where a sandboxed worker sees its code, the tasks root and the CO-Bench data (read-only). */
+const INSIDE = { loader: "/trace-bench/loader", tasks: "/trace-bench/tasks", coBench: "/trace-bench/data/co-bench" } as const;
 
 export interface EvaluationSettings {
   /** Workers in the pool (default: the machine's cores). */
@@ -71,6 +76,8 @@ export class Llm4adSuite implements TaskSuite {
   readonly name = "llm4ad";
   private readonly discovery: Llm4adDiscovery;
   private pool: OnDemandWorkerPool | null = null;
+  /** The tasks root as the workers see it (a sandbox shows it at a path of its own). */
+  private rootSeenByWorkers = "";
   private settings: EvaluationSettings;
 
   constructor(root: string, settings: Partial<EvaluationSettings> = {}) {
@@ -93,13 +100,26 @@ export class Llm4adSuite implements TaskSuite {
     this.settings = { workers: settings.workers ?? this.settings.workers, memoryMb: settings.memoryMb ?? this.settings.memoryMb };
   }
 
+  /** The pool, started on first use; throws WorkerFailure `unavailable` when python3 or the sandbox cannot run. */
   private workers(): OnDemandWorkerPool {
-    this.pool ??= new OnDemandWorkerPool({
-      command: "python3",
-      args: () => [join(pythonDir(), "trace_bench_worker.py"), "--loader-dir", pythonDir(), "--memory-mb", String(this.settings.memoryMb)],
+    if (this.pool !== null) return this.pool;
+    let sandboxed: boolean;
+    try {
+      sandboxed = sandboxMode() === "bubblewrap";
+    } catch (error) {
+      if (error instanceof SandboxSettingError) throw new WorkerFailure("unavailable", error.message);
+      throw error;
+    }
+    const coBench = process.env.CO_BENCH_DATA;
+    const options = pythonWorkerPool({
+      script: (inside) => join(inside ? INSIDE.loader : pythonDir(), "trace_bench_worker.py"),
+      scriptArgs: (inside) => ["--loader-dir", inside ? INSIDE.loader : pythonDir(), "--memory-mb", String(this.settings.memoryMb)],
+      readOnly: [{ host: pythonDir(), inside: INSIDE.loader }, { host: this.discovery.root, inside: INSIDE.tasks }, ...(coBench ? [{ host: resolve(coBench), inside: INSIDE.coBench }] : [])],
+      env: (inside): Record<string, string> => (coBench ? { CO_BENCH_DATA: inside ? INSIDE.coBench : coBench } : {}),
       size: Math.max(1, this.settings.workers),
-      env: { ...sandboxEnv(process.env), PYTHONDONTWRITEBYTECODE: "1", OPENBLAS_NUM_THREADS: "1", OMP_NUM_THREADS: "1", MKL_NUM_THREADS: "1" },
     });
+    this.rootSeenByWorkers = sandboxed ? INSIDE.tasks : this.discovery.root;
+    this.pool = new OnDemandWorkerPool(options);
     return this.pool;
   }
 
@@ -126,14 +146,16 @@ export class Llm4adSuite implements TaskSuite {
       throw new TaskNotFoundError({ taskId, reason: `unknown LLM4AD task '${key}' in ${this.discovery.root}; ${why}` });
     }
     const evaluatorKwargs = Object.fromEntries(Object.entries(evalKwargs).filter(([k]) => !ENGINE_KWARGS.has(k)));
-    const task = { root: this.discovery.root, module, eval_kwargs: evaluatorKwargs };
     const instance = randomUUID();
-    const pool = this.workers();
+    let pool: OnDemandWorkerPool;
+    let task: { root: string; module: string; eval_kwargs: Kwargs };
     let reply: Record<string, unknown>;
     try {
+      pool = this.workers();
+      task = { root: this.rootSeenByWorkers, module, eval_kwargs: evaluatorKwargs };
       reply = await pool.request({ message: { op: "load", task, instance }, hardTimeoutMs: 600_000, affinity: instance });
     } catch (error) {
-      if (error instanceof WorkerFailure && error.kind === "unavailable") throw new TaskUnavailableError({ taskId, reason: `${taskId} needs python3 (with numpy): ${error.message}` });
+      if (error instanceof WorkerFailure && error.kind === "unavailable") throw new TaskUnavailableError({ taskId, reason: `${taskId} cannot be evaluated here: ${error.message}` });
       throw new Error(`${taskId}: the task could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (reply.ok !== true) throw loadFailure(taskId, reply.error as WorkerError);

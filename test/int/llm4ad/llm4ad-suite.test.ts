@@ -1,7 +1,7 @@
 /**
  * The LLM4AD suite against real python3 workers: bundles as the reference builds them, candidate
  * code scored as its AutonomousEvaluatorGuide scores it, and the sandbox's limits (timeouts that
- * kill and replace a worker, memory, secrets, no process left behind).
+ * kill the candidate's process, memory, secrets, no process left behind).
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -100,18 +100,19 @@ describe("scoring candidate code as the reference does", () => {
     expect((await score(bundle, "def f(x):\n    return 2 * x")).score).toBe(-0);
   });
 
-  it("a candidate that swallows the timeout is killed with its worker at the hard deadline; a new worker takes over", async () => {
+  it("a candidate that swallows the timeout is killed a second after it; the worker, which never ran it, serves the next one", async () => {
     const s = suite();
     const bundle = await s.load("llm4ad:toy/double", {});
     const [before] = s.workerPids();
     const stubborn = "def f(x):\n    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass";
+    const started = Date.now();
     const result = await score(bundle, stubborn);
     expect(result.score).toBe(PENALTY_SCORE);
     expect(envelope(result.feedback)).toEqual({ status: "timeout", phase: "evaluate", timeout_seconds: 2 });
-    expect(await survivors([before!])).toEqual([]);
+    // Killed by its template at timeout + 1 s, not by the engine at timeout + 5 s.
+    expect(Date.now() - started).toBeLessThan(6_500);
     expect((await score(bundle, "def f(x):\n    return 2 * x")).score).toBe(-0);
-    expect(s.workerPids()).toHaveLength(1);
-    expect(s.workerPids()[0]).not.toBe(before);
+    expect(s.workerPids()).toEqual([before]);
   }, 30_000);
 
   it("a candidate that allocates without bound is stopped by the memory limit", async () => {

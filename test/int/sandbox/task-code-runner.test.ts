@@ -1,12 +1,12 @@
 /**
  * A built-in task's trainable op: its author's own source runs in the engine (as trusted as the
- * task module), any other source (a proposal) in the sandbox's workers, with the same results.
+ * task module), any other source (a proposal) in a sandboxed isolate, with the same results.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { JsSandbox } from "../../../adapters/sandbox/js-sandbox.js";
 import { sandboxRunner } from "../../../adapters/tasks/internal/sandbox-runner.js";
 
-const sandbox = new JsSandbox({ workers: 1, heapMb: 64 });
+const sandbox = new JsSandbox({ heapMb: 64 });
 afterAll(() => sandbox.close());
 
 /** Which side ran it: the engine has a `process`, a sandbox context has none. */

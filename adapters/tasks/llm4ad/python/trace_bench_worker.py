@@ -2,9 +2,9 @@
 trace-bench's LLM4AD evaluation worker: a long-lived python3 process speaking JSON lines.
 
 Requests arrive one per line on stdin; answers go, one per line, to the stdout the worker had at
-start. Everything else written to stdout or stderr (the task's or the candidate's prints, C
-libraries) goes to stderr, so nothing can corrupt the protocol; a candidate's Python-level output
-is captured and returned with its result.
+start. Everything else written to stdout or stderr (the task's prints, C libraries) goes to
+stderr, so nothing can corrupt the protocol; a candidate's Python-level output is captured and
+returned with its result.
 
   {"id": 1, "op": "load", "task": {"root", "module", "eval_kwargs"}, "instance": "<job>"}
       imports the task module once, builds its evaluator (its instances) once per instance key,
@@ -13,9 +13,16 @@ is captured and returned with its result.
       runs the candidate as the reference's AutonomousEvaluatorGuide does (path A) and answers with
       {score, feedback, status, output}.
 
-Limits: the address space is capped at start (--memory-mb); each evaluation gets a wall-clock
-alarm and a CPU-time limit of its timeout (the engine also kills the whole worker a little later,
-for code that never returns to Python).
+The worker is a warm template that never runs candidate code itself: each evaluation happens in a
+child forked for it, which gets a fresh scratch directory, no file descriptor of the protocol, and
+its own limits (address space, CPU time, a wall-clock alarm). When the child has answered (or run
+out of time) every other process is killed, the scratch space and System V IPC objects are wiped,
+and the next candidate, of this job or another, starts from the untouched template.
+
+Started by the engine inside bubblewrap (see adapters/sandbox/), the worker is the init of its own
+pid namespace (`--init`): "every other process" is then every process the candidate started,
+detached or not. Run as root there, it first drops to an unprivileged uid of its own (`--uid`),
+whose process count the kernel caps (`--max-processes`).
 """
 from __future__ import annotations
 
@@ -27,7 +34,9 @@ import json
 import math
 import os
 import resource
+import select
 import signal
+import stat
 import sys
 import time
 import traceback
@@ -38,6 +47,9 @@ PENALTY = -1000000.0
 SHARED_HELPER_NAMES = ("get_instance", "train", "test_id", "test_odd", "feynman_equations", "strogatz_extended", "strogatz_equations")
 MAX_OUTPUT = 20000
 MAX_EVALUATORS = 8
+# How long past its timeout a candidate's process may take to answer before it is killed: its own
+# alarm normally answers first (with the timeout feedback and the output printed so far).
+KILL_GRACE_SECONDS = 1.0
 
 
 class EvaluationTimeout(Exception):
@@ -49,10 +61,13 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 class Worker:
-    def __init__(self, protocol: io.TextIOBase):
+    def __init__(self, protocol: io.TextIOBase, scratch: str, is_init: bool):
         self.protocol = protocol
         self.modules: dict[str, Any] = {}
         self.evaluators: dict[str, Any] = {}
+        # Where candidates may write: wiped after every evaluation.
+        self.scratch = scratch
+        self.is_init = is_init
 
     # -- tasks -------------------------------------------------------------------------------
     def module(self, task: dict) -> Any:
@@ -109,6 +124,11 @@ class Worker:
         module = self.module(task)
         self.evaluator(task, request.get("instance", ""))
         timeout = self.timeout_of(task)
+        try:
+            # The score check uses numpy: imported here once, not in every evaluation's child.
+            import numpy  # noqa: F401, PLC0415
+        except ImportError:
+            pass
         alternatives_path = os.path.join(task["root"], task["module"], "stub_alternatives.json")
         alternatives = []
         if os.path.isfile(alternatives_path):
@@ -128,8 +148,118 @@ class Worker:
             "stub_alternatives": alternatives,
         }
 
-    # -- evaluation (the reference's AutonomousEvaluatorGuide, path A) -------------------------
+    # -- evaluation: one forked child per candidate -------------------------------------------
     def evaluate(self, request: dict) -> dict:
+        task = request["task"]
+        # Built here, in the template, so that every child starts from the same warm evaluator.
+        self.evaluator(task, request.get("instance", ""))
+        timeout_value = self.timeout_of(task)
+        workdir = os.path.join(self.scratch, "candidate")
+        os.makedirs(workdir, exist_ok=True)
+        read_end, write_end = os.pipe()
+        child = os.fork()
+        if child == 0:
+            os.close(read_end)
+            self._run_child(request, workdir, write_end)
+        os.close(write_end)
+        try:
+            reply, timed_out = self._read_reply(read_end, float(timeout_value) + KILL_GRACE_SECONDS)
+        finally:
+            os.close(read_end)
+            status = self._sweep(child)
+        if reply is not None:
+            return reply
+        if timed_out:
+            return {"score": PENALTY, "feedback": self.timeout_feedback(timeout_value), "status": "timeout", "output": ""}
+        why = f"signal {os.WTERMSIG(status)}" if status is not None and os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status) if status is not None else '?'}"
+        env = {"status": "error", "phase": "evaluate", "error": f"the candidate's process ended without an answer ({why}); a memory, CPU or process limit, or os._exit"}
+        return {"score": PENALTY, "feedback": "TRACE_FEEDBACK_JSON=" + json.dumps(env) + f"\nAutonomous eval failed: {env['error']}", "status": "error", "output": ""}
+
+    @staticmethod
+    def _read_reply(fd: int, seconds: float) -> tuple[dict | None, bool]:
+        """The child's JSON answer, or (None, timed_out) when it gave none."""
+        deadline = time.monotonic() + seconds
+        chunks: list[bytes] = []
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None, True
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                continue
+            data = os.read(fd, 1 << 16)
+            if not data:
+                break
+            chunks.append(data)
+        try:
+            reply = json.loads(b"".join(chunks))
+        except ValueError:
+            return None, False
+        if not isinstance(reply, dict) or not isinstance(reply.get("score"), (int, float)) or not isinstance(reply.get("feedback"), str):
+            return None, False
+        return reply, False
+
+    def _run_child(self, request: dict, workdir: str, reply_fd: int) -> None:
+        """In the forked child: drop the protocol, apply the limits, evaluate, answer, exit."""
+        code = 0
+        try:
+            self.protocol = None  # type: ignore[assignment]
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, 0)
+            os.close(devnull)
+            os.closerange(3, reply_fd)
+            os.closerange(reply_fd + 1, 1 << 16)
+            if not self.is_init:
+                os.setsid()  # one process group to kill afterwards
+            os.chdir(workdir)
+            signal.signal(signal.SIGALRM, _on_alarm)
+            signal.signal(signal.SIGXCPU, _on_alarm)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            result = self._evaluate_here(request)
+            payload = json.dumps(result, default=str).encode()
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(reply_fd, view):]
+        except BaseException:  # noqa: BLE001 (the template reports a child that gave no answer)
+            code = 1
+        finally:
+            os._exit(code)
+
+    def _sweep(self, child: int) -> int | None:
+        """Kills every process the evaluation left, reaps them, wipes the scratch space; the child's status."""
+        status: int | None = None
+        if self.is_init:
+            # As init of the pid namespace, kill(-1) reaches every process but this one.
+            while True:
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                try:
+                    pid, code = os.waitpid(-1, 0)
+                    if pid == child:
+                        status = code
+                except ChildProcessError:
+                    try:
+                        os.kill(-1, 0)
+                    except ProcessLookupError:
+                        break
+        else:
+            try:
+                os.killpg(child, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                _, status = os.waitpid(child, 0)
+            except ChildProcessError:
+                pass
+        _wipe(self.scratch)
+        if self.is_init:
+            _remove_ipc_objects()
+        return status
+
+    # -- evaluation (the reference's AutonomousEvaluatorGuide, path A), in the child -------------
+    def _evaluate_here(self, request: dict) -> dict:
         task = request["task"]
         module = self.module(task)
         evaluator = self.evaluator(task, request.get("instance", ""))
@@ -233,17 +363,96 @@ class Worker:
         self.protocol.flush()
 
 
+def _wipe(scratch: str) -> None:
+    """Removes what candidates wrote under `scratch`, never descending into another mount (a read-only bind)."""
+    try:
+        device = os.lstat(scratch).st_dev
+        names = os.listdir(scratch)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(scratch, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if info.st_dev != device:
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            try:
+                os.chmod(path, 0o700)  # a candidate may have made it unreadable
+            except OSError:
+                pass
+            _wipe(path)
+            try:
+                os.rmdir(path)
+            except OSError:
+                pass
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+def _remove_ipc_objects() -> None:
+    """Removes the System V shared memory, queues and semaphores a candidate left in this IPC namespace."""
+    try:
+        import ctypes  # noqa: PLC0415
+        libc = ctypes.CDLL(None, use_errno=True)
+    except Exception:  # noqa: BLE001
+        return
+    ipc_rmid = 0
+    for kind, remove in (("shm", lambda i: libc.shmctl(i, ipc_rmid, None)), ("msg", lambda i: libc.msgctl(i, ipc_rmid, None)), ("sem", lambda i: libc.semctl(i, 0, ipc_rmid))):
+        try:
+            with open(f"/proc/sysvipc/{kind}", encoding="ascii") as table:
+                rows = table.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 1 and fields[1].isdigit():
+                remove(int(fields[1]))
+
+
+def _drop_privileges(uid: int, max_processes: int) -> None:
+    """Leaves root for a uid of this worker's own (no capabilities) and caps its process count."""
+    if uid > 0 and os.getuid() == 0:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    if max_processes > 0:
+        resource.setrlimit(resource.RLIMIT_NPROC, (max_processes, max_processes))
+    try:
+        import ctypes  # noqa: PLC0415
+        libc = ctypes.CDLL(None)
+        libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: no setuid program regains what was dropped
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: a candidate cannot read or write the template's memory
+    except Exception:  # noqa: BLE001 (not Linux)
+        pass
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--memory-mb", type=int, default=0)
     parser.add_argument("--loader-dir", required=True)
+    parser.add_argument("--scratch", required=True, help="the folder candidates may write in, wiped after each evaluation")
+    parser.add_argument("--init", action="store_true", help="this worker is the init of its own pid namespace")
+    parser.add_argument("--uid", type=int, default=0, help="when root, run as this uid")
+    parser.add_argument("--max-processes", type=int, default=0)
     args = parser.parse_args()
+    if args.init and os.getpid() != 1:
+        # kill(-1) outside a pid namespace of its own would reach every process of the user.
+        sys.exit("trace_bench_worker: --init needs a pid namespace of its own (pid 1)")
+    _drop_privileges(args.uid, args.max_processes)
     try:
         # Linux: die with the engine, even when it is killed with SIGKILL (PR_SET_PDEATHSIG = 1).
         import ctypes  # noqa: PLC0415
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)
     except Exception:  # noqa: BLE001 (not Linux: the engine's exit handler kills the worker)
         pass
+    # Ctrl-C reaches the whole process group: the engine closes the pool, the template keeps quiet.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The protocol keeps the original stdout; fd 1 now points at stderr for everything else.
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
@@ -252,9 +461,8 @@ def main() -> None:
     if args.memory_mb > 0:
         limit = args.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    signal.signal(signal.SIGALRM, _on_alarm)
-    signal.signal(signal.SIGXCPU, _on_alarm)
-    worker = Worker(protocol)
+    os.makedirs(args.scratch, exist_ok=True)
+    worker = Worker(protocol, args.scratch, args.init)
     worker.send({"ready": True, "pid": os.getpid()})
     for line in sys.stdin:
         line = line.strip()

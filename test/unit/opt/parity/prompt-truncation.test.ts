@@ -24,7 +24,7 @@ interface Shown {
 const recorded = fixture<{ runs: Record<string, { sections: string[]; variables_shown: Record<string, Shown>; nodes_shown: Record<string, Shown> }> }>("prompt-truncation");
 const MARKER = "...(skipped due to length limit)";
 
-const js = new JsSandbox({ workers: 1 });
+const js = new JsSandbox();
 afterAll(() => js.close());
 
 const SOURCE = `function respond(text, x) {
