@@ -1,14 +1,14 @@
 import { defineConfig } from "vitest/config";
 
-// Three tiers (npm run test:unit | test:int | test:e2e; npm test runs all of them).
+// Three tiers (npm run test:unit | test:int | test:e2e; npm test runs all of them). A project does
+// not inherit the root's test options: each sets its own timeout, generous for a busy machine.
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
     projects: [
       // Pure code: one module graph for all files (no per-file isolation), in worker threads.
-      { test: { name: "unit", include: ["test/unit/**/*.test.ts"], pool: "threads", isolate: false } },
+      { test: { name: "unit", include: ["test/unit/**/*.test.ts"], pool: "threads", isolate: false, testTimeout: 30_000 } },
       // Real SQLite and real HTTP in temp dirs.
-      { test: { name: "int", include: ["test/int/**/*.test.ts"], pool: "forks" } },
+      { test: { name: "int", include: ["test/int/**/*.test.ts"], pool: "forks", testTimeout: 30_000 } },
       // The built CLI as child processes; every run they make must pass `replay --verify`.
       { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], pool: "forks", testTimeout: 60_000, setupFiles: ["test/support/verify-runs.setup.ts"] } },
     ],
