@@ -234,7 +234,7 @@ await measure("1", "per-evaluation overhead", "ms", async () => {
     for (let i = 0; i < WARMUP; i++) await ping();
     const times = [];
     for (let i = 0; i < SEQUENTIAL; i++) times.push((await timed(ping)).ms);
-    notes.push(`#1 floor: a raw pool round trip Python answers at once (unknown op) takes ${fmt(median(times), 3)} ms median, ${fmt(percentile(times, 95), 3)} ms p95; the rest is compile + exec of the candidate, the limits (setitimer, setrlimit), output capture and the score check`);
+    notes.push(`#1 floor: a raw pool round trip Python answers at once (unknown op) takes ${fmt(median(times), 3)} ms median, ${fmt(percentile(times, 95), 3)} ms p95; the rest is handing the request to the child forked for it ahead of time, compile + exec of the candidate, the limits (setitimer, setrlimit), output capture and the score check`);
   } finally {
     for (const pid of pool.pids?.() ?? []) seenPids.add(pid);
     pool.close();

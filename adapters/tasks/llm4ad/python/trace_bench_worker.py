@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib.util
 import io
 import json
@@ -60,6 +61,25 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise EvaluationTimeout()
 
 
+class Spare:
+    """A child forked from the template, waiting on its request pipe."""
+
+    def __init__(self, pid: int, request_fd: int, reply_fd: int, generation: int):
+        self.pid = pid
+        self.request_fd = request_fd
+        self.reply_fd = reply_fd
+        self.generation = generation
+
+
+def _die_with_parent() -> None:
+    try:
+        # Linux: die with the parent, even when it is killed with SIGKILL (PR_SET_PDEATHSIG = 1).
+        import ctypes  # noqa: PLC0415
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+    except Exception:  # noqa: BLE001 (not Linux: the engine's exit handler kills the worker)
+        pass
+
+
 class Worker:
     def __init__(self, protocol: io.TextIOBase, scratch: str, is_init: bool):
         self.protocol = protocol
@@ -68,6 +88,15 @@ class Worker:
         # Where candidates may write: wiped after every evaluation.
         self.scratch = scratch
         self.is_init = is_init
+        # Bumped whenever the template changes (a module imported, an evaluator built): a child
+        # forked before then lacks it.
+        self.generation = 0
+        self.frozen_generation = -1
+        # The next candidate's child, forked ahead of time: a fork is off the evaluation's path.
+        self.spare: Spare | None = None
+        # A child has been handed a request since the last sweep: the last one.
+        self.dirty = False
+        self.last_child = 0
 
     # -- tasks -------------------------------------------------------------------------------
     def module(self, task: dict) -> Any:
@@ -93,6 +122,7 @@ class Worker:
             sys.modules.pop(name, None)
             raise
         self.modules[key] = module
+        self.generation += 1
         return module
 
     def evaluator(self, task: dict, instance: str) -> Any:
@@ -106,6 +136,7 @@ class Worker:
         while len(self.evaluators) >= MAX_EVALUATORS:
             self.evaluators.pop(next(iter(self.evaluators)))
         self.evaluators[key] = evaluator
+        self.generation += 1
         return evaluator
 
     def timeout_of(self, task: dict) -> Any:
@@ -154,26 +185,116 @@ class Worker:
         # Built here, in the template, so that every child starts from the same warm evaluator.
         self.evaluator(task, request.get("instance", ""))
         timeout_value = self.timeout_of(task)
-        workdir = os.path.join(self.scratch, "candidate")
-        os.makedirs(workdir, exist_ok=True)
-        read_end, write_end = os.pipe()
-        child = os.fork()
-        if child == 0:
-            os.close(read_end)
-            self._run_child(request, workdir, write_end)
-        os.close(write_end)
+        spare = self._take_spare()
         try:
-            reply, timed_out = self._read_reply(read_end, float(timeout_value) + KILL_GRACE_SECONDS)
+            payload = json.dumps(request).encode()
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(spare.request_fd, view):]
+        except OSError:
+            pass  # the child died before reading: reported below as a child with no answer
         finally:
-            os.close(read_end)
-            status = self._sweep(child)
+            os.close(spare.request_fd)
+        try:
+            reply, timed_out = self._read_reply(spare.reply_fd, float(timeout_value) + KILL_GRACE_SECONDS)
+        finally:
+            os.close(spare.reply_fd)
         if reply is not None:
-            return reply
+            return reply  # swept once the answer is on its way (tidy_up), before the next request is read
+        status = self._sweep(spare.pid)
         if timed_out:
             return {"score": PENALTY, "feedback": self.timeout_feedback(timeout_value), "status": "timeout", "output": ""}
         why = f"signal {os.WTERMSIG(status)}" if status is not None and os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status) if status is not None else '?'}"
         env = {"status": "error", "phase": "evaluate", "error": f"the candidate's process ended without an answer ({why}); a memory, CPU or process limit, or os._exit"}
         return {"score": PENALTY, "feedback": "TRACE_FEEDBACK_JSON=" + json.dumps(env) + f"\nAutonomous eval failed: {env['error']}", "status": "error", "output": ""}
+
+    def tidy_up(self) -> None:
+        """Between requests: sweep after the last candidate, then fork the next one's child ahead of time."""
+        if self.dirty:
+            self._sweep(None)
+        if self.evaluators:
+            self._take_spare(keep=True)
+
+    def _take_spare(self, keep: bool = False) -> "Spare":
+        """A child forked from the template as it is now, waiting for its request (made now if there is none)."""
+        spare = self.spare
+        if spare is not None and spare.generation != self.generation:
+            self._discard(spare)
+            spare = None
+        if spare is None:
+            spare = self._fork_child()
+        self.spare = spare if keep else None
+        if not keep:
+            self.dirty = True
+            self.last_child = spare.pid
+        return spare
+
+    def _fork_child(self) -> "Spare":
+        if self.frozen_generation != self.generation:
+            # What the template holds moves out of the collector's sight: a child's collections then
+            # do not write to (and copy) every page of the template's objects.
+            gc.collect()
+            gc.freeze()
+            self.frozen_generation = self.generation
+        workdir = os.path.join(self.scratch, "candidate")
+        os.makedirs(workdir, exist_ok=True)
+        request_read, request_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            self._run_child(request_read, reply_write, workdir)
+        os.close(request_read)
+        os.close(reply_write)
+        return Spare(pid, request_write, reply_read, self.generation)
+
+    def _discard(self, spare: "Spare") -> None:
+        """A waiting child that never ran code, forked before the template changed."""
+        for fd in (spare.request_fd, spare.reply_fd):
+            os.close(fd)
+        try:
+            os.kill(spare.pid, signal.SIGKILL)
+            os.waitpid(spare.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+    def _run_child(self, request_fd: int, reply_fd: int, workdir: str) -> None:
+        """In the forked child: drop the protocol, wait for the request, apply the limits, evaluate, answer, exit."""
+        code = 0
+        try:
+            self.protocol = None  # type: ignore[assignment]
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, 0)
+            os.close(devnull)
+            low, high = sorted((request_fd, reply_fd))
+            os.closerange(3, low)
+            os.closerange(low + 1, high)
+            os.closerange(high + 1, 1 << 16)
+            _die_with_parent()
+            if not self.is_init:
+                os.setsid()  # one process group to kill afterwards
+            os.chdir(workdir)
+            chunks = []
+            while True:
+                data = os.read(request_fd, 1 << 16)
+                if not data:
+                    break
+                chunks.append(data)
+            os.close(request_fd)
+            if not chunks:
+                os._exit(0)  # the template went away, or discarded this child
+            request = json.loads(b"".join(chunks))
+            signal.signal(signal.SIGALRM, _on_alarm)
+            signal.signal(signal.SIGXCPU, _on_alarm)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            result = self._evaluate_here(request)
+            payload = json.dumps(result, default=str).encode()
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(reply_fd, view):]
+        except BaseException:  # noqa: BLE001 (the template reports a child that gave no answer)
+            code = 1
+        finally:
+            os._exit(code)
 
     @staticmethod
     def _read_reply(fd: int, seconds: float) -> tuple[dict | None, bool]:
@@ -199,34 +320,13 @@ class Worker:
             return None, False
         return reply, False
 
-    def _run_child(self, request: dict, workdir: str, reply_fd: int) -> None:
-        """In the forked child: drop the protocol, apply the limits, evaluate, answer, exit."""
-        code = 0
-        try:
-            self.protocol = None  # type: ignore[assignment]
-            devnull = os.open(os.devnull, os.O_RDONLY)
-            os.dup2(devnull, 0)
-            os.close(devnull)
-            os.closerange(3, reply_fd)
-            os.closerange(reply_fd + 1, 1 << 16)
-            if not self.is_init:
-                os.setsid()  # one process group to kill afterwards
-            os.chdir(workdir)
-            signal.signal(signal.SIGALRM, _on_alarm)
-            signal.signal(signal.SIGXCPU, _on_alarm)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            result = self._evaluate_here(request)
-            payload = json.dumps(result, default=str).encode()
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(reply_fd, view):]
-        except BaseException:  # noqa: BLE001 (the template reports a child that gave no answer)
-            code = 1
-        finally:
-            os._exit(code)
-
-    def _sweep(self, child: int) -> int | None:
-        """Kills every process the evaluation left, reaps them, wipes the scratch space; the child's status."""
+    def _sweep(self, child: int | None) -> int | None:
+        """Kills every process the evaluations left, reaps them, wipes the scratch space; `child`'s status."""
+        self.dirty = False
+        if self.spare is not None:
+            self._discard(self.spare)
+            self.spare = None
+        child = child if child is not None else self.last_child
         status: int | None = None
         if self.is_init:
             # As init of the pid namespace, kill(-1) reaches every process but this one.
@@ -445,12 +545,7 @@ def main() -> None:
         # kill(-1) outside a pid namespace of its own would reach every process of the user.
         sys.exit("trace_bench_worker: --init needs a pid namespace of its own (pid 1)")
     _drop_privileges(args.uid, args.max_processes)
-    try:
-        # Linux: die with the engine, even when it is killed with SIGKILL (PR_SET_PDEATHSIG = 1).
-        import ctypes  # noqa: PLC0415
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)
-    except Exception:  # noqa: BLE001 (not Linux: the engine's exit handler kills the worker)
-        pass
+    _die_with_parent()
     # Ctrl-C reaches the whole process group: the engine closes the pool, the template keeps quiet.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The protocol keeps the original stdout; fd 1 now points at stderr for everything else.
@@ -472,6 +567,7 @@ def main() -> None:
         if request.get("op") == "exit":
             break
         worker.send(worker.handle(request))
+        worker.tidy_up()
 
 
 if __name__ == "__main__":
