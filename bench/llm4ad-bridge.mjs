@@ -56,7 +56,7 @@ const rawPool = () =>
       readOnly: [{ host: PYTHON_DIR, inside: LOADER_INSIDE }],
       env: () => ({}),
       size: 1,
-    }),
+    }).options,
   );
 
 // ---------------------------------------------------------------------------------------------

@@ -7,9 +7,9 @@
 import { randomInt } from "node:crypto";
 import { join } from "node:path";
 import { bubblewrapArgs, bubblewrapProblem, type ReadOnlyPath } from "./bubblewrap.js";
-import { pythonRuntime } from "./python-runtime.js";
+import { pythonRuntime, type PythonRuntime } from "./python-runtime.js";
 import { candidateEnv } from "./sandbox-env.js";
-import { sandboxMode, warnSandboxOff } from "./sandbox-mode.js";
+import { SandboxSettingError, sandboxMode, warnSandboxOff, type SandboxMode } from "./sandbox-mode.js";
 import { WorkerFailure } from "./worker-failure.js";
 import type { PoolOptions } from "./worker-pool.js";
 
@@ -34,19 +34,37 @@ const SCRATCH = "/tmp";
 /** The uids sandboxed workers drop to, one per worker: far above any real account's. */
 const SANDBOX_UIDS = { first: 2_000_000_000, count: 100_000_000 };
 
+export interface PythonWorkerPool {
+  readonly options: PoolOptions;
+  /** Whether the workers see paths at the `inside` of their binds. */
+  readonly sandboxed: boolean;
+}
+
 /** Pool options for sandboxed python3 workers; throws WorkerFailure `unavailable` when they cannot run here. */
-export function pythonWorkerPool(spec: PythonWorkerSpec): PoolOptions {
-  const python = pythonRuntime();
-  if (sandboxMode() === "off") {
-    warnSandboxOff();
-    return {
-      command: python.executable,
-      args: (dir) => [spec.script(false), ...spec.scriptArgs(false), "--scratch", join(dir, "scratch")],
-      size: spec.size,
-      env: candidateEnv(process.env, { scratch: "/tmp", path: process.env.PATH ?? "/usr/bin:/bin", extra: { PYTHONPATH: python.importPath.join(":"), ...spec.env(false) } }),
-      ...(spec.onStderr ? { onStderr: spec.onStderr } : {}),
-    };
+export function pythonWorkerPool(spec: PythonWorkerSpec): PythonWorkerPool {
+  let mode: SandboxMode;
+  try {
+    mode = sandboxMode();
+  } catch (error) {
+    if (error instanceof SandboxSettingError) throw new WorkerFailure("unavailable", error.message);
+    throw error;
   }
+  const python = pythonRuntime();
+  return mode === "off" ? { options: unconfined(spec, python), sandboxed: false } : { options: confined(spec, python), sandboxed: true };
+}
+
+function unconfined(spec: PythonWorkerSpec, python: PythonRuntime): PoolOptions {
+  warnSandboxOff();
+  return {
+    command: python.executable,
+    args: (dir) => [spec.script(false), ...spec.scriptArgs(false), "--scratch", join(dir, "scratch")],
+    size: spec.size,
+    env: candidateEnv(process.env, { scratch: "/tmp", path: process.env.PATH ?? "/usr/bin:/bin", extra: { PYTHONPATH: python.importPath.join(":"), ...spec.env(false) } }),
+    ...(spec.onStderr ? { onStderr: spec.onStderr } : {}),
+  };
+}
+
+function confined(spec: PythonWorkerSpec, python: PythonRuntime): PoolOptions {
   const problem = bubblewrapProblem();
   if (problem !== null) throw new WorkerFailure("unavailable", `${problem}; or set TRACE_BENCH_SANDBOX=off to run candidates unconfined`);
   const env = candidateEnv(process.env, { scratch: SCRATCH, path: "/usr/local/bin:/usr/bin:/bin", extra: { PYTHONPATH: python.importPath.join(":"), ...spec.env(true) } });

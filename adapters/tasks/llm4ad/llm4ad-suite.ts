@@ -19,7 +19,6 @@ import type { TaskSuite } from "../../../src/tasks/task-suite.js";
 import { OnDemandWorkerPool } from "../../sandbox/on-demand-worker-pool.js";
 import { WorkerFailure } from "../../sandbox/worker-failure.js";
 import { pythonWorkerPool } from "../../sandbox/python-sandbox.js";
-import { SandboxSettingError, sandboxMode } from "../../sandbox/sandbox-mode.js";
 import { discoverLlm4adTasks, moduleOf, type Llm4adDiscovery } from "./discovery.js";
 
 export const PENALTY_SCORE = -1_000_000;
@@ -103,15 +102,8 @@ export class Llm4adSuite implements TaskSuite {
   /** The pool, started on first use; throws WorkerFailure `unavailable` when python3 or the sandbox cannot run. */
   private workers(): OnDemandWorkerPool {
     if (this.pool !== null) return this.pool;
-    let sandboxed: boolean;
-    try {
-      sandboxed = sandboxMode() === "bubblewrap";
-    } catch (error) {
-      if (error instanceof SandboxSettingError) throw new WorkerFailure("unavailable", error.message);
-      throw error;
-    }
     const coBench = process.env.CO_BENCH_DATA;
-    const options = pythonWorkerPool({
+    const { options, sandboxed } = pythonWorkerPool({
       script: (inside) => join(inside ? INSIDE.loader : pythonDir(), "trace_bench_worker.py"),
       scriptArgs: (inside) => ["--loader-dir", inside ? INSIDE.loader : pythonDir(), "--memory-mb", String(this.settings.memoryMb)],
       readOnly: [{ host: pythonDir(), inside: INSIDE.loader }, { host: this.discovery.root, inside: INSIDE.tasks }, ...(coBench ? [{ host: resolve(coBench), inside: INSIDE.coBench }] : [])],
