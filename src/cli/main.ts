@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../fs/package-root.js";
+import { escapeControls } from "../codec/control-chars.js";
 import { UsageError, parseVerbArgs, verbHelp, type ParsedArgs, type VerbSpec } from "./args.js";
 import { boundHeapGrowth, tuneV8ForJobs } from "./v8-tuning.js";
 
@@ -60,8 +61,9 @@ const USER_ERROR_TAGS = new Set([
 
 function userErrorLines(error: unknown): string[] | undefined {
   const tag = (error as { _tag?: unknown } | null)?._tag;
-  if (tag === "ConfigError") return (error as { problems: string[] }).problems.map((p) => `trace-bench: config error: ${p}`);
-  if (typeof tag === "string" && USER_ERROR_TAGS.has(tag)) return [`trace-bench: ${(error as Error).message}`];
+  // Each line escaped: a config's task ids and keys are echoed, and may hold escape sequences.
+  if (tag === "ConfigError") return (error as { problems: string[] }).problems.map((p) => `trace-bench: config error: ${escapeControls(p)}`);
+  if (typeof tag === "string" && USER_ERROR_TAGS.has(tag)) return [`trace-bench: ${(error as Error).message.split("\n").map(escapeControls).join("\n")}`];
   return undefined;
 }
 

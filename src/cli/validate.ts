@@ -20,7 +20,9 @@ import { missingApiKeys, resolveLlmRoles } from "../llm/llm-roles.js";
 import { llmForModel } from "../config/model-axis.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { trainableParameters } from "../domain/parameter.js";
-import { comparabilityNotes, configProblems } from "../engine/config-checks.js";
+import { comparabilityNotes, configProblems, tasksOutsideRoots } from "../engine/config-checks.js";
+import { ConfigError } from "../config/config-error.js";
+import { escapeControls } from "../codec/control-chars.js";
 import { parseBenchSelector } from "../tasks/bench-selector.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
@@ -73,9 +75,12 @@ export async function execute(args: ParsedArgs): Promise<number> {
 async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath: string, strict: boolean): Promise<number> {
   const selection = parseBenchSelector(args.flags.bench as string | undefined, registry.suiteNames());
   const loaded = loadRunConfig(configPath);
+  // A task outside its root is refused as a config error before anything is loaded (as `run` does).
+  const outside = tasksOutsideRoots(loaded, registry);
+  if (outside.length > 0) throw new ConfigError({ problems: outside.map((p) => `${p.where}: ${p.text}`) });
   // Under --strict an unknown key is a failed check (as in `run`), not a warning.
   const unknownKeys = new Set(loaded.unknownKeys.map((line) => `${line} (ignored)`));
-  for (const warning of loaded.warnings) if (!strict || !unknownKeys.has(warning)) process.stderr.write(`trace-bench: warning: ${warning}\n`);
+  for (const warning of loaded.warnings) if (!strict || !unknownKeys.has(warning)) process.stderr.write(`trace-bench: warning: ${escapeControls(warning)}\n`);
 
   const lines: string[] = [];
   let errors = 0;
@@ -89,7 +94,7 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
     // Every model of a list reads the same key variables: the block's first model stands for all.
     for (const problem of missingApiKeys(resolveLlmRoles(llmForModel(loaded.config.llm), process.env), process.env)) {
       if (strict) fail(problem);
-      else process.stderr.write(`trace-bench: warning: ${problem}\n`);
+      else process.stderr.write(`trace-bench: warning: ${escapeControls(problem)}\n`);
     }
   }
 
@@ -101,7 +106,7 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
     const said = new Set(problems.map((p) => `${p.text} [${p.where}]`));
     for (const problem of await configProblems({ ...loaded, unknownKeys: [] }, registry, { strict: true, tasks: false })) {
       const line = `${problem.text} [${problem.where}]`;
-      if (!said.has(line)) process.stderr.write(`trace-bench: warning: ${line} (run refuses this; validate --strict fails it)\n`);
+      if (!said.has(line)) process.stderr.write(`trace-bench: warning: ${escapeControls(line)} (run refuses this; validate --strict fails it)\n`);
     }
   }
   for (const note of comparabilityNotes(loaded)) lines.push(`[NOTE] ${note.text} [${note.where}]`);
@@ -166,6 +171,7 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
     lines.push(`[OK] manifest written: ${manifestPath}`);
   }
 
-  process.stdout.write(`${lines.join("\n")}\n`);
+  // Task ids and keys come from the config: never sent raw to the terminal.
+  process.stdout.write(`${lines.map(escapeControls).join("\n")}\n`);
   return errors > 0 ? 1 : 0;
 }

@@ -117,6 +117,17 @@ export async function configProblems(loaded: LoadedConfig, registry: TaskRegistr
 }
 
 /**
+ * Task ids that name something outside their suite's root: a config error for every verb (exit 2),
+ * found before any task is loaded, so nothing there is ever imported.
+ */
+export function tasksOutsideRoots(loaded: LoadedConfig, registry: TaskRegistry): ConfigProblem[] {
+  return loaded.config.tasks.flatMap((task, i) => {
+    const why = registry.outsideRoot(task.id);
+    return why === null ? [] : [{ where: loaded.locate(["tasks", i]), text: why }];
+  });
+}
+
+/**
  * Notes, not failures: where a trainer's params make a job the pinned Python harness would run
  * differently (kwargs it ignores, names it resolves to another algorithm), once per trainer and key.
  */

@@ -27,3 +27,13 @@ export class TaskModuleError extends Data.TaggedError("TaskModuleError")<{ reado
     return `TRACE_BENCH_TASK_MODULES: ${this.problem}`;
   }
 }
+
+/**
+ * A task id that names a path outside its suite's tasks root (`..`, an absolute path, a link that
+ * resolves elsewhere): never loaded, whatever is there.
+ */
+export class TaskOutsideRootError extends Data.TaggedError("TaskOutsideRootError")<{ readonly taskId: string; readonly reason: string }> {
+  override get message(): string {
+    return this.reason;
+  }
+}

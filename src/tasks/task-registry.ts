@@ -6,7 +6,8 @@ import { canonicalJson } from "../codec/python-json.js";
 import { suiteOfTaskId } from "../config/matrix.js";
 import type { TaskEntry } from "../config/run-config.js";
 import type { Kwargs } from "../config/kwargs.js";
-import { TaskNotFoundError } from "./task-errors.js";
+import { TaskNotFoundError, TaskOutsideRootError } from "./task-errors.js";
+import { leavesByName } from "../fs/safe-path.js";
 import { didYouMean } from "../config/suggest.js";
 import { normalizeTaskId } from "./task-id.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
@@ -52,6 +53,24 @@ export class TaskRegistry {
   }
 
   /**
+   * Why this task id names something outside its suite's root (a `..` segment, an absolute path,
+   * a link out: the suite says, with its root), or null. Such an id is never loaded.
+   */
+  outsideRoot(taskId: string): string | null {
+    const id = normalizeTaskId(taskId);
+    const suiteName = suiteOfTaskId(id);
+    try {
+      this.suites.get(suiteName)?.knows?.(id);
+    } catch (error) {
+      if (error instanceof TaskOutsideRootError) return error.reason;
+      throw error;
+    }
+    // Every suite: a task name is never a path that leaves a folder.
+    const name = id.slice(suiteName.length + 1);
+    return leavesByName(name) === null ? null : `task '${id}' names a path outside the ${suiteName} tasks ('..' segments and absolute paths are not task names); run 'trace-bench list-tasks --bench ${suiteName}' for its tasks`;
+  }
+
+  /**
    * Why no suite would load this task id (unknown suite or unknown task, with the nearest known
    * id), or null when it is known (or its suite cannot tell without loading it).
    */
@@ -59,6 +78,8 @@ export class TaskRegistry {
     const id = normalizeTaskId(taskId);
     const suiteName = suiteOfTaskId(id);
     const suite = this.suites.get(suiteName);
+    const outside = this.outsideRoot(id);
+    if (outside !== null) return outside;
     const near = didYouMean(id, this.list());
     if (suite === undefined) return `unknown task suite '${suiteName}' in task id '${id}'${near}; suites: ${this.suiteNames().join(", ")}`;
     if (suite.knows === undefined || suite.knows(id)) return null;
@@ -76,6 +97,8 @@ export class TaskRegistry {
     if (suite === undefined) {
       throw new TaskNotFoundError({ taskId: id, reason: `unknown task suite '${suiteName}' in task id '${id}'; suites: ${this.suiteNames().join(", ")}` });
     }
+    const outside = this.outsideRoot(id);
+    if (outside !== null) throw new TaskOutsideRootError({ taskId: id, reason: outside });
     return suite.load(id, evalKwargs);
   }
 

@@ -10,7 +10,7 @@ import { basename, join, relative, sep } from "node:path";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import type { ValidationPayload } from "./api-types.js";
 import { CONFIG_EXTENSIONS, LaunchError } from "./launcher.js";
-import { resolveInside } from "./safe-path.js";
+import { resolveInside } from "../fs/safe-path.js";
 
 const SKIPPED_DIRS = new Set(["node_modules", "dist", "coverage"]);
 const MAX_CONFIGS = 500;

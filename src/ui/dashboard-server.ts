@@ -20,7 +20,7 @@ import { LiveFeed } from "./live-feed.js";
 import { machineGraph } from "./machine-graph.js";
 import { jobPayload, runPayload, tokensPayload, UnknownJobError } from "./run-views.js";
 import { RunsIndex, UnknownRunError } from "./runs-index.js";
-import { OutsideRootError, resolveInside } from "./safe-path.js";
+import { OutsideRootError, resolveInside } from "../fs/safe-path.js";
 import { SecretFilter } from "./secret-filter.js";
 
 export interface DashboardOptions {

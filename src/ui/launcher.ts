@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { RUN_FILES } from "../events/projections/run-files.js";
 import type { LaunchPayload, LaunchStatusPayload } from "./api-types.js";
 import type { RunsIndex } from "./runs-index.js";
-import { relativePosix, resolveInside } from "./safe-path.js";
+import { relativePosix, resolveInside } from "../fs/safe-path.js";
 import type { WatchedRun } from "./watched-run.js";
 
 /** A request the launcher refuses as asked (HTTP 400 or 409, with the message). */

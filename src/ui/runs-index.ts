@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { eventsDbPath } from "../events/log-database.js";
 import { runDirsUnder } from "../events/run-listing.js";
 import type { RunsPayload, RunSummary } from "./api-types.js";
-import { OutsideRootError, relativePosix, resolveInside } from "./safe-path.js";
+import { OutsideRootError, relativePosix, resolveInside } from "../fs/safe-path.js";
 import { WatchedRun } from "./watched-run.js";
 
 /** The page named a run the runs dir does not hold (HTTP 404). */

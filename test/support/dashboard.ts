@@ -18,9 +18,14 @@ export const ARTIFACTS = join(REPO_ROOT, "test-artifacts", "ui");
 const DOCS_SCREENSHOTS = join(REPO_ROOT, "docs", "screenshots");
 
 export interface RunningDashboard {
+  /** The URL it printed (with `?token=` unless started with --no-token). */
   readonly url: string;
   readonly origin: string;
+  /** The token every request needs (generated unless --token was given), or null with --no-token. */
+  readonly token: string | null;
   readonly child: ChildProcess;
+  /** `http` to this dashboard, carrying its token as a bearer header. */
+  request(path: string, options?: HttpOptions): Promise<HttpReply>;
   output(): string;
   stop(): Promise<number | null>;
 }
@@ -38,10 +43,14 @@ export async function startDashboard(options: { cwd: string; args?: readonly str
     child.kill("SIGKILL");
     throw new Error(`trace-bench ui did not start:\n${out}`);
   }
+  const origin = new URL(url).origin;
+  const token = new URL(url).searchParams.get("token");
   return {
     url,
-    origin: new URL(url).origin,
+    origin,
+    token,
     child,
+    request: (path, request = {}) => http(origin, path, { ...request, headers: { ...(token === null ? {} : { Authorization: `Bearer ${token}` }), ...request.headers } }),
     output: () => out,
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");
@@ -56,8 +65,14 @@ export interface HttpReply {
   readonly body: string;
 }
 
+export interface HttpOptions {
+  readonly method?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
 /** One HTTP request with the path sent as given (no URL normalisation, so `..` reaches the server). */
-export function http(origin: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<HttpReply> {
+export function http(origin: string, path: string, options: HttpOptions = {}): Promise<HttpReply> {
   const { hostname, port } = new URL(origin);
   return new Promise((done, fail) => {
     const req = request({ host: hostname, port, path, method: options.method ?? "GET", headers: options.headers }, (res) => {

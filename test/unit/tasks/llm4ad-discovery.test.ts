@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { discoverLlm4adTasks, moduleOf } from "../../../adapters/tasks/llm4ad/discovery.js";
@@ -47,5 +47,81 @@ describe("LLM4AD task discovery", () => {
       "circle_packing",
       "science_discovery/oscillator_fit",
     ]);
+  });
+});
+
+describe("LLM4AD task ids stay inside the tasks root", () => {
+  /** A root with one real task and ways to name a folder outside it; the outside module would write `marker`. */
+  function rootWithEscapes(): { root: string; outside: string } {
+    const base = tempDir();
+    const root = join(base, "root");
+    const outside = join(base, "outside", "evil");
+    mkdirSync(join(root, "inside"), { recursive: true });
+    mkdirSync(outside, { recursive: true });
+    writeFileSync(join(root, "inside", "__init__.py"), "");
+    writeFileSync(join(outside, "__init__.py"), "");
+    symlinkSync(outside, join(root, "link_out"));
+    // A folder inside whose __init__.py is a link to the outside one.
+    mkdirSync(join(root, "init_link"));
+    symlinkSync(join(outside, "__init__.py"), join(root, "init_link", "__init__.py"));
+    return { root, outside };
+  }
+
+  it("a key with '..', an absolute key, a link out (folder or __init__.py) is refused with the root named; never listed", () => {
+    const { root, outside } = rootWithEscapes();
+    const found = discoverLlm4adTasks(root);
+    expect(found.entries.map((e) => e.key)).toEqual(["inside"]);
+    expect(moduleOf(found, "inside")).toBe("inside");
+    const refusal = (key: string) => {
+      try {
+        moduleOf(found, key);
+      } catch (error) {
+        expect((error as { _tag?: string })._tag).toBe("TaskOutsideRootError");
+        return (error as Error).message;
+      }
+      return "not refused";
+    };
+    const tail = "; task ids name folders under the root";
+    expect(refusal("../outside/evil")).toBe(`task 'llm4ad:../outside/evil' is outside the LLM4AD tasks root ${root} (the id has a '..' segment)${tail}`);
+    expect(refusal("inside/../../outside/evil")).toMatch(/has a '\.\.' segment/);
+    expect(refusal(outside)).toBe(`task 'llm4ad:${outside}' is outside the LLM4AD tasks root ${root} (the id is an absolute path)${tail}`);
+    expect(refusal("link_out")).toBe(`task 'llm4ad:link_out' is outside the LLM4AD tasks root ${root} ('link_out' resolves to ${join(outside, "__init__.py")})${tail}`);
+    expect(refusal("init_link")).toMatch(/^task 'llm4ad:init_link' is outside .*'init_link' resolves to /);
+    // Even an id that names nothing at all is refused by its spelling.
+    expect(refusal("../nothing")).toMatch(/has a '\.\.' segment/);
+  });
+
+  it("index.json entries whose module or key leads outside are left out of the list, and their keys refused", () => {
+    const { root } = rootWithEscapes();
+    writeFileSync(
+      join(root, "index.json"),
+      JSON.stringify([
+        { key: "ok", module: "inside" },
+        { key: "evil_dots", module: "../outside/evil" },
+        { key: "evil_abs", module: join(root, "..", "outside", "evil") },
+        { key: "evil_link", module: "link_out" },
+        { key: "../evil_key", module: "inside" },
+      ]),
+    );
+    const found = discoverLlm4adTasks(root);
+    expect(found.entries).toEqual([{ key: "ok", module: "inside" }]);
+    expect(found.outside.map((e) => [e.key, e.why])).toEqual([
+      ["evil_dots", "index.json's module '../outside/evil' has a '..' segment"],
+      ["evil_abs", `index.json's module '${join(root, "..", "outside", "evil")}' is an absolute path`],
+      ["evil_link", `index.json's module 'link_out' resolves to ${join(root, "..", "outside", "evil", "__init__.py")}`],
+      ["../evil_key", "the id has a '..' segment"],
+    ]);
+    for (const key of ["evil_dots", "evil_abs", "evil_link", "../evil_key"]) expect(() => moduleOf(found, key), key).toThrow(/is outside the LLM4AD tasks root/);
+  });
+
+  it("a folder that becomes a link after discovery is refused when it is used", () => {
+    const { root, outside } = rootWithEscapes();
+    mkdirSync(join(root, "swapped"));
+    writeFileSync(join(root, "swapped", "__init__.py"), "");
+    const found = discoverLlm4adTasks(root);
+    expect(moduleOf(found, "swapped")).toBe("swapped");
+    rmSync(join(root, "swapped"), { recursive: true });
+    symlinkSync(outside, join(root, "swapped"));
+    expect(() => moduleOf(found, "swapped")).toThrow(/'swapped' resolves to /);
   });
 });

@@ -1,17 +1,24 @@
 /**
- * Paths the page names (a run, a file of a run, a config) resolved inside the one folder they may
- * come from. Anything that would leave it (`..`, an absolute path, a symbolic link pointing out, a
- * NUL byte) is refused, so a request can never read or launch what lies outside.
+ * Paths a user names (the dashboard's runs, files and configs; a task id's folder) resolved inside
+ * the one folder they may come from. Anything that would leave it (`..`, an absolute path, a
+ * symbolic link pointing out, a NUL byte) is refused, so a name can never reach what lies outside.
  */
 import { existsSync, realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 
-/** The request names a path outside the folder it may use (HTTP 403). */
+/** A name that leads outside the folder it may use (the dashboard answers HTTP 403). */
 export class OutsideRootError extends Error {
   override readonly name = "OutsideRootError";
 }
 
 const isInside = (root: string, path: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+
+/** How `rel` leaves any folder it is joined to by its spelling alone (no disk access), or null. */
+export function leavesByName(rel: string): "not relative" | "parent segment" | null {
+  if (rel.includes("\0") || isAbsolute(rel) || /^[a-zA-Z]:/.test(rel)) return "not relative";
+  if (rel.split(/[\\/]+/).includes("..")) return "parent segment";
+  return null;
+}
 
 /**
  * `rel` (POSIX-style, relative) resolved inside `root`; the real path (links followed) must be
@@ -19,8 +26,8 @@ const isInside = (root: string, path: string) => path === root || path.startsWit
  * existing parent.
  */
 export function resolveInside(root: string, rel: string): string {
-  if (rel.includes("\0") || isAbsolute(rel) || /^[a-zA-Z]:/.test(rel)) throw new OutsideRootError(`'${rel}' is not a relative path`);
-  if (rel.split(/[\\/]+/).includes("..")) throw new OutsideRootError(`'${rel}' leaves its folder`);
+  const leaves = leavesByName(rel);
+  if (leaves !== null) throw new OutsideRootError(`'${rel}' ${leaves === "not relative" ? "is not a relative path" : "leaves its folder"}`);
   const realRoot = realpathSync(root);
   const target = resolve(realRoot, rel);
   if (!isInside(realRoot, target)) throw new OutsideRootError(`'${rel}' leaves its folder`);
