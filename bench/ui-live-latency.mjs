@@ -79,11 +79,11 @@ async function waitFor(condition, ms, what) {
 }
 
 /** Follows `/api/stream?run=REL`: every `run` message's arrival time (ms since the epoch) and last_seq. */
-function follow(origin, rel) {
+function follow(origin, token, rel) {
   const { hostname, port } = new URL(origin);
   const messages = [];
   let buffer = "";
-  const request = get({ host: hostname, port, path: `/api/stream?run=${encodeURIComponent(rel)}` }, (response) => {
+  const request = get({ host: hostname, port, path: `/api/stream?run=${encodeURIComponent(rel)}`, headers: { Authorization: `Bearer ${token}` } }, (response) => {
     response.setEncoding("utf8");
     response.on("data", (chunk) => {
       const arrived = Date.now();
@@ -124,12 +124,14 @@ async function measure(name, config) {
   const ui = start(["ui", "--port", "0", "--runs-dir", runsDir]);
   try {
     await waitFor(() => /Dashboard: (\S+)/.test(ui.output()) || ui.child.exitCode !== null, 30_000, "trace-bench ui to start");
-    const origin = new URL(/Dashboard: (\S+)/.exec(ui.output())?.[1] ?? "http://invalid").origin;
+    const url = new URL(/Dashboard: (\S+)/.exec(ui.output())?.[1] ?? "http://invalid");
+    const origin = url.origin;
+    const token = url.searchParams.get("token");
     const run = start(["run", "--config", configPath, "--runs-dir", runsDir, "--run-id", name]);
     const runDir = join(runsDir, name);
     // The stream of a run opens once its log exists (as a page opens it from the runs list).
     await waitFor(() => existsSync(join(runDir, "events.db")) || run.child.exitCode !== null, 30_000, "the run's log");
-    const stream = follow(origin, name);
+    const stream = follow(origin, token, name);
     await waitFor(() => stream.messages.length > 0 || run.child.exitCode !== null, 30_000, "the first message");
     const code = await Promise.race([run.exited, after(DEADLINE_MS, "deadline")]);
     if (code !== 0) throw new Error(`trace-bench run ended with ${code}:\n${run.output().slice(-2000)}`);

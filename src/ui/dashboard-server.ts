@@ -42,6 +42,8 @@ export interface DashboardOptions {
 
 const TOKEN_COOKIE = "trace_bench_ui";
 const MAX_BODY_BYTES = 2_000_000;
+/** A body up to this size is read to its end to answer 413; beyond, the connection is cut. */
+const MAX_DRAINED_BODY_BYTES = 64_000_000;
 const FILE_LIMIT_BYTES = 20_000_000;
 const TEXT_TYPES: Record<string, string> = {
   ".json": "application/json",
@@ -287,16 +289,18 @@ function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
   return new Promise((done, fail) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const tooLarge = () => new HttpError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`);
     request.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        fail(new HttpError(413, "request body too large"));
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else if (size > MAX_DRAINED_BODY_BYTES) {
+        fail(tooLarge());
         request.destroy();
-        return;
       }
-      chunks.push(chunk);
+      // Between the two: read on and drop it, so the client gets its 413 rather than a reset.
     });
     request.on("end", () => {
+      if (size > MAX_BODY_BYTES) return fail(tooLarge());
       try {
         const value = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
         if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("not an object");

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, tempDir } from "../support/cli.js";
-import { HAVE_CHROMIUM, http, launchBrowser, screenshot, slowConfig, startDashboard, waitForExit, type RunningDashboard } from "../support/dashboard.js";
+import { HAVE_CHROMIUM, launchBrowser, screenshot, slowConfig, startDashboard, waitForExit, type RunningDashboard } from "../support/dashboard.js";
 import { isRunning } from "../support/processes.js";
 import { csvRows, eventsOf, FIXTURE_ENV } from "../support/run-dir.js";
 
@@ -161,13 +161,13 @@ describe("dashboard: a launched run outlives it", () => {
     mkdirSync(join(dir, "configs"));
     writeFileSync(join(dir, "configs", "slow.yaml"), slowConfig([1, 2], 1500));
     const dashboard = await startDashboard({ cwd: dir, args: ["--runs-dir", "runs"], env: FIXTURE_ENV });
-    const reply = await http(dashboard.origin, "/api/launch", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ config: "configs/slow.yaml" }) });
+    const reply = await dashboard.request("/api/launch", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ config: "configs/slow.yaml" }) });
     expect(reply.status, reply.body).toBe(200);
     const { pid, launch_id } = JSON.parse(reply.body) as { pid: number; launch_id: string };
     // Once the run has its directory, stop the dashboard (as Ctrl-C would).
     let relDir: string | null = null;
     for (const end = Date.now() + 60_000; relDir === null && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
-      relDir = (JSON.parse((await http(dashboard.origin, `/api/launch?id=${launch_id}`)).body) as { rel_dir: string | null }).rel_dir;
+      relDir = (JSON.parse((await dashboard.request(`/api/launch?id=${launch_id}`)).body) as { rel_dir: string | null }).rel_dir;
     }
     expect(relDir).not.toBeNull();
     expect(await dashboard.stop()).toBe(0);

@@ -1,7 +1,8 @@
 /**
- * `trace-bench ui` is safe by default: it binds 127.0.0.1 and refuses another address without a
- * token, serves only files inside the runs dir and configs under the working directory (path
- * traversal refused, links out included), and never sends an API key to the page. The real CLI
+ * `trace-bench ui` is safe by default: it binds 127.0.0.1, requires a token (generated unless
+ * given; `--no-token` on loopback only, a short token refused on another address), answers an
+ * oversized body with 413, serves only files inside the runs dir and configs under the working
+ * directory (path traversal refused, links out included), and never sends an API key to the page. The real CLI
  * runs as a child process; requests are raw HTTP so `..` reaches the server unnormalised.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -17,19 +18,52 @@ const HF_TOKEN = "hf_dashboardtesttoken0123456789";
 const OUTSIDE = "OUTSIDE-THE-RUNS-DIR-1234";
 
 describe("trace-bench ui: binding", () => {
-  it("refuses a non-loopback address without --token: one line, exit 2", () => {
-    const { code, stdout, stderr } = runCli(["ui", "--host", "0.0.0.0", "--port", "0"], { cwd: tempDir() });
-    expect(code).toBe(2);
+  const refusal = (args: readonly string[]) => {
+    const { code, stdout, stderr } = runCli(["ui", "--port", "0", ...args], { cwd: tempDir() });
+    expect(code, args.join(" ")).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr.trim().split("\n")).toHaveLength(1);
-    expect(stderr).toMatch(/^trace-bench: --host 0\.0\.0\.0 .*--token/);
+    expect(stderr.trim().split("\n"), stderr).toHaveLength(1);
+    return stderr;
+  };
+
+  it("refuses --no-token on a non-loopback address, a short --token there, and both flags at once: one line, exit 2", () => {
+    expect(refusal(["--host", "0.0.0.0", "--no-token"])).toMatch(/^trace-bench: --no-token is refused with --host 0\.0\.0\.0, which other machines can reach: drop --no-token .*, or bind 127\.0\.0\.1\n$/);
+    expect(refusal(["--host", "192.168.1.10", "--token", "x"])).toMatch(/^trace-bench: --token is 1 characters, too short for --host 192\.168\.1\.10, .*: pass at least 16 /);
+    expect(refusal(["--host", "0.0.0.0", "--token", "fifteen-chars!!"])).toMatch(/^trace-bench: --token is 15 characters, too short/);
+    expect(refusal(["--token", ""])).toMatch(/^trace-bench: --token is empty; /);
+    expect(refusal(["--token", "long-enough-token-value", "--no-token"])).toBe("trace-bench: --no-token and --token contradict each other; pass one of them\n");
   });
 
-  it("binds any loopback address without a token (localhost, 127.x)", async () => {
+  it("requires a generated token by default: printed in the URL, needed by every request, new each start", async () => {
+    const dashboards = [await startDashboard({ cwd: tempDir() }), await startDashboard({ cwd: tempDir() })];
+    try {
+      const [first, second] = dashboards as [RunningDashboard, RunningDashboard];
+      expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
+      expect(second.token).toMatch(/^[0-9a-f]{48}$/);
+      expect(second.token).not.toBe(first.token);
+      expect((await http(first.origin, "/api/runs")).status).toBe(401);
+      expect((await http(first.origin, "/")).status).toBe(401);
+      expect((await http(first.origin, "/api/runs", { headers: { Authorization: `Bearer ${second.token}` } })).status).toBe(401);
+      const post = await http(first.origin, "/api/config/validate", { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"path":"c.yaml","text":"mode: stub\n"}' });
+      expect(post.status).toBe(401);
+      expect((await first.request("/api/runs")).status).toBe(200);
+      // The printed URL sets a cookie and drops the token from the address.
+      const opened = await http(first.origin, `/?token=${first.token}`);
+      expect(opened.status).toBe(303);
+      expect(opened.headers.location).toBe("/");
+      const cookie = String(opened.headers["set-cookie"]).split(";")[0]!;
+      expect((await http(first.origin, "/api/runs", { headers: { Cookie: cookie } })).status).toBe(200);
+    } finally {
+      await Promise.all(dashboards.map((d) => d.stop()));
+    }
+  });
+
+  it("with --no-token binds any loopback address (localhost, 127.x) and answers without a token", async () => {
     for (const host of ["localhost", "127.0.0.2"]) {
-      const dashboard = await startDashboard({ cwd: tempDir(), args: ["--host", host] });
+      const dashboard = await startDashboard({ cwd: tempDir(), args: ["--host", host, "--no-token"] });
       try {
         expect(dashboard.url).toMatch(new RegExp(`^http://${host.replace(/\./g, "\\.")}:\\d+/$`));
+        expect(dashboard.token).toBeNull();
         expect((await http(dashboard.origin, "/api/runs")).status).toBe(200);
       } finally {
         await dashboard.stop();
@@ -68,8 +102,8 @@ describe("trace-bench ui: binding", () => {
     }
   });
 
-  it("binds 127.0.0.1 by default and answers only requests naming it (no DNS rebinding)", async () => {
-    const dashboard = await startDashboard({ cwd: tempDir() });
+  it("with --no-token on 127.0.0.1 answers only requests naming it (no DNS rebinding)", async () => {
+    const dashboard = await startDashboard({ cwd: tempDir(), args: ["--no-token"] });
     try {
       expect(dashboard.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
       const port = new URL(dashboard.url).port;
@@ -80,6 +114,20 @@ describe("trace-bench ui: binding", () => {
       const cancel = (headers: Record<string, string>) => http(dashboard.origin, "/api/launch", { method: "POST", headers, body: '{"config":"x.yaml"}' });
       expect((await cancel({ "Content-Type": "text/plain" })).status).toBe(415);
       expect((await cancel({ "Content-Type": "application/json", Origin: "http://attacker.example" })).status).toBe(403);
+    } finally {
+      await dashboard.stop();
+    }
+  });
+
+  it("answers a request body over its 2 MB limit with 413, not a reset connection", async () => {
+    const dashboard = await startDashboard({ cwd: tempDir() });
+    try {
+      const text = "# padding\n".repeat(300_000);
+      const reply = await dashboard.request("/api/config/save", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ path: "big.yaml", text }) });
+      expect(reply.status).toBe(413);
+      expect(JSON.parse(reply.body)).toEqual({ error: "the request body is larger than 2000000 bytes" });
+      // The connection and the server are fine afterwards.
+      expect((await dashboard.request("/api/runs")).status).toBe(200);
     } finally {
       await dashboard.stop();
     }
@@ -106,7 +154,7 @@ describe("trace-bench ui: what it serves", () => {
   let jobId: string;
   let nestedRel: string;
   let dashboard: RunningDashboard;
-  const get = (path: string) => http(dashboard.origin, path);
+  const get = (path: string) => dashboard.request(path);
 
   beforeAll(async () => {
     dir = tempDir();
@@ -190,7 +238,7 @@ describe("trace-bench ui: what it serves", () => {
   });
 
   it("saves an edited config only as YAML under the working directory, outside dot folders", async () => {
-    const save = (path: string, text: string) => http(dashboard.origin, "/api/config/save", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ path, text }) });
+    const save = (path: string, text: string) => dashboard.request("/api/config/save", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ path, text }) });
     const text = readFileSync(join(dir, "configs", "smoke.yaml"), "utf8").replace("seeds: [123]", "seeds: [7]");
     expect(text).toContain("seeds: [7]");
     const saved = await save("configs/edited.yaml", text);
@@ -229,7 +277,7 @@ describe("trace-bench ui: what it serves", () => {
 
   it("launches only into a folder inside the runs dir", async () => {
     const launch = (runs_subdir: string) =>
-      http(dashboard.origin, "/api/launch", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ config: "configs/smoke.yaml", runs_subdir }) });
+      dashboard.request("/api/launch", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ config: "configs/smoke.yaml", runs_subdir }) });
     for (const subdir of ["..", "../escaped", "nested/../../escaped", join(dir, "escaped"), "/tmp", "link-out", "link-out/escaped"]) {
       const reply = await launch(subdir);
       expect(reply.status, `${subdir}: ${reply.body}`).toBe(403);
@@ -267,7 +315,7 @@ describe("trace-bench ui: what it serves", () => {
       expect(reply.body, path).not.toContain("root:");
     }
     for (const config of ["../outside.yaml", join(dir, "outside.yaml"), "/etc/passwd", "configs/../../outside.yaml"]) {
-      const reply = await http(dashboard.origin, "/api/launch", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ config }) });
+      const reply = await dashboard.request("/api/launch", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ config }) });
       expect(reply.status, config).toBe(403);
     }
   });
@@ -291,7 +339,7 @@ describe("trace-bench ui: what it serves", () => {
     const stream = await new Promise<string>((done, fail) => {
       const { hostname, port } = new URL(dashboard.origin);
       import("node:http").then(({ get: httpGet }) => {
-        const req = httpGet({ host: hostname, port, path: `/api/stream?run=${relRun}` }, (res) => {
+        const req = httpGet({ host: hostname, port, path: `/api/stream?run=${relRun}`, headers: { Authorization: `Bearer ${dashboard.token}` } }, (res) => {
           let text = "";
           res.on("data", (c: Buffer) => {
             text += c.toString("utf8");
