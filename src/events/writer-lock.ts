@@ -72,9 +72,9 @@ export function releaseWriterLock(db: Database.Database, me: WriterIdentity): vo
 }
 
 /** The live process holding a log's writer lock, read without taking it; null when none (or a dead holder's row). */
-export function liveWriterOf(db: Database.Database): { pid: number; host: string; startedAt: string; command: string } | null {
+export function liveWriterOf(db: Database.Database): { pid: number; host: string; processStart: string | null; startedAt: string; command: string } | null {
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'writer'").get() === undefined) return null;
   const holder = db.prepare("SELECT pid, host, process_start, started_at, command FROM writer WHERE id = 1").get() as LockRow | undefined;
   if (holder === undefined || !isAlive(holder)) return null;
-  return { pid: holder.pid, host: holder.host, startedAt: holder.started_at, command: holder.command };
+  return { pid: holder.pid, host: holder.host, processStart: holder.process_start, startedAt: holder.started_at, command: holder.command };
 }

@@ -1,9 +1,10 @@
 /**
  * Runs started from the page: each is a `trace-bench run` process of its own, detached in its own
  * process group with its console going to a file under the runs dir, so stopping the dashboard
- * never stops a run. Cancel sends SIGINT to the process holding a run's writer lock (the run then
- * cancels its jobs, records RunInterrupted and stays resumable, as with Ctrl-C); Resume and Retry
- * failed start `run --resume auto|failed` on the run's own config snapshot.
+ * never stops a run. Cancel sends SIGINT to the process holding a run's writer lock, once it is
+ * verified as that run's writer (the run then cancels its jobs, records RunInterrupted and stays
+ * resumable, as with Ctrl-C); Resume and Retry failed start `run --resume auto|failed` on the
+ * run's own config snapshot, and signal nothing.
  */
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
@@ -13,6 +14,7 @@ import { RUN_FILES } from "../events/projections/run-files.js";
 import type { LaunchPayload, LaunchStatusPayload } from "./api-types.js";
 import type { RunsIndex } from "./runs-index.js";
 import { relativePosix, resolveInside } from "../fs/safe-path.js";
+import { writerDoubt } from "./run-writer-check.js";
 import type { WatchedRun } from "./watched-run.js";
 
 /** A request the launcher refuses as asked (HTTP 400 or 409, with the message). */
@@ -90,11 +92,12 @@ export class Launcher {
     return this.start(resumeArgs(run, mode), run.relDir);
   }
 
-  /** SIGINT to the process writing the run: it ends interrupted and resumable. */
+  /** SIGINT to the process writing the run (verified as its writer first): it ends interrupted and resumable. */
   cancel(run: WatchedRun): { pid: number } {
     const writer = run.liveWriter;
     if (writer === null || !writer.command.includes(" run")) throw new LaunchError(`run ${run.relDir} is not running`, 409);
-    if (writer.host !== hostname()) throw new LaunchError(`run ${run.relDir} runs on ${writer.host}, not on this machine`, 409);
+    const doubt = writerDoubt(run.runDir, writer);
+    if (doubt !== null) throw new LaunchError(`run ${run.relDir} was not cancelled: ${doubt}; nothing was signalled (stop the run from its own terminal)`, 409);
     try {
       process.kill(writer.pid, "SIGINT");
     } catch (error) {

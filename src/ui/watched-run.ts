@@ -5,11 +5,11 @@
  * second. Never takes the writer lock.
  */
 import { statSync } from "node:fs";
-import { hostname } from "node:os";
 import { EventReader } from "../events/event-reader.js";
 import { eventsDbPath } from "../events/log-database.js";
 import { runListing, type RunListing } from "../events/run-listing.js";
 import { RunState } from "../events/run-state.js";
+import { writerDoubt } from "./run-writer-check.js";
 import type { JobState, Progress, RunSummary } from "./api-types.js";
 import { TERMINAL_JOB_STATES } from "../../machines/job.machine.js";
 
@@ -38,6 +38,8 @@ export class WatchedRun {
   private invocationStartedAt = "";
   private writer: ReturnType<EventReader["liveWriter"]> = null;
   private writerCheckedAt = 0;
+  /** Whether the writer is verified as this run's (the page offers Cancel only then). */
+  private writerVerified = false;
   /** Bumped whenever something the page shows changed (new events, the writer came or went). */
   version = 0;
 
@@ -64,8 +66,11 @@ export class WatchedRun {
     if (changed || now - this.writerCheckedAt >= 1000) {
       this.writerCheckedAt = now;
       const writer = this.reader.liveWriter();
-      if ((writer?.pid ?? null) !== (this.writer?.pid ?? null)) changed = true;
+      // Verified here (once a second at most), not per page request: it reads /proc.
+      const verified = writer !== null && writerDoubt(this.runDir, writer) === null;
+      if ((writer?.pid ?? null) !== (this.writer?.pid ?? null) || verified !== this.writerVerified) changed = true;
       this.writer = writer;
+      this.writerVerified = verified;
     }
     if (changed) this.version += 1;
     return changed;
@@ -96,7 +101,7 @@ export class WatchedRun {
   summary(): RunSummary | null {
     const listing = this.listing();
     if (listing === null) return null;
-    const cancellable = listing.status === "running" && this.writer !== null && this.writer.host === hostname();
+    const cancellable = listing.status === "running" && this.writerVerified;
     return { ...listing, rel_dir: this.relDir, progress: this.progress(), cancellable };
   }
 
