@@ -6,14 +6,12 @@
  * nothing. (Cancelling a real run is in ui-launch.test.ts.)
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, runCli, tempDir } from "../support/cli.js";
-import { startDashboard, type RunningDashboard } from "../support/dashboard.js";
-import { singleRunDir } from "../support/run-dir.js";
+import { startDashboard, workDirWithSmokeRun, type RunningDashboard } from "../support/dashboard.js";
 
 /** Field 22 of /proc/<pid>/stat: what the writer lock records as the process's start time. */
 const startTimeOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[19]!;
@@ -78,13 +76,7 @@ describe("dashboard Cancel verifies the run's writer before signalling it", () =
   }
 
   beforeAll(async () => {
-    dir = tempDir();
-    mkdirSync(join(dir, "configs"));
-    copyFileSync(join(REPO_ROOT, "configs", "smoke.yaml"), join(dir, "configs", "smoke.yaml"));
-    const ran = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs"], { cwd: dir });
-    expect(ran.code, ran.stderr).toBe(0);
-    runDir = singleRunDir(join(dir, "runs"));
-    rel = runDir.slice(join(dir, "runs").length + 1);
+    ({ dir, runDir, rel } = workDirWithSmokeRun());
     dashboard = await startDashboard({ cwd: dir, args: ["--runs-dir", "runs"] });
   }, 120_000);
 

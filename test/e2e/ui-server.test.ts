@@ -5,12 +5,12 @@
  * directory (path traversal refused, links out included), and never sends an API key to the page. The real CLI
  * runs as a child process; requests are raw HTTP so `..` reaches the server unnormalised.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, runCli, tempDir } from "../support/cli.js";
-import { http, startDashboard, type RunningDashboard } from "../support/dashboard.js";
+import { runCli, tempDir } from "../support/cli.js";
+import { http, startDashboard, workDirWithSmokeRun, type RunningDashboard } from "../support/dashboard.js";
 import { singleRunDir } from "../support/run-dir.js";
 
 const API_KEY = "sk-test-dashboard-9f3c2e7a51b84d06";
@@ -157,13 +157,7 @@ describe("trace-bench ui: what it serves", () => {
   const get = (path: string) => dashboard.request(path);
 
   beforeAll(async () => {
-    dir = tempDir();
-    mkdirSync(join(dir, "configs"));
-    copyFileSync(join(REPO_ROOT, "configs", "smoke.yaml"), join(dir, "configs", "smoke.yaml"));
-    const ran = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs"], { cwd: dir });
-    expect(ran.code, ran.stderr).toBe(0);
-    runDir = singleRunDir(join(dir, "runs"));
-    relRun = runDir.slice(join(dir, "runs").length + 1);
+    ({ dir, runDir, rel: relRun } = workDirWithSmokeRun());
     jobId = "806f391306ae";
     // A second run in a nested folder: listed too, named by its folder under the runs dir.
     const nested = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs/nested/deeper", "--force"], { cwd: dir });

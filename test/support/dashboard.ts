@@ -8,8 +8,9 @@ import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
-import { CLI, REPO_ROOT } from "./cli.js";
+import { CLI, REPO_ROOT, runCli, tempDir } from "./cli.js";
 import { isRunning, until } from "./processes.js";
+import { singleRunDir } from "./run-dir.js";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -118,4 +119,15 @@ export async function waitForExit(pids: readonly number[], ms = 120_000): Promis
 /** A stub config of `seeds` slow jobs (fixture:sleep: two agent calls of `delayMs` each), one at a time. */
 export function slowConfig(seeds: readonly number[], delayMs: number): string {
   return `mode: stub\nseeds: [${seeds.join(", ")}]\nmax_workers: 1\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: ${delayMs}}}\ntrainers:\n  - NoOpTrainer\n`;
+}
+
+/** A new working dir with `configs/smoke.yaml`, run once into `runs/`: the run's dir and its name under `runs/`. */
+export function workDirWithSmokeRun(): { dir: string; runDir: string; rel: string } {
+  const dir = tempDir();
+  mkdirSync(join(dir, "configs"));
+  copyFileSync(join(REPO_ROOT, "configs", "smoke.yaml"), join(dir, "configs", "smoke.yaml"));
+  const ran = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs"], { cwd: dir });
+  if (ran.code !== 0) throw new Error(`the smoke run failed (exit ${ran.code}):\n${ran.stderr}`);
+  const runDir = singleRunDir(join(dir, "runs"));
+  return { dir, runDir, rel: runDir.slice(join(dir, "runs").length + 1) };
 }
