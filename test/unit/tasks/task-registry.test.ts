@@ -83,3 +83,22 @@ describe("TaskRegistry", () => {
     ]);
   });
 });
+
+describe("TaskRegistry: task ids outside their suite's root", () => {
+  const registry = builtinTaskRegistry();
+
+  it("refuses '..' and absolute task names in every suite, and never loads them", async () => {
+    expect(registry.outsideRoot("internal:numeric_param")).toBeNull();
+    expect(registry.outsideRoot("internal:../numeric_param")).toMatch(/^task 'internal:\.\.\/numeric_param' names a path outside the internal tasks /);
+    expect(registry.outsideRoot("hf:/etc/passwd")).toMatch(/^task 'hf:\/etc\/passwd' names a path outside the hf tasks /);
+    expect(registry.unknownTask("trace_examples:a/../../b")).toMatch(/names a path outside the trace_examples tasks/);
+    await expect(registry.load("internal:../numeric_param", {})).rejects.toMatchObject({ _tag: "TaskOutsideRootError" });
+  });
+
+  it("says an LLM4AD id leaves the tasks root, naming the root, before it is looked up", async () => {
+    expect(registry.outsideRoot("../../tmp/evil")).toMatch(/^task 'llm4ad:\.\.\/\.\.\/tmp\/evil' is outside the LLM4AD tasks root \/.*benchmarks\/llm4ad \(the id has a '\.\.' segment\); task ids name folders under the root$/);
+    expect(registry.unknownTask("llm4ad:/tmp/evil")).toMatch(/is outside the LLM4AD tasks root .* \(the id is an absolute path\)/);
+    await expect(registry.load("llm4ad:../x", {})).rejects.toMatchObject({ _tag: "TaskOutsideRootError" });
+    registry.close();
+  });
+});
