@@ -190,13 +190,22 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
               },
             }
           : { type: "RunFinished", data: { invocation: invocation.invocation, counts: countStatuses(plan.jobs.map((j) => state.statusOf(j.job_id))), not_run: notRun } };
-      const closed = yield* Effect.either(Effect.try(() => session.appendRunEvents([closing])));
+      // RunFinished says the reports are complete: it is committed once they are. An interruption is
+      // recorded first (a second Ctrl-C may end the process while the reports are written).
+      const closed = yield* Effect.either(
+        closing.type === "RunFinished"
+          ? Effect.tryPromise(() => session.finishWith(closing, hooks.report))
+          : Effect.try(() => {
+              session.appendRunEvents([closing]);
+              return null;
+            }),
+      );
       if (logError !== null) {
         yield* Effect.promise(() => session.finish(hooks.report));
         return yield* Effect.fail(underlying(logError));
       }
       if (closed._tag === "Left") return yield* Effect.fail(underlying(closed.left.error));
-      const behind = yield* Effect.promise(() => session.finish(hooks.report));
+      const behind = closed.right ?? (yield* Effect.promise(() => session.finish(hooks.report)));
       const ranJobs = [...ranNow.values()].filter((status) => status !== null).length;
       return { plan, state, interrupted: interruptedBy !== null, ranJobs, behind } satisfies RunReport;
     }),

@@ -6,13 +6,18 @@
  * each committed group is folded into the run state and then handed to the subscribers. `finish`
  * commits what is pending, waits until every derived file reflects the log, records the position
  * the projections reflect and saves the state's snapshot.
+ *
+ * `finishWith(RunFinished)` writes the reports before it commits the event: a finished run's
+ * reports are complete whenever the log says it finished, a kill -9 at any instant included (the
+ * reports are rendered as the event will leave them; only its jsonl mirror line follows the commit,
+ * and a lagging mirror is repaired from the log by whoever opens the run next).
  */
 import type { Contents } from "../events/content-ref.js";
 import type { Subscriber } from "../events/event-bus.js";
 import { EventBus } from "../events/event-bus.js";
-import { jobStream, RUN_STREAM, type NewEvent, type StoredEvent } from "../events/event-schema.js";
+import { decodeEvent, EVENT_SCHEMA_VERSION, jobStream, RUN_STREAM, type NewEvent, type StoredEvent } from "../events/event-schema.js";
 import { EventStore } from "../events/event-store.js";
-import { DerivedFiles } from "../events/derived-files.js";
+import { DerivedFiles, type DerivedFilesOutcome } from "../events/derived-files.js";
 import { PROJECTIONS } from "../events/projection-subscriber.js";
 import type { RunState } from "../events/run-state.js";
 import { openWriterState, saveWriterState } from "../events/writer-state.js";
@@ -36,11 +41,16 @@ export class RunSession {
     readonly state: RunState,
     private readonly derived: DerivedFiles,
     private readonly bus: EventBus,
+    /** Fixes the time the store gives the next appends (null: the clock's). */
+    private readonly pinClock: (at: Date | null) => void,
+    private readonly now: () => Date,
   ) {}
 
   /** Opens `runDir` for writing; throws `RunLockedError`, `EventLogWriteError` or `EventLogCorruptError`. */
   static open(runDir: string, runId: string, options: SessionOptions): RunSession {
-    const store = EventStore.open(runDir, runId, { command: options.command, groupCommit: true, ...(options.now ? { now: options.now } : {}) });
+    const now = options.now ?? (() => new Date());
+    let pinned: Date | null = null;
+    const store = EventStore.open(runDir, runId, { command: options.command, groupCommit: true, now: () => pinned ?? now() });
     try {
       const state = openWriterState(store);
       const derived = new DerivedFiles({ runDir, fresh: state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
@@ -53,7 +63,10 @@ export class RunSession {
         // Every job's next append fails with the same error and stops the run; this says when it happened.
         (error) => options.report(`event log: ${error instanceof Error ? error.message : String(error)}`),
       );
-      return new RunSession(runDir, store, state, derived, bus);
+      const pinClock = (at: Date | null) => {
+        pinned = at;
+      };
+      return new RunSession(runDir, store, state, derived, bus, pinClock, now);
     } catch (error) {
       store.close();
       throw error;
@@ -99,10 +112,66 @@ export class RunSession {
   async finish(report: (text: string) => void): Promise<string[]> {
     this.commitPending();
     const lastSeq = this.store.lastSeq();
-    const behind = this.bus.settle(lastSeq).filter((name) => name !== this.derived.name);
+    const behind = this.settleOthers(lastSeq);
     // It lets go of its own state once level, before the snapshot below is built, so that the two
     // are not in memory at once (the peak of a big run).
-    const derived = this.derived.finish(lastSeq);
+    return [...behind, ...this.closeDerived(this.derived.finish(lastSeq), lastSeq, report)];
+  }
+
+  /**
+   * Commits `closing` (the run's last event) after every projection reflects it, then brings the
+   * mirrors level and saves the snapshot. Throws what the append threw (the projections are then
+   * recorded as behind the log, which the next writer or `replay` mends). Returns what is behind.
+   */
+  async finishWith(closing: NewEvent, report: (text: string) => void): Promise<string[]> {
+    this.commitPending();
+    const lastSeq = this.store.lastSeq();
+    const behind = this.settleOthers(lastSeq);
+    const ahead = this.upcoming(closing, lastSeq);
+    const levelled = this.derived.level(lastSeq, ahead);
+    this.pinClock(new Date(ahead.ts));
+    let stored: StoredEvent | undefined;
+    try {
+      stored = this.appendRunEvents([closing])[0];
+    } catch (error) {
+      this.derived.finish(lastSeq);
+      throw error;
+    } finally {
+      this.pinClock(null);
+    }
+    const derived = this.derived.finish(ahead.seq);
+    // The store is this run's only writer and the clock was pinned: the event is the one rendered.
+    const asRendered = stored !== undefined && stored.seq === ahead.seq && stored.position === ahead.position && stored.ts === ahead.ts;
+    if (!asRendered) report(`projections: ${closing.type} was committed as seq ${stored?.seq}, not as rendered (seq ${ahead.seq}); rebuild the reports with 'trace-bench replay'`);
+    const outcome = {
+      behind: [...new Set([...levelled.behind, ...derived.behind, ...(asRendered ? [] : [PROJECTIONS])])],
+      projectionsAt: asRendered && levelled.projectionsAt === ahead.seq ? ahead.seq : null,
+    };
+    return [...behind, ...this.closeDerived(outcome, ahead.seq, report)];
+  }
+
+  /** Every subscriber but the derived files level with the log up to `lastSeq`; those still behind. */
+  private settleOthers(lastSeq: number): string[] {
+    return this.bus.settle(lastSeq).filter((name) => name !== this.derived.name);
+  }
+
+  /** `event` as the log will store it when appended next to the run stream (nothing is pending). */
+  private upcoming(event: NewEvent, lastSeq: number): StoredEvent {
+    return decodeEvent({
+      seq: lastSeq + 1,
+      v: EVENT_SCHEMA_VERSION,
+      stream: RUN_STREAM,
+      position: this.store.streamVersion(RUN_STREAM) + 1,
+      type: event.type,
+      run_id: this.store.runId,
+      job_id: null,
+      ts: this.now().toISOString(),
+      data: JSON.parse(JSON.stringify(event.data)) as unknown,
+    });
+  }
+
+  /** Records the position the projections reflect and saves the state's snapshot; returns what is behind. */
+  private closeDerived(derived: DerivedFilesOutcome, lastSeq: number, report: (text: string) => void): string[] {
     if (derived.projectionsAt !== null) {
       try {
         this.store.recordSubscriberPosition(PROJECTIONS, derived.projectionsAt);
@@ -117,7 +186,7 @@ export class RunSession {
         // Only a cache: the next writer folds the log instead.
       }
     }
-    return [...behind, ...derived.behind];
+    return derived.behind;
   }
 
   close(): void {

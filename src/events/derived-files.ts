@@ -112,18 +112,32 @@ class LogFollower {
     return this.follow(FOLLOW_BATCH) === FOLLOW_BATCH;
   }
 
-  /** Everything level with the log up to `upTo` at least: the files as `finish` leaves them. */
-  finish(upTo: number): DerivedFilesOutcome {
+  /**
+   * Everything level with the log up to `upTo` at least, and the projections with `ahead` too
+   * (events about to be committed, in the order they will be).
+   */
+  level(upTo: number, ahead: readonly StoredEvent[] = []): DerivedFilesOutcome {
     while (this.reopening !== null) this.step();
     while (this.follow(FOLLOW_BATCH) === FOLLOW_BATCH);
     const behind = this.bus!.settle(upTo);
     try {
-      this.projections.catchUp();
+      this.projections.catchUp(ahead);
     } catch (error) {
       this.report(`projections: ${error instanceof Error ? error.message : String(error)}`);
       if (!behind.includes(this.projections.name)) behind.push(this.projections.name);
+      this.projectionsAt = null;
     }
     return { behind, projectionsAt: this.projectionsAt };
+  }
+
+  /**
+   * The files as `finish` leaves them: everything level with the log up to `upTo`. Projections
+   * already written that far by `level` are not rendered again (a big run's tables take long).
+   */
+  finish(upTo: number): DerivedFilesOutcome {
+    if (this.projectionsAt === null || this.projectionsAt < upTo) return this.level(upTo);
+    while (this.follow(FOLLOW_BATCH) === FOLLOW_BATCH);
+    return { behind: this.bus!.settle(upTo), projectionsAt: this.projectionsAt };
   }
 
   close(): void {
@@ -259,6 +273,23 @@ export class DerivedFiles implements Subscriber {
 
   catchUp(): void {
     this.schedule(NOTIFY_EVERY_MS);
+  }
+
+  /**
+   * Brings the derived files level with the log up to `upTo`, and the projections with `ahead`
+   * (the run's closing event, rendered before it is committed), and goes on following the log.
+   */
+  level(upTo: number, ahead: StoredEvent): DerivedFilesOutcome {
+    this.cancel();
+    const follower = this.follower;
+    if (follower === null) return { behind: ALL_BEHIND, projectionsAt: null };
+    try {
+      return follower.level(upTo, [ahead]);
+    } catch (error) {
+      this.fail(error);
+      this.stop();
+      return { behind: ALL_BEHIND, projectionsAt: null };
+    }
   }
 
   /** Brings the derived files level with the log up to `upTo` and stops; says what stayed behind. */

@@ -36,6 +36,8 @@ export class ProjectionSubscriber implements Subscriber {
   ) {}
 
   handle(events: readonly StoredEvent[]): void {
+    // Events it was handed ahead of their commit (`catchUp`) come again once committed: nothing is new.
+    if (events.at(-1)!.seq <= this.state.lastSeq) return;
     this.fold(events);
     for (const event of events) {
       if (event.type === "RunStarted") this.writer.writeRunFiles(this.state, START_RUN_FILES);
@@ -66,9 +68,13 @@ export class ProjectionSubscriber implements Subscriber {
     this.writer.assumeCurrent(this.state);
   }
 
-  /** Folds what the state has not seen, writes every file, and records the position they reflect. */
-  catchUp(): void {
+  /**
+   * Folds what the state has not seen, then `ahead` (events about to be committed, as they will be
+   * stored), writes every file, and records the position they reflect.
+   */
+  catchUp(ahead: readonly StoredEvent[] = []): void {
     this.fold(this.log.readAfter(this.state.lastSeq));
+    this.fold(ahead);
     // A job whose files must be rendered again (the run's LLM columns changed) needs its details.
     for (const job of this.state.jobs.values()) if (job.released && !this.writer.isCurrent(this.state, job)) this.restore(job.job_id);
     this.writer.writeAll(this.state);
