@@ -14,6 +14,7 @@ import { startRun, type RunHooks, type RunReport } from "../engine/run-invocatio
 import { planRun, type RunPlan } from "../engine/run-plan.js";
 import { ConfigError } from "../config/config-error.js";
 import { loadRunConfig } from "../config/run-config.js";
+import { isJobTimeoutInRange, JOB_TIMEOUT_RANGE } from "../config/job-timeout-range.js";
 import { configProblems } from "../engine/config-checks.js";
 import { loggerFlagProblem } from "../engine/trainer-loggers.js";
 import { LlmSource, TaskSource, TrainerSource } from "../engine/run-services.js";
@@ -165,7 +166,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
 
 async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number> {
   const maxWorkers = numberFlag(args, "max-workers", (n) => Number.isInteger(n) && n >= 1, "a whole number ≥ 1");
-  const jobTimeout = numberFlag(args, "job-timeout", (n) => n >= 0, "a number of seconds ≥ 0");
+  const jobTimeout = numberFlag(args, "job-timeout", isJobTimeoutInRange, JOB_TIMEOUT_RANGE);
   const inspectUrl = inspectFlag(args);
   // The inspector (ws, @statelyai/inspect) is loaded only with --inspect, before the run creates anything.
   const inspector = inspectUrl === undefined ? null : { url: inspectUrl, open: (await import("../../adapters/inspector/websocket-inspector.js")).openWebSocketInspector };

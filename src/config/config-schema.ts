@@ -6,6 +6,7 @@
 import * as Schema from "effect/Schema";
 import { LEGACY_KNOB_SPELLINGS } from "./legacy-knobs.js";
 import { COUNT_KWARGS } from "./trainer-kwarg-names.js";
+import { JOB_TIMEOUT_RANGE, MAX_JOB_TIMEOUT_SECONDS } from "./job-timeout-range.js";
 
 const describe = <S extends Schema.Schema.Any>(schema: S, description: string) =>
   schema.annotations({ description }) as unknown as S;
@@ -15,7 +16,7 @@ const OptionalText = describe(Schema.NullOr(Schema.String), "a string or null");
 const Count = describe(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)), "a whole number ≥ 0");
 const Positive = describe(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), "a whole number ≥ 1");
 const Seed = describe(Schema.Int, "a whole number");
-const Seconds = describe(Schema.NullOr(Schema.Number.pipe(Schema.greaterThanOrEqualTo(0))), "a number of seconds ≥ 0, or null");
+const Seconds = describe(Schema.NullOr(Schema.Finite.pipe(Schema.between(0, MAX_JOB_TIMEOUT_SECONDS))), `${JOB_TIMEOUT_RANGE}, or null`);
 const Flag = describe(Schema.Boolean, "true or false");
 const Kwargs = describe(Schema.Record({ key: Schema.String, value: Schema.Unknown }), "a mapping of keyword arguments");
 const OptionalKwargs = describe(Schema.NullOr(Kwargs), "a mapping of keyword arguments, or null");

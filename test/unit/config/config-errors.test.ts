@@ -85,9 +85,9 @@ describe("wrong types and values", () => {
   });
 
   it("negative job_timeout / job-timeout, and a PyYAML non-float like 1e3", () => {
-    expect(problems(`${TASK}job_timeout: -1\n`)).toEqual(["bad.yaml:2: job_timeout: expected a number of seconds ≥ 0, or null, found -1"]);
-    expect(problems(`${TASK}job-timeout: -0.5\n`)).toEqual(["bad.yaml:2: job-timeout: expected a number of seconds ≥ 0, or null, found -0.5"]);
-    expect(problems(`${TASK}job_timeout: 1e3\n`)).toEqual(['bad.yaml:2: job_timeout: expected a number of seconds ≥ 0, or null, found "1e3"']);
+    expect(problems(`${TASK}job_timeout: -1\n`)).toEqual(["bad.yaml:2: job_timeout: expected a number of seconds from 0 to 2147483 (about 24 days; 0 = none), or null, found -1"]);
+    expect(problems(`${TASK}job-timeout: -0.5\n`)).toEqual(["bad.yaml:2: job-timeout: expected a number of seconds from 0 to 2147483 (about 24 days; 0 = none), or null, found -0.5"]);
+    expect(problems(`${TASK}job_timeout: 1e3\n`)).toEqual(['bad.yaml:2: job_timeout: expected a number of seconds from 0 to 2147483 (about 24 days; 0 = none), or null, found "1e3"']);
   });
 
   it("fail_fast must be a boolean", () => {
@@ -121,7 +121,7 @@ describe("wrong types and values", () => {
         'bad.yaml:2: resume: expected one of auto, failed, none, found "sometimes"',
         'bad.yaml:3: mode: expected "stub" or "real", found "fake"',
         "bad.yaml:4: max_workers: expected a whole number ≥ 1, found 0",
-        "bad.yaml:5: job_timeout: expected a number of seconds ≥ 0, or null, found -1",
+        "bad.yaml:5: job_timeout: expected a number of seconds from 0 to 2147483 (about 24 days; 0 = none), or null, found -1",
       ].sort(),
     );
   });
