@@ -11,9 +11,13 @@
 //   (b) a ~10 MB config (one task whose eval_kwargs hold an inline data set)
 //                                            target: exit 0 in ≤ 200 MiB peak RSS
 //   (c) the billion laughs alias bomb        target: exit 2 with one stderr line, in ≤ 2 s
+//   (d) /dev/zero as the config              target: exit 2 with one stderr line, in ≤ 2 s
+//   (e) a named pipe as the config           target: exit 2 with one stderr line, in ≤ 2 s
+//   (f) 130 KB expanding to 1,280,000 jobs, validate --strict
+//                                            target: exit 1 (over the job limit) in ≤ 2 s
 //
 // BENCH_CONFIG_TIMEOUT_S=60 sets how long one input may run before it is killed (default 120).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -77,6 +81,13 @@ function aliasBombConfig() {
   return lines.join("\n");
 }
 
+/** (f) 1 task × 64 params variants × 20,000 seeds: 1,280,000 jobs from 130 KB. */
+function hugeMatrixConfig() {
+  const seeds = Array.from({ length: 20_000 }, (_, i) => i + 1).join(", ");
+  const variants = Array.from({ length: 64 }, (_, i) => `{ps_steps: ${i + 1}}`).join(", ");
+  return `mode: stub\nseeds: [${seeds}]\ntasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [${variants}]\n`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // One measured CLI run.
 
@@ -84,14 +95,14 @@ function aliasBombConfig() {
  * Runs `trace-bench validate --config <file>` under the RSS wrapper. Resolves to its wall time
  * (ms, spawn to exit), exit code (null when killed), peak RSS (KiB, when it wrote one) and stderr.
  */
-function validate(file, label) {
+function validate(file, label, extraArgs = []) {
   const rssFile = join(tmp, `${label}.max-rss`);
   return new Promise((resolvePromise, reject) => {
     const err = [];
     let ms = NaN;
     let timedOut = false;
     const started = performance.now();
-    const child = spawn(process.execPath, [RSS_WRAPPER, "validate", "--config", file], {
+    const child = spawn(process.execPath, [RSS_WRAPPER, "validate", "--config", file, ...extraArgs], {
       cwd: ROOT,
       env: { ...childEnv, TRACE_BENCH_MAX_RSS_FILE: rssFile },
       stdio: ["ignore", "ignore", "pipe"],
@@ -133,18 +144,22 @@ const inputs = [
   { id: "a", name: "100,000 unknown top-level keys", file: "unknown-keys.yaml", text: unknownKeysConfig, wantCode: 0, maxSeconds: 2 },
   { id: "b", name: "~10 MB config (inline eval_kwargs data set)", file: "ten-megabytes.yaml", text: tenMegabyteConfig, wantCode: 0, maxRssMib: 200 },
   { id: "c", name: "alias bomb (billion laughs)", file: "alias-bomb.yaml", text: aliasBombConfig, wantCode: 2, maxSeconds: 2, oneLine: true },
+  { id: "d", name: "/dev/zero", path: "/dev/zero", wantCode: 2, maxSeconds: 2, oneLine: true },
+  { id: "e", name: "a named pipe", file: "fifo.yaml", fifo: true, wantCode: 2, maxSeconds: 2, oneLine: true },
+  { id: "f", name: "1,280,000-job matrix, validate --strict", file: "huge-matrix.yaml", text: hugeMatrixConfig, args: ["--strict", "--runs-dir", join(tmp, "runs")], wantCode: 1, maxSeconds: 2 },
 ];
 
 const benchStarted = performance.now();
 const loadBefore = loadavg()[0];
 
 for (const input of inputs) {
-  const path = join(tmp, input.file);
+  const path = input.path ?? join(tmp, input.file);
   process.stderr.write(`bench: (${input.id}) ${input.name} ...\n`);
   try {
-    writeFileSync(path, input.text());
+    if (input.fifo) execFileSync("mkfifo", [path]);
+    else if (input.text) writeFileSync(path, input.text());
     const size = statSync(path).size;
-    const run = await validate(path, input.id);
+    const run = await validate(path, input.id, input.args);
     const seconds = run.ms / 1000;
     const rss = run.rssKib / 1024;
     const stderrLines = run.stderr.split("\n").filter((l) => l !== "");

@@ -35,6 +35,7 @@ import { jobActorInspection } from "../engine/job-actor-inspection.js";
 import { DEFAULT_INSPECTOR_URL } from "../../adapters/inspector/default-inspector-url.js";
 import { shellWord } from "../codec/shell-word.js";
 import { onStopSignals } from "./stop-signals.js";
+import { MAX_JOBS_FLAG, maxJobsOf } from "./max-jobs-flag.js";
 
 export const spec: VerbSpec = {
   name: "run",
@@ -49,6 +50,7 @@ export const spec: VerbSpec = {
     "job-timeout": { type: "string", value: "SECONDS", description: "Per-job time limit; 0 = none (default: config, else 0 in stub mode, 600 in real mode)." },
     logger: { type: "string", value: "NAME", description: "Logger for every trainer: ConsoleLogger (default), DefaultLogger, TensorboardLogger (event files in each job's tb/), NullLogger or none." },
     "run-id": { type: "string", value: "ID", description: "Write into (and resume) <runs-dir>/<ID>." },
+    "max-jobs": MAX_JOBS_FLAG,
     json: { type: "boolean", description: "Print the closing summary as one JSON object on stdout (run id, run dir, counts, file paths, tokens, cost); progress goes to stderr." },
     inspect: {
       type: "string",
@@ -99,6 +101,9 @@ export function resumeCommand(args: ParsedArgs, plan: Pick<RunPlan, "runId" | "c
   for (const flag of ["logger", "job-timeout"] as const) if (args.flags[flag] !== undefined) words.push(`--${flag}`, args.flags[flag] as string);
   return words.map(shellWord).join(" ");
 }
+
+/** Matrices this big are announced before they are expanded. */
+const ANNOUNCED_MATRIX_JOBS = 10_000;
 
 /** What a stub run's scores mean (the stub proposes seeded changes; it is not a model). */
 export const STUB_LABEL = "Mode stub: scores rank the search procedures against the stub LLM's seeded proposals, not optimizers or models; use mode: real to compare those.";
@@ -167,6 +172,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
 async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number> {
   const maxWorkers = numberFlag(args, "max-workers", (n) => Number.isInteger(n) && n >= 1, "a whole number ≥ 1");
   const jobTimeout = numberFlag(args, "job-timeout", isJobTimeoutInRange, JOB_TIMEOUT_RANGE);
+  const maxJobs = maxJobsOf(args, "run");
   const inspectUrl = inspectFlag(args);
   // The inspector (ws, @statelyai/inspect) is loaded only with --inspect, before the run creates anything.
   const inspector = inspectUrl === undefined ? null : { url: inspectUrl, open: (await import("../../adapters/inspector/websocket-inspector.js")).openWebSocketInspector };
@@ -179,6 +185,9 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   if (problems.length > 0) throw new ConfigError({ problems: problems.map((p) => `${p.where}: ${p.text}`) });
   // The LLM clients too (a missing API key is refused here, before the run dir exists).
   const forJob = await llmFactory(loaded.config);
+  const json = args.flags.json === true;
+  // With --json, stdout holds only the closing JSON document.
+  const humanOut = json ? process.stderr : process.stdout;
   const plan = planRun(
     {
       configPath,
@@ -190,6 +199,11 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
       ...(jobTimeout !== undefined ? { jobTimeout } : {}),
       ...(args.flags.logger !== undefined ? { logger: args.flags.logger as string } : {}),
       ...(args.flags["run-id"] !== undefined ? { runId: args.flags["run-id"] as string } : {}),
+      maxJobs,
+      // A big matrix takes seconds to expand before the first job line: say why nothing shows yet.
+      onExpanding: (jobs) => {
+        if (jobs >= ANNOUNCED_MATRIX_JOBS) humanOut.write(`Planning ${jobs.toLocaleString("en-US")} jobs...\n`);
+      },
     },
     registry,
     new Date(),
@@ -198,9 +212,6 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   if (plan.picked === "latest") process.stdout.write(`--resume failed: retrying the failed jobs of ${plan.runId}, the latest run of this config in ${plan.config.runs_dir}\n`);
   registry.configure({ ...(plan.config.eval_workers !== null ? { workers: plan.config.eval_workers } : {}), memoryMb: plan.config.eval_memory_mb });
 
-  const json = args.flags.json === true;
-  // With --json, stdout holds only the closing JSON document.
-  const humanOut = json ? process.stderr : process.stdout;
   const progress = new ProgressReporter(humanOut, plan.jobs.length);
   let stopRun = (_error: LlmError) => {};
   const prices = loadPriceTable(plan.config.pricing);

@@ -26,6 +26,8 @@ import { escapeControls } from "../codec/control-chars.js";
 import { parseBenchSelector } from "../tasks/bench-selector.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
+import { matrixLimitProblem, matrixSize } from "../config/matrix-size.js";
+import { MAX_JOBS_FLAG, maxJobsOf } from "./max-jobs-flag.js";
 
 export const spec: VerbSpec = {
   name: "validate",
@@ -36,6 +38,7 @@ export const spec: VerbSpec = {
     bench: { ...BENCH_FLAG, description: "Only validate tasks of these suites (same values as list-tasks --bench)." },
     strict: { type: "boolean", description: "Deep checks (in mode real a missing API key fails too), and write the matrix to <runs-dir>/.validate/<run_id>.manifest.json." },
     "runs-dir": { ...RUNS_DIR_FLAG, description: "Where --strict writes its manifest (default: the config's runs_dir)." },
+    "max-jobs": MAX_JOBS_FLAG,
   },
 };
 
@@ -74,6 +77,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
 
 async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath: string, strict: boolean): Promise<number> {
   const selection = parseBenchSelector(args.flags.bench as string | undefined, registry.suiteNames());
+  const maxJobs = maxJobsOf(args, "validate");
   const loaded = loadRunConfig(configPath);
   // A task outside its root is refused as a config error before anything is loaded (as `run` does).
   const outside = tasksOutsideRoots(loaded, registry);
@@ -129,7 +133,11 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
     } else lines.push(`[OK] ${task.id}`);
   }
 
-  if (strict) {
+  // The matrix is counted before it is expanded: one over the limit is never expanded.
+  const overLimit = matrixLimitProblem(matrixSize({ ...loaded.config, tasks }), maxJobs);
+  if (overLimit !== null && !strict) process.stderr.write(`trace-bench: warning: ${overLimit} (run refuses this; validate --strict fails it)\n`);
+  if (strict && overLimit !== null) fail(overLimit);
+  else if (strict) {
     const config: RunConfig = { ...loaded.config, tasks };
     const jobs = expandMatrix(config);
     if (jobs.length === 0) fail("matrix: no jobs expanded");

@@ -6,7 +6,9 @@
  */
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { ConfigError } from "../config/config-error.js";
 import { expandMatrix, type JobSpec } from "../config/matrix.js";
+import { DEFAULT_MAX_JOBS, matrixLimitProblem, matrixSize } from "../config/matrix-size.js";
 import { loadRunConfig, type LoadedConfig, type ResumeMode, type RunConfig } from "../config/run-config.js";
 import { computeConfigHash, configSnapshot, newRunId, type ConfigSnapshot } from "../config/snapshot.js";
 import { peekRun, readableRuns, type RunPeek } from "../events/event-reader.js";
@@ -29,6 +31,10 @@ export interface RunRequest {
   readonly jobTimeout?: number;
   readonly logger?: string;
   readonly runId?: string;
+  /** The most jobs the matrix may have (default `DEFAULT_MAX_JOBS`); a bigger one is a `ConfigError`, found before any job is expanded. */
+  readonly maxJobs?: number;
+  /** Told the matrix's size once it is within the limit, before its jobs are expanded (a big one takes a while). */
+  readonly onExpanding?: (jobs: number) => void;
 }
 
 export interface RunPlan {
@@ -144,6 +150,10 @@ export function planRun(request: RunRequest, registry: TaskRegistry, now: Date):
     tasks: registry.expandTasks(loaded.config.tasks),
     trainers: logger === undefined ? loaded.config.trainers : loaded.config.trainers.map((t) => ({ ...t, logger })),
   };
+  const size = matrixSize(base);
+  const overLimit = matrixLimitProblem(size, request.maxJobs ?? DEFAULT_MAX_JOBS);
+  if (overLimit !== null) throw new ConfigError({ problems: [`${request.configPath}: ${overLimit}`] });
+  request.onExpanding?.(size.jobs);
   const jobs = expandMatrix(base);
   const configHash = computeConfigHash(configSnapshot(base));
   const explicitId = request.runId ?? base.run_id ?? null;

@@ -58,3 +58,113 @@ describe("job_timeout a timer cannot hold", () => {
     expect(runDirsIn(runs)).toEqual([]);
   });
 });
+
+describe("only a regular config file of bounded size is read", () => {
+  const trivial = "mode: stub\ntasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n";
+
+  /** run and validate on `path` each exit 2 with one line naming it and `why`; no run dir is made. */
+  function refusedByRunAndValidate(path: string, why: string): void {
+    const dir = tempDir();
+    const runs = join(dir, "runs");
+    for (const args of [
+      ["validate", "--strict", "--config", path, "--runs-dir", runs],
+      ["run", "--config", path, "--runs-dir", runs],
+    ]) {
+      const line = oneErrorLine(runCli(args));
+      expect(line, args[0]).toBe(`trace-bench: config error: ${path}: ${why}`);
+    }
+    expect(existsSync(runs)).toBe(false);
+  }
+
+  it("a device (/dev/zero) is refused at once, not read until memory runs out", () => {
+    refusedByRunAndValidate("/dev/zero", "cannot read config file (it is a device, not a regular file); pass a YAML or JSON file with --config");
+  });
+
+  it("a named pipe is refused at once, not waited on", () => {
+    const fifo = join(tempDir(), "config.yaml");
+    const made = spawnSync("mkfifo", [fifo]);
+    expect(made.status, String(made.stderr)).toBe(0);
+    refusedByRunAndValidate(fifo, "cannot read config file (it is a named pipe, not a regular file); pass a YAML or JSON file with --config");
+  });
+
+  it("a file over 16 MiB is refused with the limit", () => {
+    const path = config(tempDir(), `${trivial}# ${"x".repeat(16 * 2 ** 20)}\n`, "big.yaml");
+    refusedByRunAndValidate(path, "cannot read config file (it is 16.0 MiB, over the 16 MiB a config may be); keep large data in files the task reads, not inline in the config");
+  });
+});
+
+describe("the matrix is counted before it is expanded", () => {
+  /** 130 KB of YAML: 1 task × 64 params variants × 20,000 seeds = 1,280,000 jobs. */
+  const hugeMatrix = [
+    "mode: stub",
+    `seeds: [${Array.from({ length: 20_000 }, (_, i) => i + 1).join(", ")}]`,
+    "tasks: [internal:numeric_param]",
+    "trainers:",
+    "  - id: PrioritySearch",
+    `    params_variants: [${Array.from({ length: 64 }, (_, i) => `{ps_steps: ${i + 1}}`).join(", ")}]`,
+    "",
+  ].join("\n");
+  const overLimit = "matrix: 1,280,000 jobs (1 task × 64 trainer variants × 20,000 seeds) is over the limit of 100,000 jobs; pass --max-jobs 1280000 to run them all, or make the matrix smaller";
+
+  it("run refuses a matrix over 100,000 jobs with the count and the flag, before anything is written", () => {
+    const dir = tempDir();
+    const runs = join(dir, "runs");
+    const cfg = config(dir, hugeMatrix);
+    expect(oneErrorLine(runCli(["run", "--config", cfg, "--runs-dir", runs]))).toBe(`trace-bench: config error: ${cfg}: ${overLimit}`);
+    expect(existsSync(runs)).toBe(false);
+  });
+
+  it("validate --strict fails it without expanding it (no manifest); plain validate warns", () => {
+    const dir = tempDir();
+    const runs = join(dir, "runs");
+    const cfg = config(dir, hugeMatrix);
+    const strict = runCli(["validate", "--strict", "--config", cfg, "--runs-dir", runs]);
+    expect(strict.code, strict.stderr).toBe(1);
+    expect(strict.stdout).toContain(`[FAIL] ${overLimit}\n`);
+    expect(existsSync(runs)).toBe(false);
+    const plain = runCli(["validate", "--config", cfg]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).toContain(`trace-bench: warning: ${overLimit} (run refuses this; validate --strict fails it)\n`);
+  });
+
+  it("--max-jobs N moves the limit both ways", () => {
+    const dir = tempDir();
+    const runs = join(dir, "runs");
+    const cfg = config(dir, "mode: stub\nseeds: [1, 2, 3]\ntasks: [internal:numeric_param, internal:multi_param]\ntrainers: [NoOpTrainer]\n");
+    const line = oneErrorLine(runCli(["run", "--config", cfg, "--runs-dir", runs, "--max-jobs", "5"]));
+    expect(line).toBe(`trace-bench: config error: ${cfg}: matrix: 6 jobs (2 tasks × 1 trainer variant × 3 seeds) is over the limit of 5 jobs; pass --max-jobs 6 to run them all, or make the matrix smaller`);
+    expect(existsSync(runs)).toBe(false);
+    const ran = runCli(["run", "--config", cfg, "--runs-dir", runs, "--max-jobs", "6"]);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain("Jobs: 6 ok");
+    const bad = runCli(["run", "--config", cfg, "--runs-dir", runs, "--max-jobs", "1e3"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--max-jobs must be a whole number ≥ 1, got '1e3'");
+  });
+
+  it("Ctrl-C while a big matrix is planned ends the run at once, leaving no run", async () => {
+    const dir = tempDir();
+    const runs = join(dir, "runs");
+    const cfg = config(dir, hugeMatrix);
+    const child = spawn(process.execPath, [CLI, "run", "--config", cfg, "--runs-dir", runs, "--max-jobs", "2000000"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+    let sent = false;
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (!sent && stdout.includes("Planning 1,280,000 jobs...\n")) {
+        sent = true;
+        child.kill("SIGINT");
+      }
+    });
+    // A run that never says it plans, or does not answer Ctrl-C, would plan for minutes: it is killed.
+    const guard = setTimeout(() => child.kill("SIGKILL"), 90_000);
+    const { code, signal } = await exited.finally(() => clearTimeout(guard));
+    expect(sent, `${stdout}\n${stderr}`).toBe(true);
+    // Ended by the signal as a shell sees it: exit status 130.
+    expect({ code, signal }, stderr).toSatisfy((e: { code: number | null; signal: NodeJS.Signals | null }) => e.code === 130 || e.signal === "SIGINT");
+    expect(runDirsIn(runs).filter((name) => existsSync(join(runs, name, "events.db")))).toEqual([]);
+  }, 120_000);
+});
