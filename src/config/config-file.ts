@@ -56,7 +56,7 @@ function readText(path: string): string {
     if (!stats.isFile()) throw cannotRead(path, kindOf(stats), "pass a YAML or JSON file with --config");
     const tooBig = (size: string) =>
       cannotRead(path, `it is ${size}, over the ${MAX_CONFIG_BYTES / 2 ** 20} MiB a config may be`, "keep large data in files the task reads, not inline in the config");
-    if (stats.size > MAX_CONFIG_BYTES) throw tooBig(`${(stats.size / 2 ** 20).toFixed(1)} MiB`);
+    if (stats.size > MAX_CONFIG_BYTES) throw tooBig(`${stats.size.toLocaleString("en-US")} bytes`);
     // Read to its end, whatever fstat said: a file that grew past the cap since is refused, not cut short.
     const chunks: Buffer[] = [];
     let length = 0;

@@ -88,8 +88,10 @@ describe("only a regular config file of bounded size is read", () => {
   });
 
   it("a file over 16 MiB is refused with the limit", () => {
-    const path = config(tempDir(), `${trivial}# ${"x".repeat(16 * 2 ** 20)}\n`, "big.yaml");
-    refusedByRunAndValidate(path, "cannot read config file (it is 16.0 MiB, over the 16 MiB a config may be); keep large data in files the task reads, not inline in the config");
+    const text = `${trivial}# ${"x".repeat(16 * 2 ** 20)}\n`;
+    const path = config(tempDir(), text, "big.yaml");
+    const bytes = Buffer.byteLength(text).toLocaleString("en-US");
+    refusedByRunAndValidate(path, `cannot read config file (it is ${bytes} bytes, over the 16 MiB a config may be); keep large data in files the task reads, not inline in the config`);
   });
 });
 
