@@ -91,14 +91,15 @@ function spendingLine(state: RunState): string {
 /**
  * The command that resumes this run as printed: the config, the run id, and every flag that
  * decides which run dir it is (--runs-dir when it is not the config's, --root) or what the
- * experiment is (--logger, part of config_hash), and the job timeout it ran with.
+ * experiment is (--logger, part of config_hash), the job timeout it ran with, and the job limit
+ * it was allowed (a matrix over the default limit is refused without it).
  */
 export function resumeCommand(args: ParsedArgs, plan: Pick<RunPlan, "runId" | "config">, configRunsDir: string): string {
   const words = ["trace-bench", "run", "--config", args.flags.config as string];
   if (args.flags.root !== undefined) words.push("--root", args.flags.root as string);
   if (plan.config.runs_dir !== configRunsDir) words.push("--runs-dir", plan.config.runs_dir);
   words.push("--run-id", plan.runId);
-  for (const flag of ["logger", "job-timeout"] as const) if (args.flags[flag] !== undefined) words.push(`--${flag}`, args.flags[flag] as string);
+  for (const flag of ["logger", "job-timeout", "max-jobs"] as const) if (args.flags[flag] !== undefined) words.push(`--${flag}`, args.flags[flag] as string);
   return words.map(shellWord).join(" ");
 }
 
