@@ -28,5 +28,11 @@ port.on("message", (message: TerminalResize | { readonly type?: unknown }) => {
 });
 port.unref();
 
-const code = await runVerb(setup.argv);
-port.postMessage({ type: "exit-code", code } satisfies JobThreadMessage);
+try {
+  const code = await runVerb(setup.argv);
+  port.postMessage({ type: "exit-code", code } satisfies JobThreadMessage);
+} catch (error) {
+  port.postMessage({ type: "internal-error", stack: error instanceof Error ? (error.stack ?? String(error)) : String(error) } satisfies JobThreadMessage);
+  // Whatever the verb left running must not outlive the bug, as when the error ended the thread.
+  process.exit(70);
+}

@@ -37,7 +37,11 @@ export interface JobThreadSetup {
   readonly stderr: TerminalFacts;
 }
 
-export type JobThreadMessage = UnheardSignal | { readonly type: "exit-code"; readonly code: number };
+export type JobThreadMessage =
+  | UnheardSignal
+  | { readonly type: "exit-code"; readonly code: number }
+  /** A bug in the verb: its stack as text (a thrown error crossing threads arrives as a plain object, printed `[object Object]`). */
+  | { readonly type: "internal-error"; readonly stack: string };
 export type TerminalResize = { readonly type: "resize"; readonly stream: "stdout" | "stderr"; readonly columns: number };
 
 const factsOf = (stream: NodeJS.WriteStream): TerminalFacts => ({ isTTY: stream.isTTY === true, columns: stream.columns });
@@ -74,6 +78,7 @@ export function runOnJobThread(argv: readonly string[]): Promise<number> {
     let code: number | null = null;
     worker.on("message", (message: JobThreadMessage) => {
       if (message.type === "exit-code") code = message.code;
+      else if (message.type === "internal-error") reject(Object.assign(new Error("internal error on the job thread"), { stack: message.stack }));
       else if (message.type === "signal-unheard") reraise(message.signal);
     });
     worker.on("error", reject);

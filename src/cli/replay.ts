@@ -16,6 +16,7 @@ import { RunDirError } from "../engine/run-dir-error.js";
 import { EventReader, peekRun } from "../events/event-reader.js";
 import { EventStore } from "../events/event-store.js";
 import { RUN_STREAM, type StoredEvent } from "../events/event-schema.js";
+import { removedTailText } from "../events/log-checks.js";
 import { EVENTS_DB } from "../events/log-database.js";
 import { MirrorWriter } from "../events/mirror-writer.js";
 import { PROJECTIONS } from "../events/projection-subscriber.js";
@@ -124,8 +125,12 @@ async function verifyRun(runDir: string): Promise<number> {
   const reader = EventReader.open(runDir);
   try {
     const events = reader.readAfter(0);
-    RunState.fold(events); // every event must also fold into the reports
     const problems = verifyLog(events);
+    const given = reader.lastGivenSeq();
+    const last = events.at(-1)?.seq ?? 0;
+    if (given > last) problems.push({ seq: given, jobId: null, problem: removedTailText(given, last) });
+    // Every event must also fold into the reports (a log with problems may not: they are what it says).
+    if (problems.length === 0) RunState.fold(events);
     for (const p of problems) process.stdout.write(`event ${p.seq}${p.jobId ? ` (job ${p.jobId})` : ""}: ${p.problem}\n`);
     const jobs = new Set(events.filter((e) => e.job_id !== null).map((e) => e.job_id)).size;
     process.stdout.write(problems.length === 0 ? `Verified ${basename(runDir)}: ${events.length} events, ${jobs} jobs, all as the job machine decides\n` : `${problems.length} problem(s) in ${basename(runDir)}\n`);

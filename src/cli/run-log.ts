@@ -29,6 +29,7 @@ export function withRunLog<T>(verb: string, runDir: string, use: (log: RunLog) =
   if (peek === null) throw new UsageError({ verb, problem: `${runDir} has no event log (${EVENTS_DB}); pass a run directory such as runs/<run_id>` });
   const reader = EventReader.open(runDir);
   try {
+    reader.requireNoRemovedEvents();
     return use({ peek, events: reader.readAfter(0), contents: (refs) => reader.contents(refs) });
   } finally {
     reader.close();

@@ -24,6 +24,7 @@ import type { JobAttempt } from "./job-runner.js";
 import { captureEnvironment, captureGit, llmInfo } from "./run-environment.js";
 import type { RunPlan } from "./run-plan.js";
 import { LlmSource, RunLog, type AppendError, type TaskSource, type TrainerSource } from "./run-services.js";
+import { RunDirError } from "./run-dir-error.js";
 import { RunSession } from "./run-session.js";
 import { superviseJobs } from "./supervisor.js";
 
@@ -107,6 +108,12 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
         (s) => Effect.sync(() => s.close()),
       );
       const state = session.state;
+      if (!plan.resuming && state.invocations > 0) {
+        // Another `run` started this run directory between our look at it and our taking its lock.
+        return yield* Effect.fail(
+          new RunDirError({ problem: `${plan.runDir} was started by another trace-bench process while this one was starting; nothing was written: run the same command again to resume it` }),
+        );
+      }
       const invocation = yield* Effect.try({
         try: () => planInvocation(plan, state, (jobId) => session.history(jobId)),
         catch: (error) => error as EventLogWriteError | EventLogCorruptError,

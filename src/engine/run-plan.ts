@@ -118,23 +118,41 @@ function claimFreshRunDir(runsDir: string, candidate: string): string {
       mkdirSync(join(runsDir, id));
       return id;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new RunDirError({ problem: `cannot create the run directory ${join(runsDir, id)} (${whyNot(error)}); pass a writable directory with --runs-dir` });
     }
   }
 }
 
+const FILE_SYSTEM_REFUSALS: Readonly<Record<string, string>> = {
+  EROFS: "the file system is read-only",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  ENOSPC: "the disk is full",
+  ENOTDIR: "a path component is a file",
+};
+
+/** Why the file system refused, in words, with its code. */
+function whyNot(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined) return String(error);
+  return FILE_SYSTEM_REFUSALS[code] === undefined ? code : `${FILE_SYSTEM_REFUSALS[code]}: ${code}`;
+}
+
 /** The runs dir must be a directory (created if missing); a file there is a one-line error. */
 function ensureRunsDir(runsDir: string): void {
+  let isDirectory: boolean;
   try {
-    if (!statSync(runsDir).isDirectory()) throw new RunDirError({ problem: `runs dir ${runsDir} is a file, not a directory; pass a directory with --runs-dir` });
+    isDirectory = statSync(runsDir).isDirectory();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw new RunDirError({ problem: `cannot use runs dir ${runsDir} (${whyNot(error)}); pass a writable directory with --runs-dir` });
     try {
       mkdirSync(runsDir, { recursive: true });
     } catch (cause) {
-      throw new RunDirError({ problem: `cannot create runs dir ${runsDir} (${(cause as NodeJS.ErrnoException).code ?? String(cause)}); pass a writable directory with --runs-dir` });
+      throw new RunDirError({ problem: `cannot create runs dir ${runsDir} (${whyNot(cause)}); pass a writable directory with --runs-dir` });
     }
+    return;
   }
+  if (!isDirectory) throw new RunDirError({ problem: `runs dir ${runsDir} is a file, not a directory; pass a directory with --runs-dir` });
 }
 
 export function planRun(request: RunRequest, registry: TaskRegistry, now: Date): RunPlan {

@@ -6,6 +6,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { NewEvent, StoredEvent } from "../events/event-schema.js";
+import { streamGapText } from "../events/log-checks.js";
 import { decide, evolve, JOB_FACT_TYPES, initialJobDecisionState, machineEventOf, type JobCommand, type JobDecisionState, type JobFact, type JobOutcome } from "./job-decider.js";
 
 export interface LogProblem {
@@ -76,15 +77,27 @@ export function verifyLog(events: readonly StoredEvent[]): LogProblem[] {
   const byJob = new Map<string, StoredEvent[]>();
   const problems: LogProblem[] = [];
   const lastPosition = new Map<string, number>();
+  // A stream with a hole cannot be followed through the machine: its hole is its one problem.
+  const holed = new Set<string>();
   for (const event of events) {
     const expectedPosition = (lastPosition.get(event.stream) ?? 0) + 1;
-    if (event.position !== expectedPosition) problems.push({ seq: event.seq, jobId: event.job_id, problem: `stream ${event.stream} position ${event.position}, expected ${expectedPosition}` });
+    if (event.position !== expectedPosition) {
+      problems.push({
+        seq: event.seq,
+        jobId: event.job_id,
+        problem:
+          event.position > expectedPosition
+            ? streamGapText({ stream: event.stream, missing: expectedPosition, next: event.position })
+            : `stream ${event.stream} position ${event.position}, expected ${expectedPosition}`,
+      });
+      holed.add(event.stream);
+    }
     lastPosition.set(event.stream, event.position);
     if (event.job_id === null) continue;
     let list = byJob.get(event.job_id);
     if (list === undefined) byJob.set(event.job_id, (list = []));
     list.push(event);
   }
-  for (const [jobId, list] of byJob) problems.push(...verifyJobStream(jobId, list));
+  for (const [jobId, list] of byJob) if (!holed.has(list[0]!.stream)) problems.push(...verifyJobStream(jobId, list));
   return problems.sort((a, b) => a.seq - b.seq);
 }

@@ -3,6 +3,7 @@
  * on; the CLI prints it and exits 2, never a stack trace.
  */
 import { hostname } from "node:os";
+import { dirname } from "node:path";
 import * as Data from "effect/Data";
 
 /** Another process writes this run directory (one writer per run dir). */
@@ -48,12 +49,33 @@ export class EventLogCorruptError extends Data.TaggedError("EventLogCorruptError
   }
 }
 
+/**
+ * The run directory's `events.db` is gone but its mirror `events.jsonl` still holds the run: the
+ * only copy of its history, which a writer starting a fresh log would overwrite.
+ */
+export class EventLogLostError extends Data.TaggedError("EventLogLostError")<{ readonly runDir: string }> {
+  override get message(): string {
+    return `${this.runDir}: events.db is missing but events.jsonl holds the run's events; nothing was written: rebuild the log from it with 'trace-bench repair ${this.runDir}'`;
+  }
+}
+
+/** `trace-bench repair` cannot rebuild a run's log: nothing was written. */
+export class LogRepairError extends Data.TaggedError("LogRepairError")<{ readonly runDir: string; readonly problem: string }> {
+  override get message(): string {
+    return `cannot repair ${this.runDir}: ${this.problem}; nothing was written`;
+  }
+}
+
 /** An event that does not belong where it is appended (a job event without a job id, ...): a bug. */
 export class InvalidAppendError extends Data.TaggedError("InvalidAppendError")<{ readonly problem: string }> {
   override get message(): string {
     return this.problem;
   }
 }
+
+/** The fix for a log whose content is damaged: its mirror holds every event it had. */
+export const damagedLogFix = (path: string) =>
+  `restore it from a backup, or move it away (with its -wal and -shm files) and rebuild it from its mirror with 'trace-bench repair ${dirname(path)}'`;
 
 const WRITE_PROBLEMS: Readonly<Record<string, string>> = {
   ENOSPC: "the disk is full; free space and run the same command again to resume",
@@ -77,7 +99,7 @@ export function eventLogFailure(error: unknown, path: string): unknown {
   const code = String((error as { code?: unknown } | null)?.code ?? "");
   const base = code.replace(/^(SQLITE_[A-Z]+)_.*$/, "$1");
   if (base === "SQLITE_CORRUPT" || base === "SQLITE_NOTADB") {
-    return new EventLogCorruptError({ path, problem: "not a readable event log (the database file is damaged or not SQLite); move it away or restore it" });
+    return new EventLogCorruptError({ path, problem: `not a readable event log (the database file is damaged or not SQLite); ${damagedLogFix(path)}` });
   }
   const problem = WRITE_PROBLEMS[code] ?? WRITE_PROBLEMS[base];
   if (problem !== undefined) return new EventLogWriteError({ path, code, problem });

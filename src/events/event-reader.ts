@@ -10,6 +10,8 @@ import type { StoredEvent } from "./event-schema.js";
 import { EventLogCorruptError, eventLogFailure } from "./event-log-errors.js";
 import { eventsDbPath, lastPositions, openReadableDatabase, readContents, ROW_COLUMNS, type EventRow } from "./log-database.js";
 import { decodeRow } from "./event-store.js";
+import { lastGivenSeq, missingStartProblem, requireNoRemovedEvents } from "./log-checks.js";
+import { hasLostLog, refuseLostLog } from "./lost-log.js";
 import { liveWriterOf } from "./writer-lock.js";
 
 export class EventReader {
@@ -17,12 +19,26 @@ export class EventReader {
     readonly runDir: string,
     private readonly db: Database.Database,
     private readonly source: string,
+    private readonly release: () => void,
   ) {}
 
-  /** Throws `EventLogCorruptError` when the file is not a trace-bench log this version can read. */
+  /**
+   * Throws `EventLogCorruptError` when the file is not a trace-bench log this version can read,
+   * `EventLogLostError` when only its mirror is left.
+   */
   static open(runDir: string): EventReader {
-    const { db, source } = openReadableDatabase(runDir);
-    return new EventReader(runDir, db, source);
+    refuseLostLog(runDir);
+    const { db, source, close } = openReadableDatabase(runDir);
+    return new EventReader(runDir, db, source, close);
+  }
+
+  /** Throws `EventLogCorruptError` when events were removed from the log (log-checks.ts): what reads the whole log checks this first. */
+  requireNoRemovedEvents(): void {
+    try {
+      requireNoRemovedEvents(this.db, this.source, eventsDbPath(this.runDir));
+    } catch (error) {
+      throw eventLogFailure(error, eventsDbPath(this.runDir));
+    }
   }
 
   rowsAfter(afterSeq: number, limit = -1): EventRow[] {
@@ -57,6 +73,15 @@ export class EventReader {
   readStream(stream: string): StoredEvent[] {
     try {
       return (this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE stream = ? ORDER BY seq`).all(stream) as EventRow[]).map(decodeRow);
+    } catch (error) {
+      throw eventLogFailure(error, eventsDbPath(this.runDir));
+    }
+  }
+
+  /** The seq the log gave out last, which is `lastSeq()` unless events at its end were removed. */
+  lastGivenSeq(): number {
+    try {
+      return lastGivenSeq(this.db);
     } catch (error) {
       throw eventLogFailure(error, eventsDbPath(this.runDir));
     }
@@ -117,7 +142,7 @@ export class EventReader {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    this.release();
   }
 }
 
@@ -130,17 +155,26 @@ export interface RunPeek {
   readonly firstStartedAt: string;
 }
 
-/** A cheap look at a run's log; null when the directory holds no log or no run started in it. */
+/**
+ * A cheap look at a run's log; null when the directory holds no log or no run started in it.
+ * Throws `EventLogLostError` when only the log's mirror is left.
+ */
 export function peekRun(runDir: string): RunPeek | null {
-  if (!existsSync(eventsDbPath(runDir))) return null;
-  const { db, source } = openReadableDatabase(runDir);
+  if (!existsSync(eventsDbPath(runDir))) {
+    refuseLostLog(runDir);
+    return null;
+  }
+  const { db, source, close } = openReadableDatabase(runDir);
   try {
     // Run-level rows are found through the stream index, and SQLite reads the hash out of the
     // payload: a big run's log is mostly job rows, and its RunStarted (the matrix) is megabytes.
     const started = db
       .prepare(`SELECT run_id, json_extract(data, '$.config_hash') AS config_hash FROM ${source} WHERE stream = 'run' AND type = 'RunStarted' ORDER BY seq DESC LIMIT 1`)
       .get() as { run_id: string; config_hash: unknown } | undefined;
-    if (started === undefined) return null;
+    if (started === undefined) {
+      if (db.prepare(`SELECT 1 FROM ${source} LIMIT 1`).get() === undefined) return null;
+      throw new EventLogCorruptError({ path: eventsDbPath(runDir), problem: missingStartProblem(eventsDbPath(runDir)) });
+    }
     const last = db.prepare(`SELECT type FROM ${source} WHERE stream = 'run' ORDER BY seq DESC LIMIT 1`).get() as { type: string };
     const first = db.prepare(`SELECT ts FROM ${source} WHERE stream = 'run' AND type = 'RunStarted' ORDER BY seq LIMIT 1`).get() as { ts: string };
     const configHash = started.config_hash;
@@ -149,15 +183,18 @@ export function peekRun(runDir: string): RunPeek | null {
   } catch (error) {
     throw eventLogFailure(error, eventsDbPath(runDir));
   } finally {
-    db.close();
+    close();
   }
 }
 
-/** Run directories directly under a runs root that hold an event log. */
+/** Whether `dir` is a run directory: it holds an event log, or has lost it and kept its mirror. */
+export const holdsRunLog = (dir: string): boolean => existsSync(eventsDbPath(dir)) || hasLostLog(dir);
+
+/** Run directories directly under a runs root that hold an event log (or its mirror alone: read, they say how to repair it). */
 export function runDirectoriesWithLogs(runsRoot: string): string[] {
   if (!existsSync(runsRoot) || !statSync(runsRoot).isDirectory()) return [];
   return readdirSync(runsRoot, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(eventsDbPath(join(runsRoot, d.name))))
+    .filter((d) => d.isDirectory() && holdsRunLog(join(runsRoot, d.name)))
     .map((d) => d.name);
 }
 

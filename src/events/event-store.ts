@@ -19,7 +19,9 @@
 import { mkdirSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { decodeEvent, EventDecodeError, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, RUN_STREAM, streamOf, type EventType, type NewEvent, type StoredEvent } from "./event-schema.js";
-import { InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
+import { EventLogCorruptError, InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
+import { gapIn, lastGivenSeq, missingStartProblem, removedTailProblem, streamGapProblem } from "./log-checks.js";
+import { refuseLostLog } from "./lost-log.js";
 import type { Contents } from "./content-ref.js";
 import { eventsDbPath, isPlainLine, lastPositions, MIRROR_LINE_COLUMNS, mirrorLine, type MirrorLineRow, openExistingWritableDatabase, openWritableDatabase, readContents, RecordedEvent, ROW_COLUMNS, type EventRow } from "./log-database.js";
 import { acquireWriterLock, currentWriter, releaseWriterLock, type WriterIdentity } from "./writer-lock.js";
@@ -115,16 +117,21 @@ export class EventStore {
     this.insertContent = db.prepare("INSERT OR IGNORE INTO contents (ref, text) VALUES (?, ?)");
     this.versions = new Map();
     this.seq = 0;
-    this.readHeads();
+    this.readHeads(true);
   }
 
-  /** Creates the run directory if needed, opens (or migrates) its log and takes the writer lock. */
+  /**
+   * Creates the run directory if needed, opens (or migrates) its log and takes the writer lock.
+   * A directory that lost its log but kept the mirror is refused (`EventLogLostError`): a fresh
+   * log there would overwrite the only copy of the run.
+   */
   static open(runDir: string, runId: string, options: OpenOptions = {}): EventStore {
     try {
       mkdirSync(runDir, { recursive: true });
     } catch (error) {
       throw eventLogFailure(error, runDir);
     }
+    refuseLostLog(runDir);
     return EventStore.locked(openWritableDatabase(runDir), runDir, runId, options);
   }
 
@@ -135,11 +142,15 @@ export class EventStore {
    * `peekRun` first opened the file a second time.
    */
   static openExisting(runDir: string, options: OpenOptions = {}): EventStore | null {
+    refuseLostLog(runDir);
     const db = openExistingWritableDatabase(runDir);
     if (db === null) return null;
     let runId: string | undefined;
     try {
       runId = db.prepare("SELECT run_id FROM events WHERE stream = 'run' AND type = 'RunStarted' ORDER BY seq DESC LIMIT 1").pluck().get() as string | undefined;
+      if (runId === undefined && db.prepare("SELECT 1 FROM events LIMIT 1").get() !== undefined) {
+        throw new EventLogCorruptError({ path: eventsDbPath(runDir), problem: missingStartProblem(eventsDbPath(runDir)) });
+      }
     } catch (error) {
       db.close();
       throw eventLogFailure(error, eventsDbPath(runDir));
@@ -283,15 +294,22 @@ export class EventStore {
     return this.versions.get(stream) ?? 0;
   }
 
-  /** What the log itself holds: every stream's version and the last seq (at open, and after a lost group). */
-  private readHeads(): void {
+  /**
+   * What the log itself holds: every stream's version and the last seq (at open, and after a lost
+   * group). `atOpen`: a stream with a hole (fewer events than its version) is refused before
+   * anything is appended to it.
+   */
+  private readHeads(atOpen = false): void {
     this.versions.clear();
-    for (const h of this.db.prepare("SELECT stream, MAX(position) AS version FROM events GROUP BY stream").all() as { stream: string; version: number }[]) {
+    for (const h of this.db.prepare("SELECT stream, MAX(position) AS version, count(*) AS events FROM events GROUP BY stream").all() as { stream: string; version: number; events: number }[]) {
+      if (atOpen && h.events !== h.version) throw new EventLogCorruptError({ path: this.path, problem: streamGapProblem(gapIn(this.db, "events", h.stream), this.path) });
       this.versions.set(h.stream, h.version);
     }
     // AUTOINCREMENT never reuses a seq, even one whose row is gone.
-    const used = this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'").pluck().get() as number | undefined;
-    this.seq = Math.max(used ?? 0, this.lastSeq());
+    const used = lastGivenSeq(this.db);
+    const last = this.lastSeq();
+    if (atOpen && used > last) throw new EventLogCorruptError({ path: this.path, problem: removedTailProblem(used, last, this.path) });
+    this.seq = Math.max(used, last);
   }
 
   private rereadVersions(): void {

@@ -6,12 +6,16 @@
  * `PRAGMA user_version` holds the schema. Schema-1 logs are migrated when a writer opens them
  * (positions are derived from seq order) and read as they are by read-only readers.
  */
+import { randomBytes } from "node:crypto";
+import { accessSync, constants, existsSync, linkSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { EVENT_SCHEMA_VERSION } from "./event-schema.js";
 import { EventLogCorruptError, eventLogFailure } from "./event-log-errors.js";
 import { immediateTransaction } from "./immediate-transaction.js";
+import { requireEventLog, requireSoundPages } from "./log-checks.js";
+import { privateCopy, type PrivateCopy } from "../fs/private-copy.js";
 
 export const EVENTS_DB = "events.db";
 
@@ -133,14 +137,32 @@ function schemaOf(db: Database.Database, path: string): number {
  */
 const PAGE_CACHE_KIB = 2000;
 
-/** Opens the log for writing: creates or migrates the tables. */
+/**
+ * Opens the log for writing (migrated if it is an older one), creating it when `runDir` has none.
+ * An existing file must be a sound trace-bench log (log-checks.ts): it is refused as it is otherwise.
+ */
 export function openWritableDatabase(runDir: string): Database.Database {
   const path = eventsDbPath(runDir);
+  if (!existsSync(path)) createLogFile(runDir);
+  return openLogForWriting(path);
+}
+
+/** Like `openWritableDatabase`, but null, with nothing created, when `runDir` holds no log file. */
+export function openExistingWritableDatabase(runDir: string): Database.Database | null {
+  const path = eventsDbPath(runDir);
+  if (!existsSync(path)) return null;
+  return openLogForWriting(path);
+}
+
+function openLogForWriting(path: string): Database.Database {
   let db: Database.Database | null = null;
   try {
-    db = new Database(path, { nativeBinding: NATIVE_BINDING });
+    db = new Database(path, { fileMustExist: true, nativeBinding: NATIVE_BINDING });
     db.pragma("busy_timeout = 5000");
-    setUpWritable(db, path, holdsEventsTable(db));
+    requireEventLog(db, path);
+    // A writer about to append to a log it did not create checks every page first (nothing is written before).
+    requireSoundPages(db, path);
+    setUpWritable(db, path, true);
     return db;
   } catch (error) {
     db?.close();
@@ -149,29 +171,42 @@ export function openWritableDatabase(runDir: string): Database.Database {
 }
 
 /**
- * Opens for writing a file that already holds a log (migrated if it is an older one); null, with
- * nothing created or changed, when there is no file or it has no events table.
+ * Creates `runDir`'s log whole: its tables are made in a file of its own, which is then linked in
+ * as `events.db` (a link never replaces a file). So an `events.db` without tables was never
+ * trace-bench's: two `run`s starting on one new run directory used to find the other's half-made
+ * file. `fill` writes more before the file appears (the events `repair` rebuilds). Returns false
+ * when another process linked its log first.
  */
-export function openExistingWritableDatabase(runDir: string): Database.Database | null {
+export function createLogFile(runDir: string, fill?: (db: Database.Database) => void): boolean {
   const path = eventsDbPath(runDir);
-  let db: Database.Database | null = null;
+  const draft = `${path}.new-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
-    db = new Database(path, { fileMustExist: true, nativeBinding: NATIVE_BINDING });
-    db.pragma("busy_timeout = 5000");
-    if (!holdsEventsTable(db)) {
-      db.close();
-      return null;
+    const db = new Database(draft, { nativeBinding: NATIVE_BINDING });
+    try {
+      setUpWritable(db, draft, false);
+      fill?.(db);
+    } finally {
+      db.close(); // the last connection: its WAL is checkpointed into the file and removed
     }
-    setUpWritable(db, path, true);
-    return db;
+    try {
+      linkSync(draft, path);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw error;
+    }
   } catch (error) {
-    db?.close();
-    if ((error as { code?: unknown }).code === "SQLITE_CANTOPEN") return null;
     throw eventLogFailure(error, path);
+  } finally {
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) {
+      try {
+        rmSync(`${draft}${suffix}`, { force: true });
+      } catch {
+        // Left behind (a stray that replay removes); the error that matters is thrown above.
+      }
+    }
   }
 }
-
-const holdsEventsTable = (db: Database.Database) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get() !== undefined;
 
 /** The tables besides `events` (with the stream index), each made `IF NOT EXISTS`: some came to schema 2 after it shipped (`contents`, `snapshots`), so a log at version 2 may lack them. */
 const LATER_TABLES = ["writer", "subscriber_positions", "contents", "snapshots"];
@@ -241,24 +276,67 @@ export interface ReadableDatabase {
   readonly db: Database.Database;
   /** What to select `ROW_COLUMNS` from: the table, or a view of a schema-1 table with derived streams. */
   readonly source: string;
+  /** Closes `db` (and removes the copy it was read from, if any). */
+  readonly close: () => void;
 }
 
-/** Opens the log read-only (no lock, no migration); any schema this trace-bench knows. */
+/**
+ * Opens the log read-only (no lock, no migration, nothing written); any schema this trace-bench
+ * knows. On a read-only file system SQLite cannot create the `-shm` file that a reader of a WAL
+ * log needs when the writer left none (a copied or checkpointed log): the log and its `-wal`
+ * are then read from a private copy, so that committed events not yet checkpointed are read too.
+ */
 export function openReadableDatabase(runDir: string): ReadableDatabase {
   const path = eventsDbPath(runDir);
   try {
-    const db = new Database(path, { readonly: true, fileMustExist: true, nativeBinding: NATIVE_BINDING });
-    try {
-      db.pragma("busy_timeout = 5000");
-      db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-      const schema = schemaOf(db, path);
-      db.prepare("SELECT 1 FROM events LIMIT 1").get();
-      return { db, source: schema === 1 ? LEGACY_SOURCE : "events" };
-    } catch (error) {
-      db.close();
-      throw error;
-    }
+    return openReadOnly(path, path, () => {});
+  } catch (error) {
+    if (!isReadOnlyDirectory(error, runDir)) throw eventLogFailure(error, path);
+  }
+  let copy: PrivateCopy;
+  try {
+    copy = privateCopy(path, [`${path}-wal`]);
   } catch (error) {
     throw eventLogFailure(error, path);
+  }
+  try {
+    return openReadOnly(copy.path, path, copy.remove);
+  } catch (error) {
+    copy.remove();
+    throw eventLogFailure(error, path);
+  }
+}
+
+/** Whether `error` (opening `runDir`'s log) is SQLite unable to open a file in a directory it may not write to. */
+function isReadOnlyDirectory(error: unknown, runDir: string): boolean {
+  if (!String((error as { code?: unknown } | null)?.code ?? "").startsWith("SQLITE_CANTOPEN") || !existsSync(eventsDbPath(runDir))) return false;
+  try {
+    accessSync(runDir, constants.W_OK);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** `file` opened read-only as a log; `shown`: the path errors name; `release`: what closing also does. */
+function openReadOnly(file: string, shown: string, release: () => void): ReadableDatabase {
+  const db = new Database(file, { readonly: true, fileMustExist: true, nativeBinding: NATIVE_BINDING });
+  try {
+    db.pragma("busy_timeout = 5000");
+    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    const schema = schemaOf(db, shown);
+    requireEventLog(db, shown);
+    db.prepare("SELECT 1 FROM events LIMIT 1").get();
+    const close = () => {
+      try {
+        if (db.open) db.close();
+      } finally {
+        release();
+      }
+    };
+    return { db, source: schema === 1 ? LEGACY_SOURCE : "events", close };
+  } catch (error) {
+    db.close();
+    throw error;
   }
 }

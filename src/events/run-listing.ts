@@ -10,11 +10,10 @@
  * tokens and cost are everything billed (every attempt, replayed replies excluded), cost null when
  * a model had no price.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { EventReader, readableRuns } from "./event-reader.js";
+import { EventReader, holdsRunLog, readableRuns } from "./event-reader.js";
 import { llmSpending } from "./llm-spending.js";
-import { eventsDbPath } from "./log-database.js";
 import { RunState, type TokenTotals } from "./run-state.js";
 
 export type RunStatus = "running" | "finished" | "interrupted";
@@ -44,7 +43,7 @@ export interface RunListing {
 
 /** Folders holding a run log under `root`, at any depth (a run's own folders are not searched). */
 export function runDirsUnder(root: string, warnings: string[], depth = 0): string[] {
-  if (existsSync(eventsDbPath(root))) return [root];
+  if (holdsRunLog(root)) return [root];
   if (depth > 16) return [];
   const { runs, warnings: skipped } = readableRuns(root);
   warnings.push(...skipped);
@@ -58,7 +57,7 @@ export function runDirsUnder(root: string, warnings: string[], depth = 0): strin
   for (const entry of entries) {
     if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
     const dir = join(root, entry.name);
-    if (existsSync(eventsDbPath(dir))) continue; // a run (listed above, or skipped with a warning)
+    if (holdsRunLog(dir)) continue; // a run (listed above, or skipped with a warning)
     found.push(...runDirsUnder(dir, warnings, depth + 1));
   }
   return found;
@@ -68,6 +67,7 @@ export function runDirsUnder(root: string, warnings: string[], depth = 0): strin
 export function listRun(runDir: string): RunListing | null {
   const reader = EventReader.open(runDir);
   try {
+    reader.requireNoRemovedEvents();
     return runListing(runDir, RunState.fold(reader.readAfter(0)), reader.liveWriter());
   } finally {
     reader.close();

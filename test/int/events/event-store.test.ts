@@ -176,7 +176,7 @@ describe("EventStore: logs written before streams, and logs that are not what th
     expect(appendEvents(store, [{ type: "RunFinished", data: { invocation: 1, counts: {}, not_run: {} } }])[0]).toMatchObject({ seq: 12, v: 2, stream: "run", position: 2 });
   });
 
-  it("openExisting opens a started run's log (an old one migrated) with its run id, and leaves a file that is no log as it is", () => {
+  it("openExisting opens a started run's log (an old one migrated) with its run id, and refuses a file that is no log, leaving it as it is", () => {
     const old = tempDir();
     legacyLog(old);
     const migrated = EventStore.openExisting(old, { command: "test" })!;
@@ -192,7 +192,7 @@ describe("EventStore: logs written before streams, and logs that are not what th
     db.exec("CREATE TABLE notes (text TEXT)");
     db.close();
     const before = readFileSync(join(foreign, "events.db"));
-    expect(EventStore.openExisting(foreign)).toBeNull();
+    expect(() => EventStore.openExisting(foreign)).toThrow(/events\.db: not a trace-bench event log .*nothing was changed/);
     expect(readFileSync(join(foreign, "events.db")).equals(before)).toBe(true);
     expect(readdirSync(foreign)).toEqual(["events.db"]);
 
