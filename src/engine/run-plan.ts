@@ -13,6 +13,7 @@ import { loadRunConfig, type LoadedConfig, type ResumeMode, type RunConfig } fro
 import { computeConfigHash, configSnapshot, newRunId, type ConfigSnapshot } from "../config/snapshot.js";
 import { peekRun, readableRuns, type RunPeek } from "../events/event-reader.js";
 import { isSafeId } from "../events/safe-id.js";
+import { makeDirectory } from "../fs/make-directory.js";
 import { isNoLogger } from "../opt/component-names.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import { configName } from "./config-name.js";
@@ -146,7 +147,7 @@ function ensureRunsDir(runsDir: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw new RunDirError({ problem: `cannot use runs dir ${runsDir} (${whyNot(error)}); pass a writable directory with --runs-dir` });
     try {
-      mkdirSync(runsDir, { recursive: true });
+      makeDirectory(runsDir);
     } catch (cause) {
       throw new RunDirError({ problem: `cannot create runs dir ${runsDir} (${whyNot(cause)}); pass a writable directory with --runs-dir` });
     }

@@ -16,7 +16,7 @@
  *
  * Opening takes the run directory's writer lock; readers (`EventReader`) never need it.
  */
-import { mkdirSync } from "node:fs";
+import { makeDirectory } from "../fs/make-directory.js";
 import type Database from "better-sqlite3";
 import { decodeEvent, EventDecodeError, EVENT_SCHEMA_VERSION, JOB_EVENT_TYPES, RUN_STREAM, streamOf, type EventType, type NewEvent, type StoredEvent } from "./event-schema.js";
 import { EventLogCorruptError, InvalidAppendError, WrongExpectedVersionError, eventLogFailure } from "./event-log-errors.js";
@@ -127,7 +127,7 @@ export class EventStore {
    */
   static open(runDir: string, runId: string, options: OpenOptions = {}): EventStore {
     try {
-      mkdirSync(runDir, { recursive: true });
+      makeDirectory(runDir);
     } catch (error) {
       throw eventLogFailure(error, runDir);
     }
