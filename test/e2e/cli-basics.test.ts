@@ -17,7 +17,7 @@ describe("trace-bench CLI basics", () => {
   it("rejects an unknown command with exit 2", () => {
     const r = runCli(["frobnicate"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("trace-bench: unknown command 'frobnicate'; commands: list-tasks, list-trainers, run, replay, tokens, calls, machines, validate, runs, schema, ui\n");
+    expect(r.stderr).toBe("trace-bench: unknown command 'frobnicate'; commands: list-tasks, list-trainers, run, replay, repair, tokens, calls, machines, validate, runs, schema, ui\n");
   });
 
   it.each(["list-tasks", "list-trainers", "run", "replay", "tokens", "calls", "machines", "validate", "runs", "schema", "ui"])("%s --help shows its usage", (verb) => {
