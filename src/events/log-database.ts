@@ -160,7 +160,7 @@ function openLogForWriting(path: string): Database.Database {
     db = new Database(path, { fileMustExist: true, nativeBinding: NATIVE_BINDING });
     db.pragma("busy_timeout = 5000");
     requireEventLog(db, path);
-    // A writer about to append to a log it did not create checks every page first (nothing is written before).
+    // Every page is checked before a writer appends (a resumed log may have been damaged since); nothing is written before.
     requireSoundPages(db, path);
     setUpWritable(db, path, true);
     return db;
