@@ -1,8 +1,8 @@
 /**
- * A pool of long-lived sandbox workers (child processes started with execa: python3 for LLM4AD,
- * node under its permission model for JavaScript) that evaluate candidate code, shared by every
+ * A pool of long-lived sandbox workers (child processes started with execa: LLM4AD's python3
+ * templates, each in bubblewrap, see python-sandbox.ts) that evaluate candidate code, shared by every
  * job of a run. Each worker speaks JSON lines on stdin/stdout (its first line says it is ready),
- * works in a temporary directory of its own with an environment stripped of secrets, and handles
+ * works in a temporary directory of its own with an allowlisted environment, and handles
  * one request at a time. A request that runs past its hard deadline, or whose caller aborts, kills
  * its worker (the candidate's work stops with it); a worker that dies is replaced on the next
  * request. `close()` kills every worker; none outlives its run (workers also die with the engine:

@@ -6,7 +6,7 @@ import type { SuiteName, TaskSuite } from "../../src/tasks/task-suite.js";
 
 export type TaskBuilder = (evalKwargs: Kwargs) => TaskBundle;
 
-/** `close`: stops what the suite's tasks share (the JavaScript sandbox's workers). */
+/** `close`: stops what the suite's tasks share (the JavaScript sandbox's calls in flight). */
 export function staticSuite(name: SuiteName, builders: Readonly<Record<string, TaskBuilder>>, close?: () => void): TaskSuite {
   const ids = Object.keys(builders).map((short) => `${name}:${short}`);
   return {

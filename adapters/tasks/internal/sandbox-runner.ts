@@ -5,11 +5,11 @@ import type { JsSandbox } from "../../sandbox/js-sandbox.js";
 const plainData = (value: unknown): unknown => (value === undefined ? null : JSON.parse(JSON.stringify(value) ?? "null"));
 
 /**
- * A trainable op's source runs in the JavaScript sandbox's workers, never in the engine, unless
+ * A trainable op's source runs in the JavaScript sandbox's isolates, never in the engine, unless
  * it is the task author's own source (`taskSource`): that is as trusted as the task module that
  * ships it, so it runs in-process, compiled once, and returns what the sandbox would return. A
  * job that never changes the op (the initial, final and test evaluations of most jobs) then pays
- * no round trip to a worker.
+ * nothing for an isolate.
  */
 export function sandboxRunner(js: JsSandbox, taskSource: string): CodeRunner {
   let own: ((args: readonly unknown[]) => unknown) | undefined;
