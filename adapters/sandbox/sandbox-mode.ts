@@ -3,19 +3,24 @@
  * make namespaces, unconfined: `TRACE_BENCH_SANDBOX=off`, said loudly on stderr once per process,
  * never chosen silently. Any other value is refused.
  */
+import * as Data from "effect/Data";
+
 export type SandboxMode = "bubblewrap" | "off";
 
 export const SANDBOX_VARIABLE = "TRACE_BENCH_SANDBOX";
 
-export class SandboxSettingError extends Error {
-  override readonly name = "SandboxSettingError";
+/** A user error (one line, exit 2): the CLI checks the setting before it plans anything. */
+export class SandboxSettingError extends Data.TaggedError("SandboxSettingError")<{ readonly value: string }> {
+  override get message(): string {
+    return `${SANDBOX_VARIABLE}=${JSON.stringify(this.value)} is not a sandbox: use 'bubblewrap' (the default) or 'off'`;
+  }
 }
 
 export function sandboxMode(env: NodeJS.ProcessEnv = process.env): SandboxMode {
   const value = (env[SANDBOX_VARIABLE] ?? "").trim();
   if (value === "" || value === "bubblewrap") return "bubblewrap";
   if (value === "off") return "off";
-  throw new SandboxSettingError(`${SANDBOX_VARIABLE}=${JSON.stringify(value)} is not a sandbox: use 'bubblewrap' (the default) or 'off'`);
+  throw new SandboxSettingError({ value });
 }
 
 let warned = false;

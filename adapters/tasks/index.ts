@@ -9,6 +9,7 @@ import { multiParamTask } from "./internal/multi-param.js";
 import { nonTrainableTask } from "./internal/non-trainable.js";
 import { numericParamTask } from "./internal/numeric-param.js";
 import { JsSandbox } from "../sandbox/js-sandbox.js";
+import { sandboxMode } from "../sandbox/sandbox-mode.js";
 import { bundledLlm4adRoot, Llm4adSuite } from "./llm4ad/llm4ad-suite.js";
 import { pendingSuite, staticSuite } from "./static-suite.js";
 import { greetingStubTask } from "./trace_examples/greeting-stub.js";
@@ -57,6 +58,8 @@ export function builtinTaskRegistry(options: TaskRegistryOptions = {}): TaskRegi
  * PATH) whose default export is a `TaskSuite` or a function returning one.
  */
 export async function loadTaskRegistry(options: TaskRegistryOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TaskRegistry> {
+  // A misspelled sandbox setting is refused before anything is planned, not found at a job's first evaluation.
+  sandboxMode(env);
   const paths = (env.TRACE_BENCH_TASK_MODULES ?? "").split(delimiter).filter((p) => p.trim() !== "");
   const extra: TaskSuite[] = [];
   for (const path of paths) {

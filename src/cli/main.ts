@@ -58,6 +58,7 @@ const USER_ERROR_TAGS = new Set([
   "EventLogLostError",
   "LogRepairError",
   "RunQueryError",
+  "SandboxSettingError",
   "TaskModuleError",
   "TaskNotFoundError",
 ]);

@@ -114,7 +114,7 @@ async function captured<T>(body: () => Promise<T>): Promise<{ value: T; stdout: 
   }
 }
 
-const USER_TAGS = new Set(["UsageError", "BenchSelectorError", "TaskModuleError", "TaskNotFoundError", "RunDirError"]);
+const USER_TAGS = new Set(["UsageError", "BenchSelectorError", "SandboxSettingError", "TaskModuleError", "TaskNotFoundError", "RunDirError"]);
 
 /** The problems of an error main reports as the user's (exit 2), or undefined for any other error. */
 function userProblems(error: unknown): string[] | undefined {

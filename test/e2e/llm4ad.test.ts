@@ -68,6 +68,16 @@ describe("LLM4AD", () => {
     expect(await until(() => sleepers("3603").length === 0, 5_000)).toBe(true);
   }, 90_000);
 
+  it("a TRACE_BENCH_SANDBOX that is not a sandbox is one line and exit 2 before anything is created", () => {
+    const dir = tempDir();
+    for (const verb of [["run", "--runs-dir", dir], ["validate"]]) {
+      const r = runCli([...verb, "--config", "configs/llm4ad_smoke.yaml"], { env: { TRACE_BENCH_SANDBOX: "none" } });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toBe(`trace-bench: TRACE_BENCH_SANDBOX="none" is not a sandbox: use 'bubblewrap' (the default) or 'off'\n`);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it("list-tasks --root: a folder without index.json lists its task folders; an unknown root says why on stderr", () => {
     const bare = runCli(["list-tasks", "--bench", "llm4ad", "--root", "test/fixtures/llm4ad/bare"]);
     expect(bare.stdout).toBe("llm4ad:slow_task\n");
