@@ -397,7 +397,7 @@ class Worker:
                         os.kill(-1, 0)
                     except ProcessLookupError:
                         break
-        else:
+        elif child > 0:  # never 0: killpg(0) would be this worker's own group, the engine's too
             try:
                 os.killpg(child, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
