@@ -1,7 +1,6 @@
 /**
- * The job timeouts a run can keep: the engine arms a Node timer for the deadline, and a timer
- * longer than 2^31 − 1 ms fires at once (Node clamps it to 1 ms), so a longer timeout — or `.inf` —
- * would time every job out, or crash the run. Config and `--job-timeout` are held to this range.
+ * The job timeouts a run can keep: the engine arms a Node timer for the deadline, and Node fires a
+ * timer past its longest delay at once, so a longer timeout (or `.inf`) would time every job out.
  */
 export const MAX_JOB_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 

@@ -10,6 +10,7 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
+import { signalWhenSaid } from "../support/processes.js";
 
 function config(dir: string, yaml: string, name = "config.yaml"): string {
   const path = join(dir, name);
@@ -149,22 +150,14 @@ describe("the matrix is counted before it is expanded", () => {
     const runs = join(dir, "runs");
     const cfg = config(dir, hugeMatrix);
     const child = spawn(process.execPath, [CLI, "run", "--config", cfg, "--runs-dir", runs, "--max-jobs", "2000000"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-    let sent = false;
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (!sent && stdout.includes("Planning 1,280,000 jobs...\n")) {
-        sent = true;
-        child.kill("SIGINT");
-      }
-    });
+    const output = signalWhenSaid(child, "Planning 1,280,000 jobs...\n");
     // A run that never says it plans, or does not answer Ctrl-C, would plan for minutes: it is killed.
     const guard = setTimeout(() => child.kill("SIGKILL"), 90_000);
     const { code, signal } = await exited.finally(() => clearTimeout(guard));
-    expect(sent, `${stdout}\n${stderr}`).toBe(true);
+    expect(output.sent(), `${output.stdout()}\n${stderr}`).toBe(true);
     // Ended by the signal as a shell sees it: exit status 130.
     expect({ code, signal }, stderr).toSatisfy((e: { code: number | null; signal: NodeJS.Signals | null }) => e.code === 130 || e.signal === "SIGINT");
     expect(runDirsIn(runs).filter((name) => existsSync(join(runs, name, "events.db")))).toEqual([]);

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "no
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
+import { signalWhenSaid } from "../support/processes.js";
 import { eventsOf, FIXTURE_ENV } from "../support/run-dir.js";
 
 function config(dir: string, yaml: string, name = "config.yaml"): string {
@@ -87,17 +88,9 @@ describe("retrying the failures", () => {
     const cfg = config(dir, `seeds: [1, 2, 3, 4, 5, 6]\nmax_workers: 2\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 150}}\ntrainers: [NoOpTrainer]\n`);
     const first = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [CLI, "run", "--config", cfg, "--runs-dir", runs], { cwd: REPO_ROOT, env: { ...process.env, ...FIXTURE_ENV } });
-      let stdout = "";
-      let sent = false;
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-        if (!sent && stdout.includes("[1/6]")) {
-          sent = true;
-          child.kill("SIGINT");
-        }
-      });
+      const output = signalWhenSaid(child, "[1/6]");
       child.on("error", reject);
-      child.on("exit", (code) => resolve({ code, stdout }));
+      child.on("exit", (code) => resolve({ code, stdout: output.stdout() }));
     });
     expect(first.code).toBe(130);
     const hint = /^Resume with: (.*)$/m.exec(first.stdout)?.[1];

@@ -1,4 +1,5 @@
 /** Looking at child processes from tests (Linux /proc): which ones a process started, and whether they run. */
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 /** Processes whose parent is `pid` and whose command line contains `marker`. */
@@ -32,4 +33,18 @@ export async function until(condition: () => boolean, ms: number, everyMs = 20):
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
   return condition();
+}
+
+/** Sends `signal` to `child` once its stdout has said `text`; what it has written so far, and whether the signal went. */
+export function signalWhenSaid(child: ChildProcess, text: string, signal: NodeJS.Signals = "SIGINT"): { stdout(): string; sent(): boolean } {
+  let stdout = "";
+  let sent = false;
+  child.stdout!.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (!sent && stdout.includes(text)) {
+      sent = true;
+      child.kill(signal);
+    }
+  });
+  return { stdout: () => stdout, sent: () => sent };
 }

@@ -60,6 +60,15 @@ async function score(bundle: TaskBundle, code: string): Promise<{ score: number;
 /** A candidate that doubles its input (scores 0) only when `failed` (Python) holds at import time, else scores -90. */
 const unless = (attack: string, failed = "attack_failed") => `${attack}\n\ndef f(x):\n    return 2 * x if ${failed} else 0\n`;
 
+/** Python that sets `attack_failed` unless `use` (of `path`) succeeds for some path of the list `paths`. */
+const noneOpens = (paths: string, use: string) => `attack_failed = True
+for path in ${paths}:
+    try:
+        ${use}
+        attack_failed = False
+    except OSError:
+        pass`;
+
 /** Runs only when every process a previous candidate left has had time to act: it must find none. */
 const PROBE = `import os, time
 time.sleep(0.5)
@@ -78,13 +87,7 @@ async function afterwardsClean(): Promise<void> {
 
 const HOSTILE: Record<string, () => string> = {
   "reads a secret file (the user's, /etc/passwd, /etc/shadow, root's home)": () =>
-    unless(`attack_failed = True
-for path in [${JSON.stringify(join(hostDir, "secret.txt"))}, "/etc/passwd", "/etc/shadow", "/root/.bash_history", ${JSON.stringify(join(REPO_ROOT, "package.json"))}]:
-    try:
-        open(path).read()
-        attack_failed = False
-    except OSError:
-        pass`),
+    unless(noneOpens(`[${JSON.stringify(join(hostDir, "secret.txt"))}, "/etc/passwd", "/etc/shadow", "/root/.bash_history", ${JSON.stringify(join(REPO_ROOT, "package.json"))}]`, "open(path).read()")),
   "reads the run's log": () =>
     unless(`import glob
 attack_failed = not glob.glob(${JSON.stringify(join(hostDir, "*.db"))})
@@ -94,15 +97,7 @@ try:
 except OSError:
     pass`),
   "writes outside its scratch space (a host folder, the task's own files, the interpreter)": () =>
-    unless(`import os, sys
-attack_failed = True
-for path in [${JSON.stringify(join(hostDir, "escaped.txt"))}, "/trace-bench/tasks/toy_double/__init__.py", os.path.join(sys.prefix, "escaped.txt"), "/usr/escaped.txt"]:
-    try:
-        with open(path, "a") as out:
-            out.write("x")
-        attack_failed = False
-    except OSError:
-        pass`),
+    unless(`import os, sys\n${noneOpens(`[${JSON.stringify(join(hostDir, "escaped.txt"))}, "/trace-bench/tasks/toy_double/__init__.py", os.path.join(sys.prefix, "escaped.txt"), "/usr/escaped.txt"]`, 'open(path, "a").write("x")')}`),
   "finds the API key under any variable name, in its environment or the template's": () =>
     unless(`import os
 secrets = ${JSON.stringify(Object.values(SECRETS))}
