@@ -26,7 +26,7 @@ const sleepers = (seconds: string) =>
 const DOCUMENTED_TEMPLATE_SCORES: Record<string, string> = {
   "llm4ad:online_bin_packing_local": "-214.4",
   "llm4ad:optimization/tsp_construct": "-5.560662347651679",
-  "llm4ad:optimization/knapsack_construct": "-467.65625", // upstream's sign (negate_score: true flips it)
+  "llm4ad:optimization/knapsack_construct": "467.65625", // +(mean packed value); upstream_sign: true gives upstream's −
   "llm4ad:optimization/set_cover_construct": "-12.5",
   "llm4ad:circle_packing": "2.1666666645",
   "llm4ad:science_discovery/oscillator_fit": "-0.027045608348196488",

@@ -2,12 +2,13 @@
 LLM4AD task `optimization/knapsack_construct`: a constructive heuristic for the 0/1 knapsack problem.
 
 Written for trace-bench from the problem definition (not the upstream LLM4AD file). The knapsack
-is filled one item at a time by the candidate `select_next_item`. Score = -(mean packed value over
-the instances), as upstream.
+is filled one item at a time by the candidate `select_next_item`. Score = +(mean packed value over
+the instances), what the task text asks to maximise.
 
 Sign note: the upstream LLM4AD/Trace-Bench evaluator returns -(mean packed value), which, with
-"higher is better", rewards packing LESS value. This version keeps that sign so scores compare
-with published Trace-Bench numbers; trace-bench's eval kwarg `negate_score: true` fixes it.
+"higher is better", rewards packing LESS value. This version scores what the task means by default;
+the evaluator kwarg `upstream_sign: true` returns the upstream sign, for comparing with published
+Trace-Bench numbers.
 """
 from __future__ import annotations
 
@@ -70,19 +71,20 @@ def select_next_item(remaining_capacity: int, remaining_items: List[Tuple[int, i
     return max(fitting, key=lambda item: item[1] / item[0])
 '''
 EVAL_CLASS_NAME = "KnapsackEvaluation"
-EVAL_KWARGS = {"timeout_seconds": 20, "n_instances": 32, "n_items": 50, "knapsack_capacity": 100}
+EVAL_KWARGS = {"timeout_seconds": 20, "n_instances": 32, "n_items": 50, "knapsack_capacity": 100, "upstream_sign": False}
 
 
 class KnapsackEvaluation(Evaluation):
     """Fills `n_instances` knapsacks (`n_items` items, capacity `knapsack_capacity`, seed 2024)."""
 
     def __init__(self, timeout_seconds: float = 20, n_instances: int = 32, n_items: int = 50,
-                 knapsack_capacity: int = 100, **kwargs):
+                 knapsack_capacity: int = 100, upstream_sign: bool = False, **kwargs):
         super().__init__(template_program=TEMPLATE_FUNCTION, task_description=TASK_DESCRIPTION,
                          timeout_seconds=timeout_seconds, use_numba_accelerate=False, **kwargs)
         self.n_instances = int(n_instances)
         self.n_items = int(n_items)
         self.knapsack_capacity = int(knapsack_capacity)
+        self.upstream_sign = bool(upstream_sign)
         self._instances = get_instance.GetData(self.n_instances, self.n_items,
                                                self.knapsack_capacity).generate_instances()
 
@@ -113,10 +115,10 @@ class KnapsackEvaluation(Evaluation):
             if total is None:
                 return None
             totals.append(total)
-        # As upstream (suites.md §1.7): the NEGATED mean packed value, so scores compare with
-        # published Trace-Bench numbers although optimising it rewards packing less. trace-bench's
-        # eval kwarg `negate_score: true` flips it to what the task means (more value is better).
-        return -float(np.mean(totals))
+        mean = float(np.mean(totals))
+        # Upstream returns the NEGATED mean, so that optimising its score rewards packing less;
+        # `upstream_sign: true` keeps that sign for comparisons with published numbers.
+        return -mean if self.upstream_sign else mean
 
 
 def build_trace_problem(**override_eval_kwargs) -> dict:
