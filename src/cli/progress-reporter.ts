@@ -5,6 +5,7 @@
  * redrawn in place with `\r\x1b[2K` and cleared before anything else is printed; the status word is
  * coloured unless `NO_COLOR` is set. Piped, there is no live line and no escape sequence.
  */
+import { variantSuffix } from "../config/variant-label.js";
 import type { Subscriber } from "../events/event-bus.js";
 import type { FinishedAttempt, JobFinishedData, JobView, RunState } from "../events/run-state.js";
 import { formatDuration, formatUsd, llmSpending, paint, reasonLine, roundForPeople, statusColor, useColor } from "./console-format.js";
@@ -43,7 +44,7 @@ export function resultLine(
   ].filter(Boolean);
   const why = f.status === "ok" ? "" : ` — ${reasonLine(f.feedback)}`;
   const status = paint(color, statusColor(f.status), f.status);
-  return `[${n}/${total}] ${status} ${spec.job_id} ${spec.task_id} x ${spec.trainer_id} (seed=${spec.seed}${spec.llm_model !== undefined ? `, model=${spec.llm_model}` : ""}) score_val=${roundForPeople(f.score_val)} ${f.time_seconds.toFixed(2)}s${trouble.length > 0 ? ` (${trouble.join(", ")})` : ""}${why}`;
+  return `[${n}/${total}] ${status} ${spec.job_id} ${spec.task_id} x ${spec.trainer_id}${variantSuffix(spec.raw_params)} (seed=${spec.seed}${spec.llm_model !== undefined ? `, model=${spec.llm_model}` : ""}) score_val=${roundForPeople(f.score_val)} ${f.time_seconds.toFixed(2)}s${trouble.length > 0 ? ` (${trouble.join(", ")})` : ""}${why}`;
 }
 
 export class ProgressReporter {

@@ -3,12 +3,13 @@
  * verdict lines into one JSON document on stdout:
  *
  *   {"ok", "exit_code", "config", "strict", "errors", "checks": [{"verdict", "subject", "detail", "text"}],
- *    "jobs": [{"job_id", "task_id", "trainer_id", "seed", "llm_model" (with a model list only)}], "manifest": path | null, "warnings": [...]}
+ *    "jobs": [{"job_id", "task_id", "trainer_id", "variant", "seed", "llm_model" (with a model list only)}], "manifest": path | null, "warnings": [...]}
  *
  * A config or usage error (exit 2) prints `{"ok": false, "exit_code": 2, "problems": [...]}` on
  * stdout as well as its usual lines on stderr. validate.ts keeps printing text; this wrapper reads
  * what it prints, so the checks have a single implementation.
  */
+import { DEFAULT_VARIANT_LABEL } from "../config/variant-label.js";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { JSON_FLAG } from "./common-flags.js";
 import * as validate from "./validate.js";
@@ -35,13 +36,13 @@ export interface ValidateReport {
   readonly strict: boolean;
   readonly errors: number;
   readonly checks: ValidateCheck[];
-  readonly jobs: { job_id: string; task_id: string; trainer_id: string; seed: number | null; llm_model?: string }[];
+  readonly jobs: { job_id: string; task_id: string; trainer_id: string; variant: string; seed: number | null; llm_model?: string }[];
   readonly manifest: string | null;
   readonly warnings: string[];
 }
 
 const VERDICT = /^\[([A-Z]+)\] (.*)$/;
-const JOB = /^\s+job (\S+): (.+) x (\S+) \(seed=([^,)]*)(?:, model=(.*))?\)$/;
+const JOB = /^\s+job (\S+): (.+) x (\S+)(?: \[(.+?)\])? \(seed=([^,)]*)(?:, model=(.*))?\)$/;
 
 /** validate's text output read back as a report. */
 export function parseValidateOutput(stdout: string, stderr: string, exitCode: number, config: string, strict: boolean): ValidateReport {
@@ -51,8 +52,8 @@ export function parseValidateOutput(stdout: string, stderr: string, exitCode: nu
   for (const line of stdout.split("\n")) {
     const job = JOB.exec(line);
     if (job !== null) {
-      const seed = Number(job[4]);
-      jobs.push({ job_id: job[1]!, task_id: job[2]!, trainer_id: job[3]!, seed: Number.isFinite(seed) ? seed : null, ...(job[5] !== undefined ? { llm_model: job[5] } : {}) });
+      const seed = Number(job[5]);
+      jobs.push({ job_id: job[1]!, task_id: job[2]!, trainer_id: job[3]!, variant: job[4] ?? DEFAULT_VARIANT_LABEL, seed: Number.isFinite(seed) ? seed : null, ...(job[6] !== undefined ? { llm_model: job[6] } : {}) });
       continue;
     }
     const verdict = VERDICT.exec(line);

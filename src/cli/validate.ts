@@ -4,6 +4,7 @@
  * manifest in the runs dir's `.validate/` folder (apart from the runs: `runs` and resume never see it). In mode real a missing API key is a warning, with --strict a failed
  * check. Exit 1 when any check failed.
  */
+import { variantSuffix } from "../config/variant-label.js";
 import { join } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { BENCH_FLAG, CONFIG_FLAG, ROOT_FLAG, RUNS_DIR_FLAG } from "./common-flags.js";
@@ -143,7 +144,7 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
     if (jobs.length === 0) fail("matrix: no jobs expanded");
     else {
       lines.push("", `[OK] matrix: ${jobs.length} jobs expanded deterministically`);
-      for (const job of jobs) lines.push(`  job ${job.job_id}: ${job.task_id} x ${job.trainer_id} (seed=${job.seed}${job.llm_model !== undefined ? `, model=${job.llm_model}` : ""})`);
+      for (const job of jobs) lines.push(`  job ${job.job_id}: ${job.task_id} x ${job.trainer_id}${variantSuffix(job.raw_params)} (seed=${job.seed}${job.llm_model !== undefined ? `, model=${job.llm_model}` : ""})`);
       lines.push("", `  tasks:    ${pyList([...new Set(jobs.map((j) => j.task_id))])}`, `  trainers: ${pyList([...new Set(jobs.map((j) => j.trainer_id))])}`);
     }
     const snapshot = configSnapshot(config);

@@ -41,6 +41,8 @@ export interface JobState {
   readonly job_id: string;
   readonly task_id: string;
   readonly trainer_id: string;
+  /** The params variant's label (`default` for a trainer without params). */
+  readonly variant: string;
   readonly seed: number;
   /** The job machine's state in the latest attempt. */
   readonly state: string;
@@ -63,10 +65,18 @@ export interface LeaderboardRow {
   readonly suite: string;
   readonly job_id: string;
   readonly trainer_id: string;
+  /** The params variant's label (`default` for a trainer without params). */
+  readonly variant: string;
   readonly resolved_optimizer: string | null;
+  readonly llm_model: string | null;
+  /** The group's best seed: its job, score and time. */
   readonly score_val: number | null;
   readonly score_test: number | null;
   readonly time_seconds: number;
+  /** What ranks the group: its ok seeds and their mean and spread. */
+  readonly n: number;
+  readonly score_mean: number | null;
+  readonly score_std: number | null;
 }
 
 export interface RunPayload {

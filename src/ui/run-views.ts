@@ -58,16 +58,21 @@ export function runPayload(run: WatchedRun): RunPayload {
     return { ...row, state: stateOf.get(job.job_id) ?? job.state };
   });
   const finishedRows = state.orderedJobs().flatMap((job) => resultRow(state, job) ?? []);
-  const leaderboard = leaderboardRows(finishedRows).map(({ rank, row }) => ({
+  const leaderboard = leaderboardRows(finishedRows).map(({ rank, row, n, score_mean, score_std }) => ({
     rank,
     task_id: String(row.task_id),
     suite: String(row.suite),
     job_id: String(row.job_id),
     trainer_id: String(row.trainer_id),
+    variant: String(row.variant),
     resolved_optimizer: (row.resolved_optimizer as string | null) ?? null,
+    llm_model: (row.llm_model as string | null) ?? null,
     score_val: (row.score_val as number | null) ?? null,
     score_test: (row.score_test as number | null) ?? null,
     time_seconds: Number(row.time_seconds),
+    n,
+    score_mean,
+    score_std,
   }));
   const iterations: Record<string, IterationPoint[]> = {};
   for (const job of state.orderedJobs()) {

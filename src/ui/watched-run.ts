@@ -4,6 +4,7 @@
  * the log's files when nothing changed, so every open page can poll every run several times a
  * second. Never takes the writer lock.
  */
+import { variantLabel } from "../config/variant-label.js";
 import { statSync } from "node:fs";
 import { EventReader } from "../events/event-reader.js";
 import { eventsDbPath } from "../events/log-database.js";
@@ -136,6 +137,7 @@ export class WatchedRun {
       job_id: job.job_id,
       task_id: job.spec.task_id,
       trainer_id: job.spec.trainer_id,
+      variant: variantLabel(job.spec.raw_params),
       seed: job.spec.seed,
       state: job.attempt === 0 && !TERMINAL.has(job.state) ? "not started" : job.state,
       attempt: job.attempt,

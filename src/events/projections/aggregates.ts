@@ -1,22 +1,29 @@
 /**
  * Aggregates over seeds (`aggregate.csv` and the `aggregates` section of `summary.json`): one row
- * per task × trainer × optimizer × model, computed from the results table, so a run's reports
- * say how a configuration does on average and how much it varies, not only its best seed
- * (`leaderboard.csv`, the reference's table, keeps the best seed).
+ * per task × trainer × params variant × optimizer × model (the comparison key), computed from the
+ * results table, so a run's reports say how a configuration does on average and how much it
+ * varies, not only its best seed.
  *
- * Per group, over its ok jobs with a numeric final score (`score_val`):
+ * A group's scores are the final scores (`score_val`) of its jobs that ended `ok` or
+ * `budget_exhausted` (a budget-capped job has a final score, and an equal-budget comparison is
+ * what a budget is for); `statuses` counts every finished job of the group by status. Over those
+ * n scores:
  * - `n`, `score_mean`, `score_std` (sample standard deviation, n − 1 in the denominator; empty
- *   when n < 2), `score_min`, `score_max`;
- * - `score_ci95_low` / `score_ci95_high`: a 95 % percentile bootstrap interval of the mean.
+ *   when n < 2), `score_min`, `score_max`, `score_initial_mean` (the same jobs' initial scores);
+ * - `score_ci95_low` / `score_ci95_high`: a 95 % percentile bootstrap interval of the mean, only
+ *   when n ≥ `MIN_BOOTSTRAP_N` (with fewer seeds the percentiles of resample means are little more
+ *   than the range of the scores); otherwise empty, and `ci95_note` says `n too small`.
  *   The scores are sorted, then B = 10,000 resamples of n scores drawn with replacement are
  *   averaged; the interval is the 2.5th and 97.5th percentiles of those B means (linear
  *   interpolation between order statistics, numpy's default). The draws come from the repo's
  *   seeded generator (`src/domain/rng.ts`, which `src/opt/rng.ts` re-exports) with the fixed seed `BOOTSTRAP_SEED`, restarted for each
  *   group, so a group's interval depends only on its own scores: the same log always gives the
  *   same bytes (`trace-bench replay` rebuilds the file byte for byte), and a group's interval does
- *   not move when other groups finish. With n = 1 the interval is [score, score].
+ *   not move when other groups finish.
  * - `mean_total_tokens` and `mean_cost_usd` over the same jobs (cost empty when some job's cost is
  *   unknown: a model without a price).
+ * Computed figures (means, spread, interval) are written with 15 significant digits, so a mean of
+ * 0.1 and 0.2 reads 0.15, not float noise; minimum and maximum are scores as recorded.
  * `jobs` counts every finished job of the group (any status), so a group whose jobs all failed
  * still shows, with n = 0 and empty figures.
  */
@@ -26,14 +33,21 @@ import type { ResultRow } from "./results-table.js";
 
 export const BOOTSTRAP_RESAMPLES = 10_000;
 export const BOOTSTRAP_SEED = 20_240_601;
+/** Fewest scores a bootstrap interval is computed from. */
+export const MIN_BOOTSTRAP_N = 5;
+export const CI_NOTE_N_TOO_SMALL = "n too small";
+/** Statuses whose final score enters the aggregates. */
+export const SCORED_STATUSES: ReadonlySet<string> = new Set(["ok", "budget_exhausted"]);
 
 export const AGGREGATE_COLUMNS = [
   "task_id",
   "suite",
   "trainer_id",
+  "variant",
   "resolved_optimizer",
   "llm_model",
   "jobs",
+  "statuses",
   "n",
   "score_mean",
   "score_std",
@@ -41,6 +55,8 @@ export const AGGREGATE_COLUMNS = [
   "score_max",
   "score_ci95_low",
   "score_ci95_high",
+  "ci95_note",
+  "score_initial_mean",
   "mean_total_tokens",
   "mean_cost_usd",
 ] as const;
@@ -55,9 +71,15 @@ const FLOAT_AGGREGATES: ReadonlySet<AggregateColumn> = new Set([
   "score_max",
   "score_ci95_low",
   "score_ci95_high",
+  "score_initial_mean",
   "mean_total_tokens",
   "mean_cost_usd",
 ]);
+
+/** A computed figure with 15 significant digits: what a double knows, without the noise of its last bits. */
+export function tidy(x: number | null): number | null {
+  return x === null || !Number.isFinite(x) ? x : Number(x.toPrecision(15));
+}
 
 /** Sum in a fixed order (the values as given). */
 function sum(values: readonly number[]): number {
@@ -116,39 +138,59 @@ export function bootstrapCi95(values: readonly number[], resamples = BOOTSTRAP_R
   return interval;
 }
 
-/** One row per task × trainer × optimizer × model, in the order the groups first appear in the results. */
+/** The comparison key of a results row: task × trainer × variant × optimizer × model. */
+export function comparisonKey(row: ResultRow): string {
+  return JSON.stringify([row.task_id, row.trainer_id, row.variant ?? "", row.resolved_optimizer ?? "", row.llm_model ?? ""]);
+}
+
+/** A finite number, or null. */
+const finite = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
+
+/** `ok=3;budget_exhausted=2`: a group's finished jobs by status, in the order the statuses first appear. */
+function statusCounts(group: readonly ResultRow[]): string {
+  const counts = new Map<string, number>();
+  for (const row of group) counts.set(String(row.status), (counts.get(String(row.status)) ?? 0) + 1);
+  return [...counts].map(([status, n]) => `${status}=${n}`).join(";");
+}
+
+/** One row per comparison key, in the order the groups first appear in the results. */
 export function aggregateRows(rows: readonly ResultRow[]): AggregateRow[] {
   const groups = new Map<string, ResultRow[]>();
   for (const row of rows) {
     if (!row.task_id) continue;
-    const key = JSON.stringify([row.task_id, row.trainer_id, row.resolved_optimizer ?? "", row.llm_model ?? ""]);
+    const key = comparisonKey(row);
     let group = groups.get(key);
     if (group === undefined) groups.set(key, (group = []));
     group.push(row);
   }
   return [...groups.values()].map((group) => {
     const first = group[0]!;
-    const scored = group.filter((r) => r.status === "ok" && typeof r.score_val === "number" && Number.isFinite(r.score_val));
+    const scored = group.filter((r) => SCORED_STATUSES.has(String(r.status)) && finite(r.score_val) !== null);
     const scores = scored.map((r) => r.score_val as number);
-    const ci = bootstrapCi95(scores);
+    const initials = scored.flatMap((r) => finite(r.score_val_initial) ?? []);
+    const ci = scores.length >= MIN_BOOTSTRAP_N ? bootstrapCi95(scores) : null;
     const costs = scored.map((r) => r.cost_usd);
     const cost = costs.every((c): c is number => typeof c === "number") ? mean(costs as number[]) : null;
     return {
       task_id: String(first.task_id),
       suite: String(first.suite ?? ""),
       trainer_id: String(first.trainer_id),
+      variant: String(first.variant ?? ""),
       resolved_optimizer: (first.resolved_optimizer as string | null | undefined) ?? null,
       llm_model: (first.llm_model as string | null | undefined) ?? null,
       jobs: group.length,
+      statuses: statusCounts(group),
       n: scores.length,
-      score_mean: mean(scores),
-      score_std: sampleStd(scores),
+      score_mean: tidy(mean(scores)),
+      score_std: tidy(sampleStd(scores)),
       score_min: scores.length === 0 ? null : Math.min(...scores),
       score_max: scores.length === 0 ? null : Math.max(...scores),
-      score_ci95_low: ci?.[0] ?? null,
-      score_ci95_high: ci?.[1] ?? null,
-      mean_total_tokens: mean(scored.map((r) => Number(r.total_tokens))),
-      mean_cost_usd: cost,
+      score_ci95_low: tidy(ci?.[0] ?? null),
+      score_ci95_high: tidy(ci?.[1] ?? null),
+      ci95_note: scores.length < MIN_BOOTSTRAP_N ? CI_NOTE_N_TOO_SMALL : "",
+      score_initial_mean: tidy(mean(initials)),
+      mean_total_tokens: tidy(mean(scored.map((r) => Number(r.total_tokens)))),
+      mean_cost_usd: tidy(cost),
     };
   });
 }

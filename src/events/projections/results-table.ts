@@ -4,6 +4,7 @@
  */
 import type { LlmInfo } from "../event-schema.js";
 import type { FinishedAttempt, JobView, RunState } from "../run-state.js";
+import { variantLabel } from "../../config/variant-label.js";
 import { jobLlmInfo } from "./job-llm-info.js";
 import { stateFiles, tbDir } from "./job-paths.js";
 
@@ -50,6 +51,8 @@ export const RESULT_COLUMNS = [
   "replayed_calls",
   "cost_usd",
   "llm_agent_model",
+  // The params variant's label (src/config/variant-label.ts): part of every comparison key.
+  "variant",
 ] as const;
 
 export type ResultColumn = (typeof RESULT_COLUMNS)[number];
@@ -114,6 +117,7 @@ export function resultRow(state: JobRenderContext, job: JobView): ResultRow | nu
     replayed_calls: done.replayed_calls,
     cost_usd: done.cost_usd,
     llm_agent_model: llm.llm_agent_model ?? llm.llm_model,
+    variant: variantLabel(job.spec.raw_params),
   };
 }
 

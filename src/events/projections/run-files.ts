@@ -6,7 +6,7 @@ import { pythonUtcIso } from "../../codec/python-datetime.js";
 import { jobIdentityFields } from "../../config/matrix.js";
 import type { JobView, RunState } from "../run-state.js";
 import { reportedCost, zeroCost, zeroTokens, type CostTotal, type LlmUse } from "../run-state.js";
-import { aggregateCsv, aggregateRows, type AggregateRow } from "./aggregates.js";
+import { aggregateCsv, aggregateRows, comparisonKey, mean, sampleStd, tidy, type AggregateRow } from "./aggregates.js";
 import { csvCell, csvLine, jsonArtifact } from "./artifact-format.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
 import { jobLlmInfo } from "./job-llm-info.js";
@@ -92,7 +92,7 @@ export function summaryJson(state: RunState, rows: readonly ResultRow[], aggrega
     llm_by_role: uses(state.llmByRole),
     // Mode real's preflight requests, outside every job's totals.
     ...(state.preflight.calls > 0 ? { llm_preflight: { calls: state.preflight.calls, ...state.preflight.tokens, cost_usd: reportedCost(state.preflight.cost) } } : {}),
-    // Per task × trainer × optimizer × model over seeds: the rows of aggregate.csv (see aggregates.ts).
+    // Per task × trainer × variant × optimizer × model over seeds: the rows of aggregate.csv (see aggregates.ts).
     aggregates,
     // A stub run's scores rank search procedures against seeded proposals, not models.
     ...(started?.mode === "stub" ? { llm_note: STUB_NOTE } : {}),
@@ -109,40 +109,70 @@ const LEADERBOARD_COLUMNS = ["rank", "task_id", "suite", "job_id", "trainer_id",
 /** What a stub run's scores mean, in its summary and on each leaderboard row. */
 export const STUB_NOTE = "mode stub: no model was called; scores rank the search procedures against the stub LLM's seeded proposals, not optimizers or models";
 
-/** Best ok row per task × trainer × optimizer × model, ranked within each task (rank first, from 1). */
-export function leaderboardRows(rows: readonly ResultRow[]): { rank: number; row: ResultRow }[] {
-  const best = new Map<string, ResultRow>();
-  const value = (r: ResultRow) => (typeof r.score_val === "number" ? r.score_val : -Infinity);
-  for (const row of rows) {
-    if (row.status !== "ok" || !row.task_id) continue;
-    const key = JSON.stringify([row.task_id, row.trainer_id, row.resolved_optimizer ?? "", row.llm_model ?? ""]);
-    const current = best.get(key);
-    if (current === undefined || value(row) > value(current)) best.set(key, row);
-  }
-  const byScore = (a: ResultRow, b: ResultRow) => (value(a) === value(b) ? 0 : value(b) > value(a) ? 1 : -1);
-  const sorted = [...best.values()].sort((a, b) => (a.task_id === b.task_id ? byScore(a, b) : String(a.task_id) < String(b.task_id) ? -1 : 1));
-  let rank = 0;
-  let task: unknown = undefined;
-  return sorted.map((row) => {
-    rank = row.task_id === task ? rank + 1 : 1;
-    task = row.task_id;
-    return { rank, row };
-  });
+/** A leaderboard entry: one comparison key's ok jobs, its best seed (the reference's columns) and its mean over seeds (what ranks it). */
+export interface LeaderboardEntry {
+  readonly rank: number;
+  /** The group's best seed (`job_id`, `score_val`, `score_test`, `time_seconds` are its). */
+  readonly row: ResultRow;
+  readonly n: number;
+  readonly score_mean: number | null;
+  readonly score_std: number | null;
 }
 
 /**
- * The leaderboard as CSV; null when no row is ok. The reference's columns, then `llm_model` and
- * `note` (a stub run's label, else empty).
+ * One entry per task × trainer × variant × optimizer × model over its ok jobs, ranked within each
+ * task by the mean final score over seeds (never by the luckiest seed); equal means share a rank
+ * (1, 1, 3). The row shown is the group's best seed, as the reference's columns ask.
  */
-export function leaderboardCsv(rows: readonly ResultRow[], note = ""): string | null {
-  const ranked = leaderboardRows(rows);
-  if (ranked.length === 0) return null;
-  const columns: readonly string[] = [...LEADERBOARD_COLUMNS, "llm_model", "note"];
+export function leaderboardRows(rows: readonly ResultRow[]): LeaderboardEntry[] {
+  const groups = new Map<string, ResultRow[]>();
+  const value = (r: ResultRow) => (typeof r.score_val === "number" && !Number.isNaN(r.score_val) ? r.score_val : -Infinity);
+  for (const row of rows) {
+    if (row.status !== "ok" || !row.task_id) continue;
+    const key = comparisonKey(row);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [row]);
+    else group.push(row);
+  }
+  const entries = [...groups.values()].map((group) => {
+    let best = group[0]!;
+    for (const row of group) if (value(row) > value(best)) best = row;
+    const scores = group.flatMap((r) => (typeof r.score_val === "number" && Number.isFinite(r.score_val) ? [r.score_val] : []));
+    return { row: best, n: scores.length, score_mean: tidy(mean(scores)), score_std: tidy(sampleStd(scores)) };
+  });
+  const meanOf = (e: (typeof entries)[number]) => e.score_mean ?? -Infinity;
+  const sorted = entries.sort((a, b) => (a.row.task_id === b.row.task_id ? meanOf(b) - meanOf(a) || 0 : String(a.row.task_id) < String(b.row.task_id) ? -1 : 1));
+  const ranked: LeaderboardEntry[] = [];
+  let position = 0;
+  sorted.forEach((entry, i) => {
+    const previous = i > 0 ? ranked[i - 1]! : null;
+    const sameTask = previous !== null && previous.row.task_id === entry.row.task_id;
+    position = sameTask ? position + 1 : 1;
+    // Standard competition ranking: a tie shares the better rank, the next entry skips past it.
+    const rank = sameTask && meanOf(entry) === meanOf(sorted[i - 1]!) ? previous.rank : position;
+    ranked.push({ rank, ...entry });
+  });
+  return ranked;
+}
+
+const LEADERBOARD_FLOATS: ReadonlySet<string> = new Set(["score_val", "score_test", "time_seconds", "score_mean", "score_std"]);
+
+/**
+ * The leaderboard as CSV, the header alone when no job qualifies. The reference's columns (the
+ * group's best seed), then `variant`, the figures that rank it (`n` ok seeds, `score_mean`,
+ * `score_std`), `llm_model` and `note` (a stub run's label, else empty).
+ */
+export function leaderboardCsv(rows: readonly ResultRow[], note = ""): string {
+  const columns: readonly string[] = [...LEADERBOARD_COLUMNS, "variant", "n", "score_mean", "score_std", "llm_model", "note"];
   const lines = [csvLine([...columns])];
-  for (const { rank, row } of ranked) {
-    lines.push(
-      csvLine(columns.map((c) => (c === "rank" ? String(rank) : c === "note" ? csvCell(note, "plain") : csvCell(row[c as ResultColumn], c === "score_val" || c === "score_test" || c === "time_seconds" ? "float" : "plain")))),
-    );
+  for (const entry of leaderboardRows(rows)) {
+    const cell = (c: string): string => {
+      if (c === "rank") return String(entry.rank);
+      if (c === "note") return csvCell(note, "plain");
+      const value = c === "n" || c === "score_mean" || c === "score_std" ? entry[c] : entry.row[c as ResultColumn];
+      return csvCell(value, LEADERBOARD_FLOATS.has(c) ? "float" : "plain");
+    };
+    lines.push(csvLine(columns.map(cell)));
   }
   return lines.join("");
 }
@@ -240,8 +270,7 @@ function* entriesOf<A>(state: RunState, entry: (job: JobView) => A): Generator<A
 type RunFile = (typeof RUN_FILES)[keyof typeof RUN_FILES];
 
 /**
- * Run-level files, keyed by path relative to the run directory (the leaderboard only when it has
- * rows). `only` renders a subset: the live refresh skips the large manifest and files index.
+ * Run-level files, keyed by path relative to the run directory. `only` renders a subset: the live refresh skips the large manifest and files index.
  */
 export function runFiles(state: RunState, only?: readonly RunFile[]): Map<string, string | TextPieces> {
   const files = new Map<string, string | TextPieces>();
@@ -256,10 +285,8 @@ export function runFiles(state: RunState, only?: readonly RunFile[]): Map<string
   if (wanted(RUN_FILES.git_json)) files.set(RUN_FILES.git_json, jsonArtifact(started.git, { ensureAscii: true }));
   if (wanted(RUN_FILES.results_csv)) files.set(RUN_FILES.results_csv, resultsCsv(rows));
   if (wanted(RUN_FILES.summary_json)) files.set(RUN_FILES.summary_json, summaryJson(state, rows, aggregates));
-  if (wanted(RUN_FILES.leaderboard_csv)) {
-    const leaderboard = leaderboardCsv(rows, started.mode === "stub" ? STUB_NOTE : "");
-    if (leaderboard !== null) files.set(RUN_FILES.leaderboard_csv, leaderboard);
-  }
+  // Always written (the header alone when no job qualifies): every path a run prints exists.
+  if (wanted(RUN_FILES.leaderboard_csv)) files.set(RUN_FILES.leaderboard_csv, leaderboardCsv(rows, started.mode === "stub" ? STUB_NOTE : ""));
   if (wanted(RUN_FILES.aggregate_csv)) files.set(RUN_FILES.aggregate_csv, aggregateCsv(aggregates));
   if (wanted(RUN_FILES.manifest_json)) files.set(RUN_FILES.manifest_json, manifestJson(state));
   if (wanted(RUN_FILES.files_index)) files.set(RUN_FILES.files_index, filesIndexJson(state));

@@ -53,13 +53,20 @@ describe("validate --json reads validate's lines", () => {
       ["OK", "matrix", "1 jobs expanded deterministically"],
       ["OK", "manifest written", "runs/x/meta/manifest.json"],
     ]);
-    expect(doc.jobs).toEqual([{ job_id: "806f391306ae", task_id: "internal:numeric_param", trainer_id: "PrioritySearch", seed: 123 }]);
+    expect(doc.jobs).toEqual([{ job_id: "806f391306ae", task_id: "internal:numeric_param", trainer_id: "PrioritySearch", variant: "default", seed: 123 }]);
+  });
+
+  it("a job of a params variant carries its label", () => {
+    const stdout = '  job 1a2b3c4d5e6f: internal:numeric_param x PrioritySearch [ps_batches=1,ps_steps=2,tag="a b"] (seed=7, model=m)\n';
+    expect(parseValidateOutput(stdout, "", 0, "c.yaml", true).jobs).toEqual([
+      { job_id: "1a2b3c4d5e6f", task_id: "internal:numeric_param", trainer_id: "PrioritySearch", variant: 'ps_batches=1,ps_steps=2,tag="a b"', seed: 7, llm_model: "m" },
+    ]);
   });
 
   it("a job of a model list carries its model", () => {
     const stdout = "  job 42dbe1ee9a0a: internal:numeric_param x PrioritySearch (seed=123, model=openrouter/model-a)\n";
     expect(parseValidateOutput(stdout, "", 0, "c.yaml", true).jobs).toEqual([
-      { job_id: "42dbe1ee9a0a", task_id: "internal:numeric_param", trainer_id: "PrioritySearch", seed: 123, llm_model: "openrouter/model-a" },
+      { job_id: "42dbe1ee9a0a", task_id: "internal:numeric_param", trainer_id: "PrioritySearch", variant: "default", seed: 123, llm_model: "openrouter/model-a" },
     ]);
   });
 });

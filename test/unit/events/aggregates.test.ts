@@ -75,21 +75,26 @@ describe("aggregates over seeds", () => {
     expect(basic!.mean_cost_usd).toBeCloseTo(0.2, 12);
   });
 
-  it("one seed: no standard deviation, the interval is the score; no ok job: empty figures", () => {
+  it("one seed: no standard deviation, no interval (n too small); no ok job: empty figures", () => {
     const [, , single, none] = rows;
-    expect(single).toMatchObject({ n: 1, score_mean: 0.5, score_std: null, score_ci95_low: 0.5, score_ci95_high: 0.5 });
+    expect(single).toMatchObject({ n: 1, score_mean: 0.5, score_std: null, score_ci95_low: null, score_ci95_high: null, ci95_note: "n too small" });
     expect(none).toMatchObject({ jobs: 1, n: 0, score_mean: null, score_std: null, score_min: null, score_max: null, score_ci95_low: null, score_ci95_high: null, mean_total_tokens: null });
   });
 
-  it("the 95 % bootstrap interval of 1, 2, 3, 4 is [1.5, 3.5]", () => {
+  it("the 95 % bootstrap interval of 1, 2, 3, 4 is [1.5, 3.5]; the aggregates give none below 5 seeds", () => {
     // Means of 4 draws from {1..4} are multiples of 0.25; P(mean ≤ 1.25) = 5/256 ≈ 2 % and
     // P(mean ≤ 1.5) = 15/256 ≈ 6 %, so the 2.5th percentile of 10,000 resamples is 1.5 (and 3.5 above, by symmetry).
-    expect([rows[0]!.score_ci95_low, rows[0]!.score_ci95_high]).toEqual([1.5, 3.5]);
-    const [low, high] = [rows[1]!.score_ci95_low as number, rows[1]!.score_ci95_high as number];
+    expect(bootstrapCi95([1, 2, 3, 4])).toEqual([1.5, 3.5]);
+    const [low, high] = bootstrapCi95([-3, -1, 2])!;
     expect(low).toBeGreaterThanOrEqual(-3);
-    expect(low).toBeLessThan(rows[1]!.score_mean as number);
-    expect(high).toBeGreaterThan(rows[1]!.score_mean as number);
+    expect(low).toBeLessThan(-2 / 3);
+    expect(high).toBeGreaterThan(-2 / 3);
     expect(high).toBeLessThanOrEqual(2);
+    // With 4 and 3 seeds the percentiles of resample means are little more than the range: none is reported.
+    expect(rows.slice(0, 2).map((r) => [r.score_ci95_low, r.score_ci95_high, r.ci95_note])).toEqual([
+      [null, null, "n too small"],
+      [null, null, "n too small"],
+    ]);
   });
 
   it("the bootstrap is deterministic and does not depend on the order of the scores", () => {
@@ -113,14 +118,15 @@ describe("aggregates over seeds", () => {
     const files = runFiles(RunState.fold(log));
     const csv = textOf(files.get("aggregate.csv")!).split("\r\n");
     expect(csv[0]).toBe(
-      "task_id,suite,trainer_id,resolved_optimizer,llm_model,jobs,n,score_mean,score_std,score_min,score_max,score_ci95_low,score_ci95_high,mean_total_tokens,mean_cost_usd",
+      "task_id,suite,trainer_id,variant,resolved_optimizer,llm_model,jobs,statuses,n,score_mean,score_std,score_min,score_max,score_ci95_low,score_ci95_high,ci95_note,score_initial_mean,mean_total_tokens,mean_cost_usd",
     );
-    expect(csv[1]).toBe(`internal:numeric_param,internal,NoOpTrainer,OPROv2,stub,4,4,2.5,${Math.sqrt(5 / 3)},1.0,4.0,1.5,3.5,25.0,0.025`);
-    expect(csv[4]).toBe("internal:multi_param,internal,BasicSearch,OPROv2,stub,1,0,,,,,,,,");
+    expect(csv[1]).toBe(`internal:numeric_param,internal,NoOpTrainer,default,OPROv2,stub,4,ok=4,4,2.5,${Number(Math.sqrt(5 / 3).toPrecision(15))},1.0,4.0,,,n too small,2.5,25.0,0.025`);
+    expect(csv[2]).toBe(`internal:numeric_param,internal,BasicSearch,default,OPROv2,stub,4,ok=3;failed=1,3,${Number((-2 / 3).toPrecision(15))},${Number(Math.sqrt(19 / 3).toPrecision(15))},-3.0,2.0,,,n too small,${Number((-2 / 3).toPrecision(15))},200.0,0.2`);
+    expect(csv[4]).toBe("internal:multi_param,internal,BasicSearch,default,OPROv2,stub,1,failed=1,0,,,,,,,n too small,,,");
     const summary = JSON.parse(textOf(files.get("summary.json")!)) as { aggregates: Record<string, unknown>[] };
     expect(summary.aggregates).toHaveLength(4);
-    expect(summary.aggregates[0]).toMatchObject({ task_id: "internal:numeric_param", trainer_id: "NoOpTrainer", n: 4, score_mean: 2.5, score_ci95_low: 1.5, score_ci95_high: 3.5 });
-    expect(textOf(files.get("leaderboard.csv")!).split("\r\n")[0]).toBe("rank,task_id,suite,job_id,trainer_id,resolved_optimizer,score_val,score_test,time_seconds,llm_model,note");
+    expect(summary.aggregates[0]).toMatchObject({ task_id: "internal:numeric_param", trainer_id: "NoOpTrainer", n: 4, score_mean: 2.5, score_ci95_low: null, score_ci95_high: null });
+    expect(textOf(files.get("leaderboard.csv")!).split("\r\n")[0]).toBe("rank,task_id,suite,job_id,trainer_id,resolved_optimizer,score_val,score_test,time_seconds,variant,n,score_mean,score_std,llm_model,note");
   });
 
   it("files_index.json holds paths relative to the run directory", () => {

@@ -118,8 +118,9 @@ describe("leaderboard", () => {
   const row = (task: string, trainer: string, score: number | null, status = "ok") =>
     ({ task_id: task, suite: "s", job_id: `${task}-${trainer}-${score}`, trainer_id: trainer, resolved_optimizer: "O", score_val: score, score_test: null, time_seconds: 1, status }) as never;
 
-  it("keeps the best ok row per task × trainer × optimizer and ranks within each task", () => {
+  it("keeps the best ok row per task × trainer × optimizer and ranks within each task by the mean", () => {
     const csv = leaderboardCsv([row("t2", "A", 0.5), row("t1", "A", 0.1), row("t1", "A", 0.9), row("t1", "B", 0.3), row("t1", "C", 2, "failed"), row("t2", "B", null)])!;
+    // t1: A's seeds 0.1 and 0.9 (mean 0.5, best 0.9) rank above B's one seed 0.3.
     expect(csv.split("\r\n").filter(Boolean).map((l) => l.split(",").slice(0, 7).join(","))).toEqual([
       "rank,task_id,suite,job_id,trainer_id,resolved_optimizer,score_val",
       "1,t1,s,t1-A-0.9,A,O,0.9",
@@ -129,8 +130,37 @@ describe("leaderboard", () => {
     ]);
   });
 
-  it("is absent when no row is ok", () => {
-    expect(leaderboardCsv([row("t", "A", 1, "failed")])).toBeNull();
+  it("is the header alone when no row is ok", () => {
+    expect(leaderboardCsv([row("t", "A", 1, "failed"), row("t", "B", 1, "budget_exhausted")])).toBe(
+      "rank,task_id,suite,job_id,trainer_id,resolved_optimizer,score_val,score_test,time_seconds,variant,n,score_mean,score_std,llm_model,note\r\n",
+    );
+  });
+
+  it("ranks by the mean over seeds, not by the luckiest seed", () => {
+    // A: 0.1, 0.2, 0.9 (best 0.9, mean 0.4); B: 0.6, 0.6 (best 0.6, mean 0.6).
+    const csv = leaderboardCsv([row("t", "A", 0.1), row("t", "A", 0.2), row("t", "A", 0.9), { ...(row("t", "B", 0.6) as object), job_id: "b1" } as never, row("t", "B", 0.6)]);
+    const lines = csv.split("\r\n").filter(Boolean).map((l) => l.split(","));
+    const at = (name: string) => lines[0]!.indexOf(name);
+    expect(lines.slice(1).map((l) => [l[0], l[at("trainer_id")], l[at("score_val")], l[at("n")], l[at("score_mean")]])).toEqual([
+      ["1", "B", "0.6", "2", "0.6"],
+      ["2", "A", "0.9", "3", "0.4"],
+    ]);
+  });
+
+  it("equal means share a rank, and the next rank skips past them", () => {
+    const csv = leaderboardCsv([row("t", "A", 0.5), row("t", "B", 0.5), row("t", "C", 0.2), row("u", "A", 1)]);
+    expect(csv.split("\r\n").filter(Boolean).slice(1).map((l) => l.split(",").slice(0, 5).join(","))).toEqual(["1,t,s,t-A-0.5,A", "1,t,s,t-B-0.5,B", "3,t,s,t-C-0.2,C", "1,u,s,u-A-1,A"]);
+  });
+
+  it("keeps params variants apart", () => {
+    const withVariant = (score: number, variant: string) => ({ ...(row("t", "A", score) as object), job_id: `${variant}-${score}`, variant }) as never;
+    const csv = leaderboardCsv([withVariant(1, "ps_steps=2"), withVariant(3, "ps_steps=4"), withVariant(2, "ps_steps=2")]);
+    const lines = csv.split("\r\n").filter(Boolean).map((l) => l.split(","));
+    const at = (name: string) => lines[0]!.indexOf(name);
+    expect(lines.slice(1).map((l) => [l[0], l[at("variant")], l[at("n")], l[at("score_mean")]])).toEqual([
+      ["1", "ps_steps=4", "1", "3.0"],
+      ["2", "ps_steps=2", "2", "1.5"],
+    ]);
   });
 
   it("ends each row with its model and the run's note (a stub run's label), and keeps each model's best", () => {

@@ -1,10 +1,12 @@
 /**
- * The run's charts (Chart.js, canvas): best score per task and trainer, score per iteration of
- * chosen jobs, score against tokens (what each trainer buys per token), and the spread of scores
- * over seeds per task × trainer. Scores are score_val of jobs that ended ok.
+ * The run's charts (Chart.js, canvas): mean score over seeds per task and arm, score per iteration
+ * of chosen jobs, score against tokens (what each arm buys per token), and the spread of scores
+ * over seeds per task × arm. An arm is a trainer with its params variant (`PrioritySearch ·
+ * ps_steps=2`; a trainer without params is its name alone), so variants are never merged. Scores
+ * are score_val of jobs that ended ok.
  */
 import { Chart, registerables, type ChartConfiguration } from "chart.js";
-import type { RunPayload } from "../../api-types.js";
+import type { JobState, RunPayload } from "../../api-types.js";
 import { fill, h } from "../dom.js";
 import { score } from "../format.js";
 
@@ -19,25 +21,28 @@ type Row = Readonly<Record<string, unknown>>;
 const okRows = (payload: RunPayload) => payload.rows.filter((r) => r.status === "ok" && typeof r.score_val === "number");
 const unique = (values: readonly string[]) => [...new Set(values)].sort();
 
-function bestByTaskTrainer(payload: RunPayload): ChartConfiguration {
+/** A trainer with its params variant, as the charts name it. */
+export const armOf = (r: Row | JobState) => (r.variant === undefined || r.variant === "default" || r.variant === "" ? String(r.trainer_id) : `${String(r.trainer_id)} · ${String(r.variant)}`);
+
+function meanByTaskArm(payload: RunPayload): ChartConfiguration {
   const rows = okRows(payload);
   const tasks = unique(rows.map((r) => String(r.task_id)));
-  const trainers = unique(rows.map((r) => String(r.trainer_id)));
-  const best = (task: string, trainer: string) => {
-    const scores = rows.filter((r) => r.task_id === task && r.trainer_id === trainer).map((r) => r.score_val as number);
-    return scores.length === 0 ? null : Math.max(...scores);
+  const arms = unique(rows.map(armOf));
+  const meanOf = (task: string, arm: string) => {
+    const scores = rows.filter((r) => r.task_id === task && armOf(r) === arm).map((r) => r.score_val as number);
+    return scores.length === 0 ? null : scores.reduce((a, b) => a + b, 0) / scores.length;
   };
   return {
     type: "bar",
-    data: { labels: tasks, datasets: trainers.map((t, i) => ({ label: t, data: tasks.map((task) => best(task, t)), backgroundColor: colorOf(i) })) },
-    options: { responsive: true, maintainAspectRatio: false, plugins: { title: { display: true, text: "Best score_val per task and trainer" } }, scales: { y: { title: { display: true, text: "score_val" } } } },
+    data: { labels: tasks, datasets: arms.map((a, i) => ({ label: a, data: tasks.map((task) => meanOf(task, a)), backgroundColor: colorOf(i) })) },
+    options: { responsive: true, maintainAspectRatio: false, plugins: { title: { display: true, text: "Mean score_val over seeds per task and trainer (variant)" } }, scales: { y: { title: { display: true, text: "mean score_val" } } } },
   };
 }
 
 function perIteration(payload: RunPayload, jobs: readonly string[]): ChartConfiguration {
   const label = (id: string) => {
     const job = payload.jobs.find((j) => j.job_id === id);
-    return job === undefined ? id : `${job.task_id} × ${job.trainer_id} s${job.seed} (${id.slice(0, 6)})`;
+    return job === undefined ? id : `${job.task_id} × ${armOf(job)} s${job.seed} (${id.slice(0, 6)})`;
   };
   return {
     type: "line",
@@ -62,13 +67,13 @@ function perIteration(payload: RunPayload, jobs: readonly string[]): ChartConfig
 
 function scoreVsTokens(payload: RunPayload): ChartConfiguration {
   const rows = okRows(payload);
-  const trainers = unique(rows.map((r) => String(r.trainer_id)));
+  const arms = unique(rows.map(armOf));
   return {
     type: "scatter",
     data: {
-      datasets: trainers.map((t, i) => ({
-        label: t,
-        data: rows.filter((r) => r.trainer_id === t).map((r) => ({ x: Number(r.total_tokens), y: r.score_val as number })),
+      datasets: arms.map((a, i) => ({
+        label: a,
+        data: rows.filter((r) => armOf(r) === a).map((r) => ({ x: Number(r.total_tokens), y: r.score_val as number })),
         backgroundColor: colorOf(i),
         pointRadius: 5,
       })),
@@ -86,7 +91,7 @@ function spreadOverSeeds(payload: RunPayload): ChartConfiguration {
   const rows = okRows(payload);
   const groups = new Map<string, Row[]>();
   for (const r of rows) {
-    const key = `${r.task_id} × ${r.trainer_id}`;
+    const key = `${r.task_id} × ${armOf(r)}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const labels = [...groups.keys()].sort();
@@ -144,7 +149,7 @@ export class RunCharts {
     this.drawn = key;
     this.dispose();
     const configs: [string, ChartConfiguration][] = [
-      ["best", bestByTaskTrainer(payload)],
+      ["means", meanByTaskArm(payload)],
       ["iterations", perIteration(payload, this.chosen ?? [])],
       ["tokens", scoreVsTokens(payload)],
       ["seeds", spreadOverSeeds(payload)],
@@ -181,7 +186,7 @@ export class RunCharts {
                   this.draw(withIterations);
                 },
               }),
-              `${job.task_id} × ${job.trainer_id} (seed ${job.seed})`,
+              `${job.task_id} × ${armOf(job)} (seed ${job.seed})`,
             );
           }),
     );

@@ -18,7 +18,7 @@ type Tab = (typeof TABS)[number];
 const filePath = (relDir: string, file: string) => (relDir === "" ? file : `${relDir}/${file}`);
 
 function leaderboard(payload: RunPayload): HTMLElement {
-  if (payload.leaderboard.length === 0) return h("p", { class: "dim" }, "No job has ended ok yet.");
+  if (payload.leaderboard.length === 0) return h("p", { class: "dim" }, payload.run.status === "running" ? "No job has ended ok yet." : "No job ended ok: nothing to rank.");
   const tasks = [...new Set(payload.leaderboard.map((r) => r.task_id))];
   return h(
     "div",
@@ -31,7 +31,7 @@ function leaderboard(payload: RunPayload): HTMLElement {
         h(
           "table",
           { class: "grid" },
-          h("thead", null, h("tr", null, ["#", "trainer", "optimizer", "score_val", "score_test", "time", "job"].map((t) => h("th", null, t)))),
+          h("thead", null, h("tr", null, ["#", "trainer", "variant", "optimizer", "mean ± std (n)", "best score_val", "score_test", "time", "best job"].map((t) => h("th", null, t)))),
           h(
             "tbody",
             null,
@@ -43,7 +43,9 @@ function leaderboard(payload: RunPayload): HTMLElement {
                   null,
                   h("td", null, r.rank),
                   h("td", null, r.trainer_id),
+                  h("td", null, r.variant),
                   h("td", null, r.resolved_optimizer ?? "—"),
+                  h("td", { class: "num" }, `${score(r.score_mean)}${r.score_std === null ? "" : ` ± ${score(r.score_std)}`} (${r.n})`),
                   h("td", { class: "num" }, score(r.score_val)),
                   h("td", { class: "num" }, score(r.score_test)),
                   h("td", { class: "num" }, `${r.time_seconds.toFixed(2)}s`),
