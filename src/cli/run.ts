@@ -25,6 +25,9 @@ import { RunCalls } from "../llm/run-calls.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import { findTrainer } from "../opt/trainer-catalog.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
+import { aggregateRows } from "../events/projections/aggregates.js";
+import { resultRows } from "../events/projections/results-table.js";
+import { scoresTable } from "./scores-table.js";
 import type { LlmPreflight } from "../events/event-schema.js";
 import type { RunState } from "../events/run-state.js";
 import { formatUsd, llmSpending } from "./console-format.js";
@@ -138,7 +141,9 @@ export function summaryLines(report: RunReport, resumeWith: string): string[] {
     `Results: ${join(dir, RUN_FILES.results_csv)}`,
     `Summary: ${join(dir, RUN_FILES.summary_json)}`,
     `Leaderboard: ${join(dir, RUN_FILES.leaderboard_csv)}`,
+    `Aggregates: ${join(dir, RUN_FILES.aggregate_csv)}`,
     `Files index: ${join(dir, RUN_FILES.files_index)}`,
+    ...scoresTable(aggregateRows(resultRows(report.state))),
     ...spending,
     ...behind,
   ];
