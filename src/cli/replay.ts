@@ -120,20 +120,35 @@ function fileWriteFailure(error: unknown, runDir: string): unknown {
 
 async function verifyRun(runDir: string): Promise<number> {
   // The job machine (and XState) is loaded only to verify: a plain replay never steps it.
-  const { verifyLog } = await import("../engine/verify-log.js");
+  const { LogVerifier } = await import("../engine/verify-log.js");
   requireRun(runDir);
   const reader = EventReader.open(runDir);
   try {
-    const events = reader.readAfter(0);
-    const problems = verifyLog(events);
-    const given = reader.lastGivenSeq();
-    const last = events.at(-1)?.seq ?? 0;
-    if (given > last) problems.push({ seq: given, jobId: null, problem: removedTailText(given, last) });
+    // Read once, in seq order: each job is checked, and its details dropped, at its last event.
+    const verifier = new LogVerifier();
     // Every event must also fold into the reports (a log with problems may not: they are what it says).
-    if (problems.length === 0) RunState.fold(events);
+    const state = new RunState();
+    let foldFailure: { error: unknown } | null = null;
+    const jobs = new Set<string>();
+    let last = 0;
+    const events = reader.scanWithStreamEnds((event, lastOfStream) => {
+      last = event.seq;
+      verifier.add(event, lastOfStream);
+      if (event.job_id !== null) jobs.add(event.job_id);
+      if (foldFailure !== null) return;
+      try {
+        state.apply(event);
+        if (lastOfStream && event.job_id !== null) state.releaseDetail(event.job_id);
+      } catch (error) {
+        foldFailure = { error };
+      }
+    });
+    const problems = verifier.finish();
+    const given = reader.lastGivenSeq();
+    if (given > last) problems.push({ seq: given, jobId: null, problem: removedTailText(given, last) });
+    if (problems.length === 0 && foldFailure !== null) throw (foldFailure as { error: unknown }).error;
     for (const p of problems) process.stdout.write(`event ${p.seq}${p.jobId ? ` (job ${p.jobId})` : ""}: ${p.problem}\n`);
-    const jobs = new Set(events.filter((e) => e.job_id !== null).map((e) => e.job_id)).size;
-    process.stdout.write(problems.length === 0 ? `Verified ${basename(runDir)}: ${events.length} events, ${jobs} jobs, all as the job machine decides\n` : `${problems.length} problem(s) in ${basename(runDir)}\n`);
+    process.stdout.write(problems.length === 0 ? `Verified ${basename(runDir)}: ${events} events, ${jobs.size} jobs, all as the job machine decides\n` : `${problems.length} problem(s) in ${basename(runDir)}\n`);
     return problems.length === 0 ? 0 : 1;
   } finally {
     reader.close();

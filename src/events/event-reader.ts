@@ -13,6 +13,7 @@ import { decodeRow } from "./event-store.js";
 import { lastGivenSeq, missingStartProblem, requireNoRemovedEvents } from "./log-checks.js";
 import { hasLostLog, refuseLostLog } from "./lost-log.js";
 import { liveWriterOf } from "./writer-lock.js";
+import { runListingFacts, type RunListingFacts } from "./run-listing-facts.js";
 
 export class EventReader {
   private constructor(
@@ -53,6 +54,32 @@ export class EventReader {
    */
   rowsOneByOne(afterSeq: number): IterableIterator<EventRow> {
     return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE seq > ? ORDER BY seq`).iterate(afterSeq) as IterableIterator<EventRow>;
+  }
+
+  /**
+   * Every event in seq order, decoded one at a time and handed to `visit` with whether it is the
+   * last of its stream, so that a reader of the whole log can be done with a job there; the stream
+   * ends and the rows are read in one transaction, so a writer's appends meanwhile are not seen.
+   * Returns how many events were read.
+   */
+  scanWithStreamEnds(visit: (event: StoredEvent, lastOfStream: boolean) => void): number {
+    let count = 0;
+    try {
+      this.db.exec("BEGIN");
+      try {
+        const ends = this.lastPositions();
+        for (const row of this.rowsOneByOne(0)) {
+          count += 1;
+          const event = decodeRow(row);
+          visit(event, ends.get(event.stream) === event.position);
+        }
+      } finally {
+        this.db.exec("COMMIT");
+      }
+    } catch (error) {
+      throw eventLogFailure(error, eventsDbPath(this.runDir));
+    }
+    return count;
   }
 
   /** The position of each stream's last event, by stream. */
@@ -127,6 +154,19 @@ export class EventReader {
     try {
       if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'subscriber_positions'").get() === undefined) return 0;
       return (this.db.prepare("SELECT position FROM subscriber_positions WHERE name = ?").pluck().get(name) as number | undefined) ?? 0;
+    } catch (error) {
+      throw eventLogFailure(error, eventsDbPath(this.runDir));
+    }
+  }
+
+  /**
+   * What `runs` lists of the run, asked of SQLite row by row (run-listing-facts.ts); undefined for
+   * a schema-1 log (no stream index: the caller folds it), null when no run started in it.
+   */
+  listingFacts(): RunListingFacts | null | undefined {
+    if (this.source !== "events") return undefined;
+    try {
+      return runListingFacts(this.db, eventsDbPath(this.runDir));
     } catch (error) {
       throw eventLogFailure(error, eventsDbPath(this.runDir));
     }

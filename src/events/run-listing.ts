@@ -14,6 +14,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { EventReader, holdsRunLog, readableRuns } from "./event-reader.js";
 import { llmSpending } from "./llm-spending.js";
+import type { RunListingFacts } from "./run-listing-facts.js";
 import { RunState, type TokenTotals } from "./run-state.js";
 
 export type RunStatus = "running" | "finished" | "interrupted";
@@ -63,22 +64,53 @@ export function runDirsUnder(root: string, warnings: string[], depth = 0): strin
   return found;
 }
 
-/** One run read from its log. */
+/** One run read from its log: its run-level rows and each job's latest outcome (a schema-1 log: folded whole). */
 export function listRun(runDir: string): RunListing | null {
   const reader = EventReader.open(runDir);
   try {
     reader.requireNoRemovedEvents();
-    return runListing(runDir, RunState.fold(reader.readAfter(0)), reader.liveWriter());
+    const facts = reader.listingFacts();
+    if (facts === undefined) return runListing(runDir, RunState.fold(reader.readAfter(0)), reader.liveWriter());
+    return facts === null ? null : listingOfFacts(runDir, facts, reader.liveWriter());
   } finally {
     reader.close();
   }
 }
 
+/** A run's listing from the facts SQLite gave (the same fields `runListing` takes from a fold). */
+function listingOfFacts(runDir: string, facts: RunListingFacts, writer: ReturnType<EventReader["liveWriter"]>): RunListing {
+  const running = isRunning(writer);
+  return {
+    run_id: facts.runId,
+    run_dir: runDir,
+    status: running ? "running" : facts.finished ? "finished" : "interrupted",
+    crashed: !running && !facts.finished && !facts.interrupted,
+    config_hash: facts.configHash,
+    config_name: facts.configName,
+    mode: facts.mode,
+    tags: [...facts.tags],
+    tasks: [...facts.tasks],
+    trainers: [...facts.trainers],
+    invocations: facts.invocations,
+    started_at: facts.startedTs,
+    last_event_at: facts.lastTs,
+    jobs: { matrix: facts.matrixSize, ...facts.jobs },
+    llm_calls: facts.llmCalls,
+    tokens: facts.tokens,
+    cost_usd: facts.costUsd,
+    writer: writerOf(writer),
+  };
+}
+
+const isRunning = (writer: ReturnType<EventReader["liveWriter"]>) => writer !== null && writer.command.includes(" run");
+const writerOf = (writer: ReturnType<EventReader["liveWriter"]>) =>
+  writer === null ? null : { pid: writer.pid, host: writer.host, command: writer.command, started_at: writer.startedAt };
+
 /** A run's listing from its folded state and its live writer (the dashboard keeps both up to date). */
 export function runListing(runDir: string, state: RunState, writer: ReturnType<EventReader["liveWriter"]>): RunListing | null {
   const started = state.started;
   if (started === null) return null;
-  const running = writer !== null && writer.command.includes(" run");
+  const running = isRunning(writer);
   const jobs: Record<string, number> = { matrix: started.matrix.length };
   for (const job of state.orderedJobs()) {
     const status = job.finished?.status ?? "not_executed";
@@ -104,7 +136,7 @@ export function runListing(runDir: string, state: RunState, writer: ReturnType<E
     llm_calls: spent.calls,
     tokens: spent.tokens,
     cost_usd: spent.cost,
-    writer: writer === null ? null : { pid: writer.pid, host: writer.host, command: writer.command, started_at: writer.startedAt },
+    writer: writerOf(writer),
   };
 }
 
