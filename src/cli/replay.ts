@@ -15,7 +15,7 @@ import { UsageError } from "./args.js";
 import { RunDirError } from "../engine/run-dir-error.js";
 import { EventReader, peekRun } from "../events/event-reader.js";
 import { EventStore } from "../events/event-store.js";
-import { RUN_STREAM, type StoredEvent } from "../events/event-schema.js";
+import type { StoredEvent } from "../events/event-schema.js";
 import { removedTailText } from "../events/log-checks.js";
 import { EVENTS_DB } from "../events/log-database.js";
 import { MirrorWriter } from "../events/mirror-writer.js";
@@ -60,17 +60,14 @@ export async function replayRun(runDir: string, helper?: boolean): Promise<RunSt
     // Before any file changes: a replay cut short (a log that cannot be read to its end) must
     // leave the projections marked behind, so the next writer or replay rebuilds them.
     store.recordSubscriberPosition(PROJECTIONS, 0);
-    // A job's files show the run's latest start (its LLM columns), which may come after the job's last event.
-    const starts = new RunState();
-    // Read through the stream index: the run's own events, not the whole log. Kept decoded for the
-    // scan below (a start holds the matrix).
-    const startEvents = new Map<number, StoredEvent>();
-    for (const event of store.streamEvents(RUN_STREAM)) {
-      if (event.type !== "RunStarted") continue;
-      starts.apply(event);
-      startEvents.set(event.seq, event);
-    }
-    const context: JobRenderContext = { runId: starts.runId, started: starts.started };
+    // A job's files show the run's latest start (its LLM columns), which may come after the job's
+    // last event. Only the latest start is kept, decoded once for the scan below too; a job's files
+    // use none of its matrix, so the context (copied to the helper thread) goes without it.
+    let latestStart: StoredEvent | null = null;
+    store.scan((event) => (latestStart = event), ["RunStarted"]);
+    const start = latestStart as StoredEvent | null;
+    const context: JobRenderContext = { runId: start?.run_id ?? "", started: start?.type === "RunStarted" ? { ...start.data, matrix: [] } : null };
+    const startEvents = new Map<number, StoredEvent>(start === null ? [] : [[start.seq, start]]);
     const lastPositions = store.lastPositions();
     const listing = new RunDirListing(runDir);
     // Each projection is compared with the file the listing found, and written where it differs.
