@@ -126,16 +126,14 @@ async function verifyRun(runDir: string): Promise<number> {
     // Every event must also fold into the reports (a log with problems may not: they are what it says).
     const state = new RunState();
     let foldFailure: { error: unknown } | null = null;
-    const jobs = new Set<string>();
     let last = 0;
     const events = reader.scanWithStreamEnds((event, lastOfStream) => {
       last = event.seq;
       verifier.add(event, lastOfStream);
-      if (event.job_id !== null) jobs.add(event.job_id);
       if (foldFailure !== null) return;
       try {
         state.apply(event);
-        if (lastOfStream && event.job_id !== null) state.releaseDetail(event.job_id);
+        if (lastOfStream && event.job_id !== null) state.forgetJob(event.job_id);
       } catch (error) {
         foldFailure = { error };
       }
@@ -145,7 +143,7 @@ async function verifyRun(runDir: string): Promise<number> {
     if (given > last) problems.push({ seq: given, jobId: null, problem: removedTailText(given, last) });
     if (problems.length === 0 && foldFailure !== null) throw (foldFailure as { error: unknown }).error;
     for (const p of problems) process.stdout.write(`event ${p.seq}${p.jobId ? ` (job ${p.jobId})` : ""}: ${p.problem}\n`);
-    process.stdout.write(problems.length === 0 ? `Verified ${basename(runDir)}: ${events} events, ${jobs.size} jobs, all as the job machine decides\n` : `${problems.length} problem(s) in ${basename(runDir)}\n`);
+    process.stdout.write(problems.length === 0 ? `Verified ${basename(runDir)}: ${events} events, ${verifier.jobsChecked} jobs, all as the job machine decides\n` : `${problems.length} problem(s) in ${basename(runDir)}\n`);
     return problems.length === 0 ? 0 : 1;
   } finally {
     reader.close();

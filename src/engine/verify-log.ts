@@ -84,6 +84,8 @@ export class LogVerifier {
   private readonly holed = new Set<string>();
   /** Events of the job streams not yet read to their end. */
   private readonly open = new Map<string, StoredEvent[]>();
+  /** Job streams read to their end. */
+  jobsChecked = 0;
 
   /** `lastOfStream`: the event is its stream's last (its job is checked now; otherwise at `finish`). */
   add(event: StoredEvent, lastOfStream = false): void {
@@ -115,6 +117,9 @@ export class LogVerifier {
 
   private close(jobId: string, list: readonly StoredEvent[]): void {
     this.open.delete(jobId);
+    this.jobsChecked += 1;
+    // Nothing of the stream follows its last event: its position is no longer needed.
+    this.lastPosition.delete(list[0]!.stream);
     if (!this.holed.has(list[0]!.stream)) this.problems.push(...verifyJobStream(jobId, list));
   }
 }

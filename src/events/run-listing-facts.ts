@@ -94,7 +94,8 @@ export function runListingFacts(db: Database.Database, path: string): RunListing
  * they differ are the matrices' job ids read, to count the jobs of all of them once.
  */
 function jobCounts(db: Database.Database, latestMatrixSize: number): Record<string, number> {
-  const matrices = db.prepare("SELECT count(DISTINCT json_extract(data, '$.matrix')) FROM events WHERE stream = 'run' AND type = 'RunStarted'").pluck().get() as number;
+  const starts = db.prepare("SELECT count(*) FROM events WHERE stream = 'run' AND type = 'RunStarted'").pluck().get() as number;
+  const matrices = starts <= 1 ? starts : (db.prepare("SELECT count(DISTINCT json_extract(data, '$.matrix')) FROM events WHERE stream = 'run' AND type = 'RunStarted'").pluck().get() as number);
   const total =
     matrices <= 1
       ? latestMatrixSize

@@ -619,6 +619,15 @@ export class RunState {
     view.iterationMarks = NO_MARKS;
   }
 
+  /**
+   * Forgets a job whose every event has been applied (a reader of the whole log that needs no
+   * run-level file: `replay --verify`), so that the state holds the jobs being read, not the
+   * matrix. A later start recreates its view, empty, as it does for a job that never ran.
+   */
+  forgetJob(jobId: string): void {
+    this.jobs.delete(jobId);
+  }
+
   /** Status of a job for resume: its latest finished status, or null if no attempt finished. */
   statusOf(jobId: string): FinishedStatus | null {
     return this.jobs.get(jobId)?.finished?.status ?? null;
