@@ -12,6 +12,8 @@
 //
 // BENCH_TMPDIR=/dev/shm npm run bench   puts the runs on another file system (default: os.tmpdir()).
 // BENCH_SIZES=100,1000,10000 npm run bench   the matrix sizes of the growth rows (#9; "" skips them).
+// BENCH_SCALE=1 npm run bench   adds row 12 from bench/scale.mjs: run, runs, replay --verify, replay and a
+//   re-run at 10,000 and 50,000 jobs (BENCH_SCALE_SIZES picks others); the 50,000-job run takes minutes.
 // Run directories hold ~5,500 small files, so the file system matters as much as the CPU.
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -31,6 +33,7 @@ const PROBE = join(ROOT, "bench", "probe.mjs");
 const LLM4AD_BRIDGE = join(ROOT, "bench", "llm4ad-bridge.mjs");
 const UI_LIVE_LATENCY = join(ROOT, "bench", "ui-live-latency.mjs");
 const JS_SANDBOX = join(ROOT, "bench", "js-sandbox.mjs");
+const SCALE = join(ROOT, "bench", "scale.mjs");
 const JOBS = 500;
 const STARTUP_RUNS = 11;
 const GROWTH_SIZES = (process.env.BENCH_SIZES ?? "100,1000,10000")
@@ -394,6 +397,12 @@ await measure("10", "dashboard live latency (bench/ui-live-latency.mjs)", "ms", 
 // 11. The JavaScript sandbox: what a fresh isolate per trainable-code call costs (its own script).
 progress("11 JavaScript sandbox: an isolate per call (bench/js-sandbox.mjs) ...");
 await measure("11", "JavaScript sandbox (bench/js-sandbox.mjs)", "ms", () => childBench("11", JS_SANDBOX, "js-sandbox", "JS sandbox"));
+
+// 12. Scale: every command's time and peak RSS at 10,000 and 50,000 jobs (its own script; minutes, so only on request).
+if (process.env.BENCH_SCALE === "1") {
+  progress("12 scale: 10,000 and 50,000 jobs (bench/scale.mjs) ...");
+  await measure("12", "scale (bench/scale.mjs)", "", () => childBench("12", SCALE, "scale", "scale"));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Report.
