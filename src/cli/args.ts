@@ -41,12 +41,14 @@ export interface VerbSpec {
   readonly summary: string;
   readonly flags: Readonly<Record<string, FlagSpec>>;
   /** Name of a positional argument, if the verb takes one. */
-  readonly positional?: { readonly name: string; readonly description: string; readonly required: boolean };
+  readonly positional?: { readonly name: string; readonly description: string; readonly required: boolean; readonly max?: number };
 }
 
 export interface ParsedArgs {
   readonly flags: Readonly<Record<string, string | boolean | undefined>>;
   readonly positional?: string;
+  /** Every positional argument, for a verb that takes several (`positional.max`). */
+  readonly positionals?: readonly string[];
   readonly help: boolean;
 }
 
@@ -104,10 +106,11 @@ export function parseVerbArgs(spec: VerbSpec, argv: readonly string[]): ParsedAr
     }
     flags[name] = value;
   }
-  if (parsed.positionals.length > 1) throw new UsageError({ verb: spec.name, problem: `unexpected argument '${parsed.positionals[1]}'` });
+  const most = spec.positional?.max ?? 1;
+  if (parsed.positionals.length > most) throw new UsageError({ verb: spec.name, problem: `unexpected argument '${parsed.positionals[most]}'` });
   const positional = parsed.positionals[0];
   if (spec.positional?.required && positional === undefined) {
     throw new UsageError({ verb: spec.name, problem: `missing <${spec.positional.name}>` });
   }
-  return { flags, help: false, ...(positional !== undefined ? { positional } : {}) };
+  return { flags, help: false, ...(positional !== undefined ? { positional } : {}), ...(most > 1 ? { positionals: parsed.positionals } : {}) };
 }
