@@ -156,26 +156,31 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     const trainers = sorted(ok.map((r) => r.trainer_id));
     expect(trainers).toEqual(["NoOpTrainer", "PrioritySearch"]);
     expect(ok.some((r) => r.task_id === "fixture:flaky" && r.trainer_id === "NoOpTrainer")).toBe(false);
-    const best = await series("best");
-    expect(best.labels).toEqual(tasks);
-    expect(best.datasets.map((d) => d.label)).toEqual(trainers);
-    for (const [i, trainer] of trainers.entries()) {
-      // No bar where a trainer has no ok job on a task (fixture:flaky under NoOpTrainer).
-      const bestOf = (task: string) => {
-        const mine = scores(ok.filter((r) => r.task_id === task && r.trainer_id === trainer));
-        return mine.length === 0 ? null : Math.max(...mine);
+    // An arm is a trainer with its params variant (a trainer without params is its name alone).
+    const armOf = (r: (typeof ok)[number]) => (r.variant === "default" ? r.trainer_id! : `${r.trainer_id} · ${r.variant}`);
+    const arms = sorted(ok.map(armOf));
+    expect(arms).toEqual(["NoOpTrainer", "PrioritySearch · ps_batches=1,ps_steps=3"]);
+    const means = await series("means");
+    expect(means.labels).toEqual(tasks);
+    expect(means.datasets.map((d) => d.label)).toEqual(arms);
+    for (const [i, arm] of arms.entries()) {
+      // The mean over seeds (not the best seed); no bar where an arm has no ok job on a task (fixture:flaky under NoOpTrainer).
+      const meanOf = (task: string) => {
+        const mine = scores(ok.filter((r) => r.task_id === task && armOf(r) === arm));
+        return mine.length === 0 ? null : mine.reduce((a, b) => a + b, 0) / mine.length;
       };
-      expect(best.datasets[i]!.data).toEqual(tasks.map(bestOf));
+      const drawn = means.datasets[i]!.data as (number | null)[];
+      tasks.forEach((task, t) => (meanOf(task) === null ? expect(drawn[t]).toBeNull() : expect(drawn[t]).toBeCloseTo(meanOf(task)!, 12)));
     }
     const byText = (points: unknown[]) => points.map((p) => JSON.stringify(p)).sort();
     const tokens = await series("tokens");
-    expect(tokens.datasets.map((d) => d.label)).toEqual(trainers);
-    for (const [i, trainer] of trainers.entries()) {
-      expect(byText(tokens.datasets[i]!.data)).toEqual(byText(ok.filter((r) => r.trainer_id === trainer).map((r) => ({ x: Number(r.total_tokens), y: Number(r.score_val) }))));
+    expect(tokens.datasets.map((d) => d.label)).toEqual(arms);
+    for (const [i, arm] of arms.entries()) {
+      expect(byText(tokens.datasets[i]!.data)).toEqual(byText(ok.filter((r) => armOf(r) === arm).map((r) => ({ x: Number(r.total_tokens), y: Number(r.score_val) }))));
     }
     const seeds = await series("seeds");
-    const groups = sorted(ok.map((r) => `${r.task_id} × ${r.trainer_id}`));
-    const groupScores = (g: string) => scores(ok.filter((r) => `${r.task_id} × ${r.trainer_id}` === g));
+    const groups = sorted(ok.map((r) => `${r.task_id} × ${armOf(r)}`));
+    const groupScores = (g: string) => scores(ok.filter((r) => `${r.task_id} × ${armOf(r)}` === g));
     expect(seeds.labels).toEqual(groups);
     expect(seeds.datasets.map((d) => d.label)).toEqual(["min – max over seeds", "one seed", "mean"]);
     expect(seeds.datasets[0]!.data).toEqual(groups.map((g) => [Math.min(...groupScores(g)), Math.max(...groupScores(g))]));
@@ -210,6 +215,10 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     await page.click('a[data-tab="leaderboard"]');
     await page.locator("[data-testid=leaderboard]").waitFor(WAIT);
     expect(await page.locator("[data-testid=leaderboard] h3").allTextContents()).toEqual(["fixture:flaky", "internal:multi_param", "internal:numeric_param"]);
+    // Each arm's variant and its mean ± std over seeds (n), as leaderboard.csv has them.
+    const board = csvRows(join(runDir, "leaderboard.csv"));
+    const cells = await page.locator("[data-testid=leaderboard] tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    expect(cells.map((c) => [c[1], c[2], /\((\d+)\)$/.exec(c[4]!)?.[1]])).toEqual(board.map((r) => [r.trainer_id, r.variant, r.n]));
 
     await page.click('a[data-tab="tokens"]');
     const byTrainer = page.locator('[data-audit="trainer"] tbody tr');
