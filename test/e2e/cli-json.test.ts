@@ -98,9 +98,10 @@ describe("run --json, aggregate.csv and files_index.json", () => {
     expect(doc.llm.cost_usd).toBe(0);
 
     const aggregate = readFileSync(join(runDir, "aggregate.csv"), "utf8").split("\r\n").filter(Boolean);
-    expect(aggregate[0]!.split(",").slice(0, 7)).toEqual(["task_id", "suite", "trainer_id", "resolved_optimizer", "llm_model", "jobs", "n"]);
+    expect(aggregate[0]!.split(",").slice(0, 7)).toEqual(["task_id", "suite", "trainer_id", "variant", "resolved_optimizer", "llm_model", "jobs"]);
     expect(aggregate).toHaveLength(3);
-    expect(aggregate[1]!.split(",").slice(5, 7)).toEqual(["3", "3"]);
+    const header = aggregate[0]!.split(",");
+    expect(["jobs", "n"].map((c) => aggregate[1]!.split(",")[header.indexOf(c)])).toEqual(["3", "3"]);
     const summary = json<{ aggregates: { n: number; score_mean: number }[] }>(readFileSync(join(runDir, "summary.json"), "utf8"));
     expect(summary.aggregates.map((a) => a.n)).toEqual([3, 3]);
 

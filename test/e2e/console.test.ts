@@ -26,7 +26,7 @@ function matrixConfig(dir: string): string {
   return path;
 }
 
-const RESULT_LINE = /^\[(\d)\/8\] (ok|failed|skipped) [0-9a-f]{12} \S+ x \S+ \(seed=1\) score_val=\S+ \d+\.\d\ds/;
+const RESULT_LINE = /^\[(\d)\/8\] (ok|failed|skipped) [0-9a-f]{12} \S+ x \S+(?: \[[^\]]+\])? \(seed=1\) score_val=\S+ \d+\.\d\ds/;
 
 function ptyRun(extraEnv: NodeJS.ProcessEnv, columns = 200) {
   const dir = tempDir();
