@@ -5,11 +5,12 @@
  *
  *   queued → building → training → evaluating → done
  *   training —BUDGET_EXHAUSTED→ evaluating → budget_exhausted (the best state so far is still scored)
+ *   evaluating —NO_VALID_CANDIDATE→ no_valid_candidate (its result is the task's failure value)
  *   any active state → failed | timeout | cancelled;  building → skipped
  */
 import { assign, setup } from "xstate";
 
-export const TERMINAL_JOB_STATES = ["done", "failed", "timeout", "skipped", "cancelled", "budget_exhausted"] as const;
+export const TERMINAL_JOB_STATES = ["done", "failed", "timeout", "skipped", "cancelled", "budget_exhausted", "no_valid_candidate"] as const;
 export type TerminalJobState = (typeof TERMINAL_JOB_STATES)[number];
 export type ActiveJobState = "building" | "training" | "evaluating";
 export type JobState = "queued" | ActiveJobState | TerminalJobState;
@@ -27,6 +28,11 @@ export type JobMachineEvent =
   | { type: "BUDGET_EXHAUSTED"; reason: string }
   /** Final (and test) evaluation recorded. */
   | { type: "EVALUATED" }
+  /**
+   * Final evaluation recorded, and neither it nor the initial one scored anything but the task's
+   * failure value (LLM4AD's −1,000,000): the job has no result to rank.
+   */
+  | { type: "NO_VALID_CANDIDATE"; reason: string }
   /** The task cannot run on this machine. */
   | { type: "SKIP"; reason: string }
   | { type: "FAIL"; reason: string }
@@ -104,6 +110,11 @@ export const jobMachine = setup({
           { guard: "budgetExhausted", target: "budget_exhausted", actions: "endWithBudgetExhausted" },
           { target: "done" },
         ],
+        // A training error is the more useful reason; otherwise (budget or not) nothing valid was found.
+        NO_VALID_CANDIDATE: [
+          { guard: "trainingFailed", target: "failed", actions: "failWithTrainingError" },
+          { target: "no_valid_candidate", actions: "recordReason" },
+        ],
         ...interruptions,
       },
     },
@@ -113,5 +124,6 @@ export const jobMachine = setup({
     skipped: { type: "final", tags: ["terminal"] },
     cancelled: { type: "final", tags: ["terminal"] },
     budget_exhausted: { type: "final", tags: ["terminal"] },
+    no_valid_candidate: { type: "final", tags: ["terminal"] },
   },
 });

@@ -24,6 +24,7 @@ const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: 
   tokens: { summary: "Audit a run's LLM calls, tokens and cost from its log, and check results.csv and summary.json", load: () => import("./tokens.js") },
   calls: { summary: "Print a run's LLM calls: prompts, replies, outcomes, tokens", load: () => import("./calls.js") },
   compare: { summary: "Compare two runs, or two arms of a run, on the jobs both ran: paired difference, interval, tests", load: () => import("./compare.js") },
+  candidates: { summary: "Print each job's candidates: scores, parents, the iteration that introduced each change", load: () => import("./candidates.js") },
   machines: { summary: "Print the job state machine (--json: the XState definition)", load: () => import("./machines.js") },
   validate: { summary: "Check a config (tasks, trainers, kwargs, matrix) without running it", load: () => import("./validate-json.js") },
   runs: { summary: "List the runs under a runs dir: status, config, job counts, tokens, cost", load: () => import("./runs.js") },

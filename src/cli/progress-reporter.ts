@@ -28,6 +28,9 @@ export interface ProgressOptions {
 const CLEAR_LINE = "\r\x1b[2K";
 const REDRAW_MS = 500;
 
+/** What a job line says of a job whose optimizer never proposed a change. */
+export const NO_SEARCH_NOTE = "no search: the optimizer never proposed a change";
+
 /** One finished job as a console line (no newline). */
 export function resultLine(
   n: number,
@@ -41,6 +44,7 @@ export function resultLine(
   const trouble = [
     attempt !== null && attempt.llm_errors > 0 ? `${attempt.llm_errors} LLM error${attempt.llm_errors === 1 ? "" : "s"}` : "",
     attempt !== null && attempt.unusable_replies > 0 ? `${attempt.unusable_replies} unusable repl${attempt.unusable_replies === 1 ? "y" : "ies"}` : "",
+    f.no_search === true ? NO_SEARCH_NOTE : "",
   ].filter(Boolean);
   const why = f.status === "ok" ? "" : ` — ${reasonLine(f.feedback)}`;
   const status = paint(color, statusColor(f.status), f.status);

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { RunReport } from "../engine/run-invocation.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
 import { llmSpending } from "./console-format.js";
+import { jobOutcomes, type JobOutcomes } from "../events/projections/job-outcomes.js";
 
 export interface RunSummaryJson {
   readonly run_id: string;
@@ -15,6 +16,8 @@ export interface RunSummaryJson {
   readonly matrix_jobs: number;
   readonly ran_jobs: number;
   readonly counts: Record<string, number>;
+  /** Jobs that improved on their initial score, found no valid candidate, did no search. */
+  readonly outcomes: JobOutcomes;
   /** Every run-level report, by the key files_index.json uses, as a path under run_dir. */
   readonly files: Record<string, string>;
   /** LLM use over every attempt (replayed replies excluded); cost_usd null when a model has no price. */
@@ -40,6 +43,7 @@ export function runSummaryJson(report: RunReport, exitCode: number, resumeComman
     matrix_jobs: report.plan.jobs.length,
     ran_jobs: report.ranJobs,
     counts,
+    outcomes: jobOutcomes(report.state.orderedJobs()),
     files: Object.fromEntries(Object.entries(RUN_FILES).map(([key, path]) => [key, join(dir, path)])),
     llm: { calls: spent.calls, failed: spent.failed, aborted: spent.aborted, ...spent.tokens, cost_usd: spent.cost },
     behind: [...report.behind],

@@ -28,6 +28,7 @@ import { RUN_FILES } from "../events/projections/run-files.js";
 import { aggregateRows } from "../events/projections/aggregates.js";
 import { resultRows } from "../events/projections/results-table.js";
 import { scoresTable } from "./scores-table.js";
+import { jobOutcomes, outcomesLine } from "../events/projections/job-outcomes.js";
 import type { LlmPreflight } from "../events/event-schema.js";
 import type { RunState } from "../events/run-state.js";
 import { formatUsd, llmSpending } from "./console-format.js";
@@ -135,6 +136,7 @@ export function summaryLines(report: RunReport, resumeWith: string): string[] {
   }
   return [
     `Jobs: ${tally} (${report.plan.jobs.length} in the matrix, ${report.ranJobs} run now)`,
+    outcomesLine(jobOutcomes(report.state.orderedJobs()), report.state.started?.mode === "stub"),
     `Run complete: ${report.plan.runId}`,
     `Run dir: ${dir}`,
     `Manifest: ${join(dir, RUN_FILES.manifest_json)}`,
@@ -149,9 +151,12 @@ export function summaryLines(report: RunReport, resumeWith: string): string[] {
   ];
 }
 
+/** A job ending so leaves the run without a result it was asked for: the run exits 1. */
+const UNSUCCESSFUL: readonly string[] = ["failed", "timeout", "cancelled", "no_valid_candidate"];
+
 export function exitCodeOf(report: RunReport): number {
   if (report.interrupted) return 130;
-  const bad = report.state.orderedJobs().some((j) => j.finished !== null && ["failed", "timeout", "cancelled"].includes(j.finished.status));
+  const bad = report.state.orderedJobs().some((j) => j.finished !== null && UNSUCCESSFUL.includes(j.finished.status));
   return bad ? 1 : 0;
 }
 

@@ -25,7 +25,7 @@ export const spec: VerbSpec = {
   },
 };
 
-const JOB_ORDER = ["ok", "failed", "timeout", "skipped", "cancelled", "not_executed"];
+const JOB_ORDER = ["ok", "no_valid_candidate", "failed", "timeout", "skipped", "cancelled", "not_executed"];
 
 function jobsText(jobs: Record<string, number>): string {
   const parts = Object.entries(jobs)

@@ -23,6 +23,12 @@ export interface TaskBundle {
   readonly logger_kwargs?: Kwargs;
   readonly metadata: Kwargs;
   /**
+   * The score the guide gives a candidate it could not evaluate (LLM4AD: −1,000,000 for an
+   * exception, a timeout or a non-finite result). A job whose result is this score found no valid
+   * candidate and ends `no_valid_candidate`. Absent: the task has no such value.
+   */
+  readonly failureScore?: number;
+  /**
    * Values the stub LLM of mode stub may propose for this task's text and code parameters, by
    * parameter name (a real model writes new ones): e.g. an LLM4AD task's alternative heuristics.
    */

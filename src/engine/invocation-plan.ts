@@ -19,13 +19,14 @@ export interface InvocationPlan {
 }
 
 /**
- * Statuses a resume mode keeps; every other matrix job runs again. A job that spent its budget
- * is a result, like ok: re-running it would spend the budget again.
+ * Statuses a resume mode keeps; every other matrix job runs again. A job that spent its budget,
+ * or searched and found no valid candidate, is a result, like ok: re-running it would spend the
+ * same again; `failed` retries the latter.
  */
 function needsRun(status: FinishedStatus | null, mode: ResumeMode, resuming: boolean): boolean {
   if (!resuming || mode === "none") return true;
-  if (mode === "auto") return status === null || !["ok", "skipped", "budget_exhausted"].includes(status);
-  return status !== null && ["failed", "timeout", "cancelled"].includes(status);
+  if (mode === "auto") return status === null || !["ok", "skipped", "budget_exhausted", "no_valid_candidate"].includes(status);
+  return status !== null && ["failed", "timeout", "cancelled", "no_valid_candidate"].includes(status);
 }
 
 /**

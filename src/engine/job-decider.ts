@@ -16,6 +16,7 @@ import type { EventBody, EventData, FinishedStatus, NewEvent } from "../events/e
 export const JOB_FACT_TYPES = [
   "EvaluationCompleted",
   "IterationCompleted",
+  "CandidateEvaluated",
   "LlmCallStarted",
   "LlmCallCompleted",
   "LlmCallFailed",
@@ -69,6 +70,7 @@ const STATUS_OF_FINAL_STATE: Readonly<Record<TerminalJobState, FinishedStatus>> 
   skipped: "skipped",
   cancelled: "cancelled",
   budget_exhausted: "budget_exhausted",
+  no_valid_candidate: "no_valid_candidate",
 };
 
 /** The status a job has when its machine ends in `state`. */

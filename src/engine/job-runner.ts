@@ -30,6 +30,8 @@ import { AttemptAbort } from "./attempt-abort.js";
 import { resolvedMetadata, type ResolvedMetadata } from "./resolved-metadata.js";
 import { LlmSource, RunLog, TaskSource, TrainerSource } from "./run-services.js";
 import { createTrainerContext } from "./trainer-context.js";
+import { CandidateLedger } from "./candidate-ledger.js";
+import { noValidCandidateReason } from "./no-valid-candidate.js";
 
 export interface JobAttempt {
   readonly spec: JobSpec;
@@ -68,6 +70,8 @@ interface Progress {
   feedback: string;
   /** The job's resolved optimizer, guide and logger with their kwargs, once its task is loaded. */
   resolved: ResolvedMetadata | null;
+  /** Training ended and its optimizer never proposed a change. */
+  noSearch: boolean;
 }
 
 /** The attempt stops early: the machine event that says how. */
@@ -89,10 +93,10 @@ const stackOf = (error: unknown) => (error instanceof Error && error.stack ? err
 const firstLine = (error: unknown) => errorText(error).split("\n")[0]!;
 const fail = (reason: string, detail?: string) => new JobStop({ type: "FAIL", reason }, detail);
 
-function evaluationFact(phase: "initial" | "final" | "test", attempt: number, result: DatasetScore): JobFact {
+function evaluationFact(phase: "initial" | "final" | "test", attempt: number, result: DatasetScore, candidate: string): JobFact {
   return {
     type: "EvaluationCompleted",
-    data: { attempt, phase, split: result.split, score: result.score, feedback: result.feedback, example_scores: [...result.exampleScores] },
+    data: { attempt, phase, split: result.split, score: result.score, feedback: result.feedback, example_scores: [...result.exampleScores], candidate },
   };
 }
 
@@ -113,6 +117,7 @@ function outcomeOf(job: JobSpec, progress: Progress, started: number): JobOutcom
     initial_values: progress.initial,
     final_values: progress.final === null ? null : progress.latest,
     best_values: progress.best,
+    ...(progress.noSearch ? { no_search: true } : {}),
   };
 }
 
@@ -190,9 +195,11 @@ async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder
   const initial = initialValues(bundle.parameters);
   progress.initial = initial;
   progress.latest = initial;
+  const ledger = new CandidateLedger(bundle.parameters, { train: bundle.train_dataset, validate: bundle.validate_dataset });
   const initialScore = await phase(abort, () => scoreDataset(bundle, initial, split, context));
   progress.initialScore = initialScore;
-  recorder.executeNow({ type: "Advance", event: { type: "BUILT" }, facts: [evaluationFact("initial", attempt, initialScore)] });
+  const initialCandidate = ledger.candidateOf(initial);
+  recorder.executeNow({ type: "Advance", event: { type: "BUILT" }, facts: [evaluationFact("initial", attempt, initialScore, initialCandidate.id)] }, initialCandidate.contents);
 
   const resolved = resolvedMetadata(job, bundle);
   progress.resolved = resolved;
@@ -208,7 +215,8 @@ async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder
           trainerKwargs: job.resolved_kwargs.trainer_kwargs,
           seed: job.seed,
           optimizer: { name: resolved.optimizer ?? defaultOptimizerFor(bundle), kwargs: resolved.optimizer_kwargs },
-          recorder: { attempt, record: (facts) => recorder.executeNow({ type: "RecordFacts", facts }) },
+          recorder: { attempt, record: (facts, contents) => recorder.executeNow({ type: "RecordFacts", facts }, contents) },
+          candidates: ledger,
           llm,
           calls,
           signal: abort.trainingSignal,
@@ -239,6 +247,7 @@ async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder
   const detail = trainerError !== undefined ? { detail: stackOf(trainerError) } : {};
   recorder.executeNow({ type: "Advance", event: ended, facts: cutOff, ...detail });
 
+  progress.noSearch = ledger.noSearch();
   const latest = progress.latest ?? initial;
   const final = await phase(abort, () => scoreDataset(bundle, latest, split, context));
   progress.final = final;
@@ -247,8 +256,13 @@ async function phases(job: JobSpec, services: JobServices, recorder: JobRecorder
   const best = progress.best;
   const testSet = bundle.test_dataset;
   if (testSet && testSet.inputs.length > 0) progress.test = await phase(abort, () => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, context));
-  const facts = [evaluationFact("final", attempt, final), ...(progress.test ? [evaluationFact("test", attempt, progress.test)] : [])];
-  recorder.executeNow({ type: "Advance", event: { type: "EVALUATED" }, facts, outcome: outcomeOf(job, progress, started) });
+  const finalCandidate = ledger.candidateOf(latest);
+  const testCandidate = progress.test ? ledger.candidateOf(best) : null;
+  const facts = [evaluationFact("final", attempt, final, finalCandidate.id), ...(progress.test && testCandidate ? [evaluationFact("test", attempt, progress.test, testCandidate.id)] : [])];
+  const outcome = outcomeOf(job, progress, started);
+  const invalid = noValidCandidateReason(bundle.failureScore, outcome.score_val, final.feedback, ended.type === "BUDGET_EXHAUSTED" ? ended.reason : null);
+  const event: JobMachineEvent = invalid === null ? { type: "EVALUATED" } : { type: "NO_VALID_CANDIDATE", reason: invalid };
+  recorder.executeNow({ type: "Advance", event, facts, outcome }, new Map([...finalCandidate.contents, ...(testCandidate?.contents ?? [])]));
 }
 
 /** The attempt's LLM calls, with the journal of the job's interrupted attempts (and their replies from the log). */
@@ -282,7 +296,7 @@ function startAttempt(job: JobAttempt, options: JobRunOptions, services: JobServ
   const abort = new AttemptAbort();
   const done = (async () => {
     const recorder = openJobRecorder(services.log, job.spec.job_id, job.history, options.onWarning);
-    const progress: Progress = { bundle: null, initial: null, initialScore: null, latest: null, final: null, test: null, best: null, feedback: "", resolved: null };
+    const progress: Progress = { bundle: null, initial: null, initialScore: null, latest: null, final: null, test: null, best: null, feedback: "", resolved: null, noSearch: false };
     const started = performance.now();
     const deadline = options.timeoutSeconds > 0 ? new Date(now + options.timeoutSeconds * 1000).toISOString() : null;
     recorder.executeNow({ type: "StartAttempt", attempt: job.attempt, invocation: options.invocation, deadline });

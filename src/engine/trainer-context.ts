@@ -17,6 +17,7 @@ import { rolloutMany } from "../opt/rollout.js";
 import type { TrainerContext } from "../opt/trainer.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
 import type { JobFact } from "./job-decider.js";
+import type { CandidateLedger } from "./candidate-ledger.js";
 
 export interface TrainerContextInput {
   readonly bundle: TaskBundle;
@@ -26,7 +27,9 @@ export interface TrainerContextInput {
   readonly seed: number;
   readonly optimizer: { readonly name: string; readonly kwargs: unknown };
   /** Records facts of the running attempt (throws when the log cannot take them). */
-  readonly recorder: { readonly attempt: number; readonly record: (facts: JobFact[]) => void };
+  readonly recorder: { readonly attempt: number; readonly record: (facts: JobFact[], contents?: ReadonlyMap<string, string>) => void };
+  /** Records every candidate the trainer evaluates (none when absent: a trainer run outside a job). */
+  readonly candidates?: CandidateLedger;
   readonly llm: Llm;
   /** Records the attempt's LLM calls (default: recorded through `recorder`, no journal, no budget). */
   readonly calls?: JobCalls;
@@ -37,7 +40,8 @@ export interface TrainerContextInput {
 
 export function createTrainerContext(input: TrainerContextInput): TrainerContext {
   const { bundle, recorder, signal } = input;
-  const counters = { evaluations: 0 };
+  const counters = { evaluations: 0, iterations: 0 };
+  const ledger = input.candidates;
   let notes: string[] = [];
   const kwargs = toPlain(input.trainerKwargs);
   const concurrency = typeof kwargs.num_threads === "number" && kwargs.num_threads > 0 ? kwargs.num_threads : 1;
@@ -65,11 +69,12 @@ export function createTrainerContext(input: TrainerContextInput): TrainerContext
         ...(notes.length > 0 ? { notes } : {}),
       };
       notes = [];
+      counters.iterations += 1;
       recorder.record([{ type: "IterationCompleted", data }]);
     },
-    createOptimizer: () => countingReplies(createOptimizer(input.optimizer.name, optimizerKwargs, llm), calls),
-    rollout: (values, examples, request = {}) =>
-      rolloutMany(bundle.agent, bundle.guide, values, examples, {
+    createOptimizer: () => countingReplies(createOptimizer(input.optimizer.name, optimizerKwargs, llm), calls, ledger),
+    rollout: async (values, examples, request = {}) => {
+      const rollouts = await rolloutMany(bundle.agent, bundle.guide, values, examples, {
         signal,
         concurrency,
         log: (text) => recorder.record([{ type: "TaskOutput", data: { attempt: recorder.attempt, text } }]),
@@ -77,9 +82,21 @@ export function createTrainerContext(input: TrainerContextInput): TrainerContext
         onEvaluation: () => {
           counters.evaluations += 1;
         },
-      }),
-    problem: (values, rollouts, feedbackSuffix) =>
-      buildProblem({ parameters: bundle.parameters, values, agent: bundle.agent, rollouts, ...(feedbackSuffix !== undefined ? { feedbackSuffix } : {}) }),
+      });
+      if (ledger !== undefined) {
+        const { fact, contents } = ledger.evaluated(recorder.attempt, counters.iterations + 1, values, examples, rollouts);
+        recorder.record([fact], contents);
+      }
+      return rollouts;
+    },
+    problem: (values, rollouts, feedbackSuffix) => {
+      const problem = buildProblem({ parameters: bundle.parameters, values, agent: bundle.agent, rollouts, ...(feedbackSuffix !== undefined ? { feedbackSuffix } : {}) });
+      ledger?.problemBuilt(problem, values);
+      return problem;
+    },
+    derived(values, parents) {
+      ledger?.derived(values, parents);
+    },
     note(text) {
       notes.push(text);
     },
@@ -106,8 +123,8 @@ export function unusableReason(proposal: Proposal): string | null {
   return proposal.notes.length > 0 ? `no proposed value could be used: ${proposal.notes.join("; ")}` : null;
 }
 
-/** The optimizer, counting each reply as usable or not (forks count too). */
-function countingReplies(optimizer: Optimizer, calls: JobCalls): Optimizer {
+/** The optimizer, counting each reply as usable or not, and noting the candidate it proposes (forks count too). */
+function countingReplies(optimizer: Optimizer, calls: JobCalls, ledger: CandidateLedger | undefined): Optimizer {
   return {
     get name() {
       return optimizer.name;
@@ -116,8 +133,9 @@ function countingReplies(optimizer: Optimizer, calls: JobCalls): Optimizer {
       const proposal = await optimizer.propose(problem, signal);
       const reason = unusableReason(proposal);
       calls.noteReply(reason === null, reason ?? "");
+      ledger?.proposed(problem, proposal);
       return proposal;
     },
-    fork: () => countingReplies(optimizer.fork(), calls),
+    fork: () => countingReplies(optimizer.fork(), calls, ledger),
   };
 }

@@ -105,6 +105,8 @@ export const EvaluationCompleted = Schema.Struct({
   score: Score,
   feedback: Schema.String,
   example_scores: Schema.Array(Schema.Number),
+  /** The candidate evaluated (see CandidateEvaluated); absent in logs written before candidates were recorded. */
+  candidate: Schema.optional(Schema.String),
 });
 
 export const IterationCompleted = Schema.Struct({
@@ -124,6 +126,30 @@ export const IterationCompleted = Schema.Struct({
 
 /** A stored text (a prompt message, a reply), by the hash of its content: see content-store.ts. */
 const ContentRef = Schema.String;
+
+/**
+ * One evaluation of a candidate while the trainer searched (a rollout of its values on a batch of
+ * examples). `candidate` is the content ref of the candidate's trainable values as canonical JSON,
+ * whose text is in the content table: the candidate's id and its values at once. Feedback texts
+ * are stored there too, once each. Initial, final and test evaluations are EvaluationCompleted.
+ */
+export const CandidateEvaluated = Schema.Struct({
+  attempt: Schema.Number,
+  candidate: ContentRef,
+  /** The candidates the optimizer was shown when it proposed this one; [] for the initial values and any the trainer made itself. */
+  parents: Schema.Array(ContentRef),
+  /** 1-based: the training iteration under way (the IterationCompleted that follows it). */
+  iteration: Schema.Number,
+  /** Where its examples come from: `train`, `validate`, or `other`. */
+  split: Schema.String,
+  /** Mean over the examples; null when one has no score. */
+  score: Score,
+  example_scores: Schema.Array(Score),
+  /** Per-metric means of a multi-objective guide. */
+  scores: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number })),
+  /** Each example's feedback, by content ref. */
+  feedback: Schema.Array(ContentRef),
+});
 const LlmRoleName = Schema.String;
 
 /**
@@ -205,7 +231,7 @@ export const TaskOutput = Schema.Struct({ attempt: Schema.Number, text: Schema.S
 /** An optimizer reply that could not be applied (unreadable, or no value usable). */
 export const ReplyUnusable = Schema.Struct({ attempt: Schema.Number, reason: Schema.String });
 
-export const FINISHED_STATUSES = ["ok", "failed", "skipped", "timeout", "cancelled", "budget_exhausted"] as const;
+export const FINISHED_STATUSES = ["ok", "failed", "skipped", "timeout", "cancelled", "budget_exhausted", "no_valid_candidate"] as const;
 export type FinishedStatus = (typeof FINISHED_STATUSES)[number];
 
 export const ParameterInfo = Schema.Struct({ name: Schema.String, kind: Schema.String, trainable: Schema.Boolean });
@@ -228,6 +254,8 @@ export const JobFinished = Schema.Struct({
     guide_kwargs: JsonRecord,
     logger_kwargs: JsonRecord,
   }),
+  /** Set (true) when the optimizer was asked and never proposed a change: the job did no search (the stub with nothing to offer). */
+  no_search: Schema.optional(Schema.Boolean),
   /** The agent and its parameters, to render state snapshots; null when the bundle never loaded. */
   agent: Schema.NullOr(Schema.String),
   parameters: Schema.Array(ParameterInfo),
@@ -254,6 +282,7 @@ export const EVENT_DATA = {
   JobTransitioned,
   EvaluationCompleted,
   IterationCompleted,
+  CandidateEvaluated,
   LlmCallStarted,
   LlmCallCompleted,
   LlmCallFailed,
@@ -275,6 +304,7 @@ export const JOB_EVENT_TYPES: ReadonlySet<EventType> = new Set([
   "JobTransitioned",
   "EvaluationCompleted",
   "IterationCompleted",
+  "CandidateEvaluated",
   "LlmCallStarted",
   "LlmCallCompleted",
   "LlmCallFailed",

@@ -64,6 +64,7 @@ export interface JobView {
 }
 
 export interface FinishedAttempt extends JobFinishedData {
+  readonly no_search: boolean;
   readonly ts: string;
   readonly tokens: TokenTotals;
   readonly llm_calls: number;
@@ -99,6 +100,8 @@ function finishedAttempt(base: JobFinishedData & Partial<FinishedAttempt>, set: 
     initial_values: or(set.initial_values, base.initial_values),
     final_values: or(set.final_values, base.final_values),
     best_values: or(set.best_values, base.best_values),
+    // Only ever recorded as true: absent (older logs, a job that searched) reads false.
+    no_search: or(set.no_search, base.no_search) === true,
     ts: or(set.ts, base.ts),
     tokens: or(set.tokens, base.tokens),
     llm_calls: or(set.llm_calls, base.llm_calls),
@@ -175,6 +178,7 @@ const KEPT_FINISHED_FIELDS = Object.keys({
   time_seconds: true,
   resolved: true,
   agent: true,
+  no_search: true,
   ts: true,
   tokens: true,
   llm_calls: true,
@@ -538,6 +542,7 @@ export class RunState {
       case "LlmCallStarted":
       case "JournalDiverged":
       case "TaskOutput":
+      case "CandidateEvaluated":
         return;
       case "JobFinished": {
         const data = event.data;

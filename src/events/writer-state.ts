@@ -11,7 +11,7 @@ import { LEAN_FOLD_TYPES, RunState } from "./run-state.js";
 
 const SNAPSHOT = "writer-state";
 /** Changes whenever the lean fold or its snapshot's shape does: a snapshot of another format is ignored. */
-const FORMAT = `4:${LEAN_FOLD_TYPES.join(",")}`;
+const FORMAT = `5:${LEAN_FOLD_TYPES.join(",")}`;
 
 /** The writer's lean state of the log `store` holds: its snapshot, if usable, and what came after. */
 export function openWriterState(store: EventStore): RunState {

@@ -51,6 +51,11 @@ export interface TrainerContext {
   problem(values: ParameterValues, rollouts: readonly Rollout[], feedbackSuffix?: string): ProblemInstance;
   /** A remark for the next IterationCompleted (unreadable replies, rejected updates). */
   note(text: string): void;
+  /**
+   * The trainer made `values` from `parents` without the optimizer (a merge): its candidate's
+   * parents on record. A proposal's parent is known without this.
+   */
+  derived?(values: ParameterValues, parents: readonly ParameterValues[]): void;
 }
 
 export interface TrainerResult {

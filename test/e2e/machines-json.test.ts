@@ -43,7 +43,7 @@ describe("trace-bench machines --json", () => {
     expect(printed).toEqual(shapeOf(jobMachine));
     // The comparison covers something: every state, the guarded EVALUATED branches, the final states.
     const finals = Object.entries(printed.states).filter(([, s]) => (s as { type: string }).type === "final").map(([id]) => id);
-    expect(finals.sort()).toEqual(["job.budget_exhausted", "job.cancelled", "job.done", "job.failed", "job.skipped", "job.timeout"]);
+    expect(finals.sort()).toEqual(["job.budget_exhausted", "job.cancelled", "job.done", "job.failed", "job.no_valid_candidate", "job.skipped", "job.timeout"]);
     expect((printed.states["job.evaluating"] as { on: Record<string, { guard: string | null }[]> }).on.EVALUATED!.map((t) => t.guard)).toEqual(["trainingFailed", "budgetExhausted", null]);
   });
 
@@ -53,6 +53,7 @@ describe("trace-bench machines --json", () => {
       [{ type: "START" }, { type: "BUILT" }, { type: "TRAINED" }, { type: "EVALUATED" }],
       [{ type: "START" }, { type: "BUILT" }, { type: "TRAINING_FAILED", reason: "boom" }, { type: "EVALUATED" }],
       [{ type: "START" }, { type: "BUILT" }, { type: "BUDGET_EXHAUSTED", reason: "tokens" }, { type: "EVALUATED" }],
+      [{ type: "START" }, { type: "BUILT" }, { type: "TRAINED" }, { type: "NO_VALID_CANDIDATE", reason: "every score -1e6" }],
       [{ type: "START" }, { type: "SKIP", reason: "no lean" }],
       [{ type: "START" }, { type: "BUILT" }, { type: "TIME_OUT", reason: "600 s" }],
       [{ type: "CANCEL", reason: "SIGINT" }],

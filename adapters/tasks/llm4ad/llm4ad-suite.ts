@@ -196,6 +196,7 @@ export class Llm4adSuite implements TaskSuite {
       train_dataset: { inputs: [loaded.task_description], infos: [{ imports: loaded.import_header, entry: loaded.entry }] },
       optimizer_kwargs: { objective: loaded.objective_text, memory_size: 10 },
       metadata: { entry: loaded.entry, function_signature: loaded.function_signature, eval_class: loaded.eval_class, benchmark: true },
+      failureScore: PENALTY_SCORE,
       stubAlternatives: { __code: [code, ...loaded.stub_alternatives] as JsonValue[] },
     };
   }

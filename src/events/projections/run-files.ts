@@ -7,6 +7,8 @@ import { jobIdentityFields } from "../../config/matrix.js";
 import type { JobView, RunState } from "../run-state.js";
 import { reportedCost, zeroCost, zeroTokens, type CostTotal, type LlmUse } from "../run-state.js";
 import { aggregateCsv, aggregateRows, comparisonKey, mean, sampleStd, tidy, type AggregateRow } from "./aggregates.js";
+
+import { jobOutcomes } from "./job-outcomes.js";
 import { csvCell, csvLine, jsonArtifact } from "./artifact-format.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
 import { jobLlmInfo } from "./job-llm-info.js";
@@ -77,6 +79,8 @@ export function summaryJson(state: RunState, rows: readonly ResultRow[], aggrega
     total_jobs: rows.length,
     matrix_jobs: started?.matrix.length ?? 0,
     not_executed: state.orderedJobs().filter((j) => j.finished === null).length,
+    // How many improved on their initial score, found no valid candidate, did no search (job ids).
+    outcomes: jobOutcomes(state.orderedJobs()),
     token_totals: tokens,
     // Tokens of every attempt, including attempts that were cancelled, crashed or re-run.
     token_totals_all_attempts: spent,

@@ -304,6 +304,8 @@ export async function runGepa(context: TrainerContext, variant: GepaVariant, obs
       triedPairs.add(key);
       const values = uniformMerge(a.values, b.values, names, randomRng);
       const pair = `#${a.id}×#${b.id}`;
+      // On record as a child of both parents (as the agent holds each).
+      context.derived?.({ ...held, ...values }, [{ ...held, ...a.values }, { ...held, ...b.values }]);
       const scored = await evaluate(values);
       evaluated.push({ values, evalVector: scored.evalVector });
       if (scored.mean > Math.max(a.mean, b.mean)) {

@@ -37,6 +37,19 @@ describe("job machine: legal transitions", () => {
     expect(() => run({ type: "START" }, { type: "BUDGET_EXHAUSTED", reason })).toThrow(IllegalJobTransition);
   });
 
+  it("an evaluation with no valid candidate ends no_valid_candidate with its reason, after a budget stop too; a training error still wins", () => {
+    const evaluated = (...before: JobMachineEvent[]) => stepJob(run({ type: "START" }, { type: "BUILT" }, ...before), { type: "NO_VALID_CANDIDATE", reason: "nothing valid" });
+    const plain = evaluated({ type: "TRAINED" });
+    expect(jobStateOf(plain)).toBe("no_valid_candidate");
+    expect(isTerminal(plain)).toBe(true);
+    expect(plain.context.reason).toBe("nothing valid");
+    expect(jobStateOf(evaluated({ type: "BUDGET_EXHAUSTED", reason }))).toBe("no_valid_candidate");
+    const failed = evaluated({ type: "TRAINING_FAILED", reason: "boom" });
+    expect(jobStateOf(failed)).toBe("failed");
+    expect(failed.context.reason).toBe("boom");
+    expect(() => run({ type: "START" }, { type: "BUILT" }, { type: "NO_VALID_CANDIDATE", reason })).toThrow(IllegalJobTransition);
+  });
+
   it("building can end skipped", () => {
     const s = run({ type: "START" }, { type: "SKIP", reason });
     expect(jobStateOf(s)).toBe("skipped");
@@ -108,8 +121,8 @@ describe("job machine definition", () => {
   it("exports as JSON with every state", () => {
     const json = JSON.parse(JSON.stringify(jobMachine.toJSON())) as { id: string; states: Record<string, { type: string }> };
     expect(json.id).toBe("job");
-    expect(Object.keys(json.states)).toEqual(["queued", "building", "training", "evaluating", "done", "failed", "timeout", "skipped", "cancelled", "budget_exhausted"]);
-    for (const s of ["done", "failed", "timeout", "skipped", "cancelled", "budget_exhausted"]) expect(json.states[s]!.type).toBe("final");
+    expect(Object.keys(json.states)).toEqual(["queued", "building", "training", "evaluating", "done", "failed", "timeout", "skipped", "cancelled", "budget_exhausted", "no_valid_candidate"]);
+    for (const s of ["done", "failed", "timeout", "skipped", "cancelled", "budget_exhausted", "no_valid_candidate"]) expect(json.states[s]!.type).toBe("final");
   });
 
   it("stepping is pure: the same snapshot and event always give the same state", () => {
