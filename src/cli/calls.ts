@@ -10,7 +10,8 @@ import { UsageError } from "./args.js";
 import { RunQueryError, withRunLog } from "./run-log.js";
 import { callsOfStep, contentRefsOf, stepsOf, transcriptEntries, type TranscriptEntry } from "../events/projections/call-transcript.js";
 import { llmCallRecords } from "../events/projections/llm-call-records.js";
-import { matrixJobs } from "../events/projections/token-audit.js";
+import { cutOffBound, type CutOffBound } from "../events/projections/cut-off-calls.js";
+import { matrixJobs, PREFLIGHT_KEY, preflightCallRecords, promptTokensByHash } from "../events/projections/token-audit.js";
 
 export const spec: VerbSpec = {
   name: "calls",
@@ -30,7 +31,13 @@ export const spec: VerbSpec = {
 const NOT_STORED = "(not stored)";
 const indent = (text: string) => text.split("\n").map((line) => (line === "" ? "" : `    ${line}`)).join("\n");
 
-function outcomeText(e: TranscriptEntry): string {
+/** What a call cut off without a bill may have cost, at most. */
+function boundText(bound: CutOffBound | undefined): string {
+  if (bound === undefined || bound.tokens === null) return "tokens unknown";
+  return `billed at most ${bound.tokens} tokens (${bound.prompt_tokens} prompt${bound.prompt_known ? "" : " at most"} + max_tokens ${bound.completion_tokens})`;
+}
+
+function outcomeText(e: TranscriptEntry, bound?: CutOffBound): string {
   const tokens = `${e.prompt_tokens}+${e.completion_tokens}=${e.total_tokens} tokens${e.cached_tokens ? ` (${e.cached_tokens} cached)` : ""}${e.estimated ? " (estimated)" : ""}`;
   const latency = e.latency_ms === null ? "" : `, ${e.latency_ms} ms`;
   switch (e.outcome) {
@@ -41,15 +48,20 @@ function outcomeText(e: TranscriptEntry): string {
     case "failed":
       return `failed (${e.error})${latency}`;
     case "aborted":
-      return `aborted (${e.error})${latency}; tokens unknown`;
+      return `aborted (${e.error})${latency}; ${boundText(bound)}`;
     case "lost":
-      return "lost: no outcome in the log (the process stopped mid-call); tokens unknown";
+      return `lost: no outcome in the log (the process stopped mid-call; a resume sends it again); ${boundText(bound)}`;
   }
 }
 
-function entryText(e: TranscriptEntry): string {
+function entryText(e: TranscriptEntry, bound?: CutOffBound): string {
   const call = e.call === null ? "call ?" : `call ${e.call}`;
-  const lines = [`=== job ${e.job_id} attempt ${e.attempt} ${call} (event ${e.seq}): ${e.role} ${e.model}: ${outcomeText(e)}`];
+  const who = e.job_id === PREFLIGHT_KEY ? `preflight of invocation ${e.attempt}` : `job ${e.job_id} attempt ${e.attempt} ${call}`;
+  const lines = [`=== ${who} (event ${e.seq}): ${e.role} ${e.model}: ${outcomeText(e, bound)}`];
+  if (e.job_id === PREFLIGHT_KEY) {
+    lines.push("--- prompt and reply: not stored (the fixed preflight request, recorded with RunStarted)");
+    return lines.join("\n");
+  }
   if (e.messages === null) lines.push(`--- prompt: ${NOT_STORED}`);
   for (const m of e.messages ?? []) lines.push(`--- prompt [${m.role}]`, indent(m.text ?? NOT_STORED));
   if (e.outcome === "completed" || e.outcome === "replayed") lines.push("--- reply", indent(e.reply ?? NOT_STORED));
@@ -67,12 +79,15 @@ export async function execute(args: ParsedArgs): Promise<number> {
   const runDir = args.positional!;
   const jobId = typeof args.flags.job === "string" ? args.flags.job : null;
   const step = parseStep(args.flags.step as string | undefined);
+  const bounds = new Map<number, CutOffBound>();
   const entries = withRunLog("calls", runDir, ({ events, contents }) => {
     const jobs = matrixJobs(events).specs;
     if (jobId !== null && !jobs.has(jobId)) {
       throw new RunQueryError({ problem: `unknown job '${jobId}' in ${runDir}; list its jobs with 'trace-bench tokens ${runDir}'` });
     }
-    let records = llmCallRecords(events).filter((r) => jobId === null || r.job_id === jobId);
+    const all = llmCallRecords(events);
+    const promptByHash = promptTokensByHash(all);
+    let records = all.filter((r) => jobId === null || r.job_id === jobId);
     if (step !== null) {
       const ofStep = callsOfStep(events.filter((e) => jobId === null || e.job_id === jobId), records, step);
       if (ofStep === null) {
@@ -82,6 +97,9 @@ export async function execute(args: ParsedArgs): Promise<number> {
       }
       records = ofStep;
     }
+    // The run's preflight requests belong to no job or step: listed with the whole run's calls.
+    if (jobId === null && step === null) records = [...preflightCallRecords(events), ...records].sort((a, b) => a.seq - b.seq);
+    for (const r of records) if (r.started !== null && (r.outcome === "aborted" || r.outcome === "lost")) bounds.set(r.seq, cutOffBound(r.started, promptByHash));
     return transcriptEntries(records, contents(contentRefsOf(records)));
   });
   if (args.flags.json === true) {
@@ -89,6 +107,6 @@ export async function execute(args: ParsedArgs): Promise<number> {
     return 0;
   }
   if (entries.length === 0) process.stdout.write("no LLM calls\n");
-  else process.stdout.write(`${entries.map(entryText).join("\n\n")}\n`);
+  else process.stdout.write(`${entries.map((e) => entryText(e, bounds.get(e.seq))).join("\n\n")}\n`);
   return 0;
 }

@@ -19,9 +19,14 @@ import { configProblems } from "../engine/config-checks.js";
 import { loggerFlagProblem } from "../engine/trainer-loggers.js";
 import { LlmSource, TaskSource, TrainerSource } from "../engine/run-services.js";
 import type { LlmError } from "../llm/llm-error.js";
-import { preflight } from "../llm/preflight.js";
+import { PREFLIGHT_REQUEST, preflight } from "../llm/preflight.js";
+import { NOTHING, type Spend } from "../llm/budget-ledger.js";
+import { earlierSpending } from "../llm/earlier-spending.js";
+import { requestWorstCase } from "../llm/request-worst-case.js";
+import { EventReader } from "../events/event-reader.js";
+import { BUDGET_STOPPED_EXIT, budgetLine, budgetSpent, continueLine, jobsLeftByBudget } from "./budget-report.js";
 import { costOf, loadPriceTable, priceOf } from "../llm/pricing.js";
-import { RunCalls } from "../llm/run-calls.js";
+import { RunCalls, type PriceOf } from "../llm/run-calls.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import { findTrainer } from "../opt/trainer-catalog.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
@@ -160,6 +165,16 @@ export function exitCodeOf(report: RunReport): number {
   return bad ? 1 : 0;
 }
 
+/** What a resumed run's earlier invocations spent, from its log (read-only: the writer lock is taken later). */
+function spentBefore(runDir: string, price: PriceOf): Spend {
+  const reader = EventReader.open(runDir);
+  try {
+    return earlierSpending(reader.readAfter(0), price);
+  } finally {
+    reader.close();
+  }
+}
+
 /** A new run that stops before its first event leaves no directory behind (a resumed one is kept). */
 function abandonFreshRunDir(plan: RunPlan): void {
   if (plan.resuming) return;
@@ -226,11 +241,15 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   const progress = new ProgressReporter(humanOut, plan.jobs.length);
   let stopRun = (_error: LlmError) => {};
   const prices = loadPriceTable(plan.config.pricing);
+  // The stub is free; a real model without a price costs null, never a guess.
+  const price: PriceOf = plan.config.mode === "stub" ? () => 0 : (model, usage) => costOf(prices, model, usage);
+  const { max_tokens_per_run, max_cost_per_run } = plan.config.budget;
   const calls = new RunCalls({
     journaling: plan.config.mode === "real",
-    // The stub is free; a real model without a price costs null, never a guess.
-    price: plan.config.mode === "stub" ? () => 0 : (model, usage) => costOf(prices, model, usage),
+    price,
     budget: plan.config.budget,
+    // A resumed run's budget starts from what its earlier invocations spent (read before the preflight, which it pays for too).
+    ...(plan.resuming && (max_tokens_per_run != null || max_cost_per_run != null) ? { spent: spentBefore(plan.runDir, price) } : {}),
     onRunStopped: (error) => stopRun(error),
   });
   const preflightRecords: LlmPreflight[] = [];
@@ -243,8 +262,17 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
       throw new ConfigError({ problems: [`budget: a cost budget needs a price for model '${unpriced.model}'; add it under pricing: in the config (USD per 1M tokens: {input, output})`] });
     }
     for (const llm of llms) {
-      const checked = await preflight(llm);
       const which = llms.length > 1 ? ` for model '${llm.model}'` : "";
+      // The preflight is billed too: it is sent only when its worst case fits the run's budget.
+      const shape = requestWorstCase(PREFLIGHT_REQUEST);
+      const worst = { tokens: shape.tokens, cost: price(llm.model, { prompt_tokens: shape.prompt_tokens_at_most, completion_tokens: PREFLIGHT_REQUEST.maxTokens, total_tokens: shape.tokens }) ?? 0 };
+      const refused = calls.ledger.reserve(worst);
+      if (refused !== null) {
+        process.stderr.write(`trace-bench: warning: the LLM preflight request${which} was not sent: ${refused.reason}\n`);
+        continue;
+      }
+      const checked = await preflight(llm);
+      calls.ledger.settle(worst, checked.ok ? { tokens: checked.response.usage.total_tokens, cost: price(llm.model, checked.response.usage) ?? 0 } : NOTHING);
       if (!checked.ok && checked.blocking) {
         abandonFreshRunDir(plan);
         process.stderr.write(`trace-bench: the LLM preflight request${which} failed (${checked.error.kind}): ${checked.error.message}; no job was started\n`);
@@ -289,17 +317,23 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   try {
     const report = await handle.done;
     progress.stop();
-    const closing = summaryLines(report, resumeCommand(args, plan, loaded.config.runs_dir));
+    const resumeWith = resumeCommand(args, plan, loaded.config.runs_dir);
+    const spentOnBudgets = budgetSpent(plan.config.budget, calls);
+    const closing = [...summaryLines(report, resumeWith), ...budgetLine(spentOnBudgets)];
     const refused = calls.stoppedBy;
+    // Stopped by the run's budget with matrix jobs never started: the run is not done.
+    const leftByBudget = report.interrupted ? 0 : jobsLeftByBudget(report.state.notRun);
+    const exitCode = refused !== null ? 2 : leftByBudget > 0 ? BUDGET_STOPPED_EXIT : exitCodeOf(report);
     if (json) {
-      const resume = closing.find((line) => line.startsWith("Resume with: "))?.slice("Resume with: ".length) ?? null;
-      process.stdout.write(`${JSON.stringify(runSummaryJson(report, refused !== null ? 2 : exitCodeOf(report), resume), null, 2)}\n`);
+      const resume = closing.find((line) => line.startsWith("Resume with: "))?.slice("Resume with: ".length) ?? (leftByBudget > 0 ? resumeWith : null);
+      process.stdout.write(`${JSON.stringify({ ...runSummaryJson(report, exitCode, resume), budget: spentOnBudgets }, null, 2)}\n`);
     } else process.stdout.write(`${closing.join("\n")}\n`);
     if (refused !== null) {
       process.stderr.write(`trace-bench: run stopped: the LLM refused it (${refused.kind}): ${refused.message}; fix the key or model, then resume\n`);
       return 2;
     }
-    return exitCodeOf(report);
+    if (leftByBudget > 0) process.stderr.write(`${continueLine(leftByBudget, calls.runBudgetSpent() ?? "", configPath, resumeWith)}\n`);
+    return exitCode;
   } finally {
     progress.stop();
     stopListening();

@@ -16,7 +16,7 @@ import { reconcile, type CheckedValue, type FileRead, type Mismatch, type Reconc
 export const spec: VerbSpec = {
   name: "tokens",
   summary:
-    "Print the LLM calls (completed, replayed, failed, aborted, lost), tokens and cost of a run from its event log, per job or --by task|trainer|model|role, then check them against results.csv and summary.json (exit 1 on a mismatch).",
+    "Print the LLM calls (completed, replayed, failed, aborted, lost; the preflight included), billed tokens, what aborted and lost calls may have cost at most, and cost of a run from its event log, per job or --by task|trainer|model|role, then check them against results.csv and summary.json (exit 1 on a mismatch).",
   flags: {
     by: { type: "string", value: "GROUP", choices: AUDIT_GROUPINGS, description: "Group by job (default), task, trainer, model or role." },
     json: { type: "boolean", description: "Print one JSON object: groups, totals and reconciliation." },
@@ -54,18 +54,28 @@ function groupCells(group: UsageGroup, withJob: boolean): string[] {
   const c = group.calls;
   const job = withJob ? [group.job?.task_id ?? "", group.job?.trainer_id ?? "", group.job === undefined ? "" : String(group.job.seed)] : [];
   const b = group.billed;
-  return [group.key, ...job, ...[c.completed, c.replayed, c.failed, c.aborted, c.lost, b.prompt_tokens, b.completion_tokens, b.cached_tokens, b.total_tokens, group.replayed.total_tokens].map(String), cost(group.cost_usd)];
+  const lost = group.lost_at_most;
+  const lostAtMost = lost.unbounded > 0 ? "unknown" : String(lost.total_tokens);
+  return [group.key, ...job, ...[c.completed, c.replayed, c.failed, c.aborted, c.lost, b.prompt_tokens, b.completion_tokens, b.cached_tokens, b.total_tokens].map(String), lostAtMost, String(group.replayed.total_tokens), cost(group.cost_usd)];
 }
 
 function auditText(audit: TokenAudit): string {
   const withJob = audit.by === "job";
-  const header = [audit.by, ...(withJob ? ["task", "trainer", "seed"] : []), "completed", "replayed", "failed", "aborted", "lost", "prompt", "completion", "cached", "total", "replayed_total", "cost_usd"];
+  const header = [audit.by, ...(withJob ? ["task", "trainer", "seed"] : []), "completed", "replayed", "failed", "aborted", "lost", "prompt", "completion", "cached", "total", "lost_at_most", "replayed_total", "cost_usd"];
   const firstNumber = withJob ? 3 : 1;
   const right = new Set(header.map((_, i) => i).filter((i) => i >= firstNumber));
   const totals = groupCells(audit.totals, withJob);
   const rows = [...audit.groups.map((g) => groupCells(g, withJob)), totals];
   const lines = [textTable(header, rows, right)];
-  lines.push("prompt..total: tokens billed (completed calls); replayed_total: tokens of calls answered from an interrupted attempt's journal (not sent, not billed)");
+  lines.push("prompt..total: tokens billed and known (completed calls, the preflight included); replayed_total: tokens of calls answered from an interrupted attempt's journal (not sent, not billed)");
+  const lost = audit.totals.lost_at_most;
+  const cutOff = audit.totals.calls.aborted + audit.totals.calls.lost;
+  if (cutOff > 0) {
+    const bound = lost.unbounded > 0 ? `unknown for ${lost.unbounded} of them (logged without their max_tokens)` : `at most ${lost.total_tokens} tokens (${lost.prompt_tokens} prompt + ${lost.completion_tokens} completion at most)`;
+    lines.push(
+      `lost_at_most: the ${cutOff} aborted or lost call(s) may have been billed without the log knowing: ${bound}; the provider's bill lies between total and total + lost_at_most`,
+    );
+  }
   if (audit.totals.estimated) lines.push("tokens are estimated (stub LLM), not counted by a provider");
   if (audit.totals.cost_usd === null) lines.push("cost_usd unknown: some billed call's model has no price (see configs/pricing.yaml)");
   return lines.join("\n");
@@ -78,7 +88,7 @@ function mismatchLine(m: Mismatch): string {
   return `mismatch: ${where} ${m.column}: events ${shown(m.events)}, file ${shown(m.found)}`;
 }
 
-function reconciliationText(r: Reconciliation, runFinished: boolean): string {
+function reconciliationText(r: Reconciliation, runFinished: boolean, audit: TokenAudit): string {
   const lines: string[] = [];
   const files = [
     ["results.csv", r.results_csv],
@@ -91,7 +101,13 @@ function reconciliationText(r: Reconciliation, runFinished: boolean): string {
     if (!runFinished) lines.push("note: the run has not finished (going, interrupted or crashed): its files may lag the log");
     lines.push(`not reconciled: ${r.mismatches.length} mismatch(es) between the event log and the files (the log is the source of truth; 'trace-bench replay <run_dir>' rebuilds the files)`);
   } else if (checked.length === 0) lines.push("not reconciled: no results.csv or summary.json to check");
-  else lines.push(`reconciled: events${checked.length === 2 ? ", results.csv and summary.json agree" : ` and ${checked[0]} agree`}`);
+  else {
+    const files = checked.length === 2 ? ", results.csv and summary.json agree" : ` and ${checked[0]} agree`;
+    const cutOff = audit.totals.calls.aborted + audit.totals.calls.lost;
+    // The files can only agree on what the log knows: calls cut off without a bill are not reconciled.
+    if (cutOff === 0) lines.push(`reconciled: events${files}`);
+    else lines.push(`known tokens only: events${files} on the billed tokens; not known: what ${cutOff} aborted or lost call(s) were billed (see lost_at_most)`);
+  }
   return lines.join("\n");
 }
 
@@ -105,9 +121,10 @@ export async function execute(args: ParsedArgs): Promise<number> {
   }));
   const ok = reconciliation.mismatches.length === 0;
   if (args.flags.json === true) {
-    process.stdout.write(`${JSON.stringify({ run_dir: runDir, run_finished: finished, ...audit, reconciliation: { ...reconciliation, reconciled: ok } }, null, 2)}\n`);
+    const everyTokenKnown = audit.totals.calls.aborted + audit.totals.calls.lost === 0;
+    process.stdout.write(`${JSON.stringify({ run_dir: runDir, run_finished: finished, ...audit, reconciliation: { ...reconciliation, reconciled: ok, every_token_known: everyTokenKnown } }, null, 2)}\n`);
   } else {
-    process.stdout.write(`${auditText(audit)}\n\n${reconciliationText(reconciliation, finished)}\n`);
+    process.stdout.write(`${auditText(audit)}\n\n${reconciliationText(reconciliation, finished, audit)}\n`);
   }
   return ok ? 0 : 1;
 }

@@ -16,6 +16,7 @@ import * as Either from "effect/Either";
 import type { JobMachineEvent, TerminalJobState } from "../../machines/job.machine.js";
 import { toPlain } from "../config/kwargs.js";
 import { journalFromHistory } from "../llm/call-journal.js";
+import { cutOffCalls } from "../events/projections/cut-off-calls.js";
 import { BudgetExhausted, JobCalls } from "../llm/job-calls.js";
 import type { JobSpec } from "../config/matrix.js";
 import type { EventBody, FinishedStatus } from "../events/event-schema.js";
@@ -280,6 +281,8 @@ function jobCalls(job: JobAttempt, services: JobServices, recorder: JobRecorder,
     run,
     journal,
     replies,
+    // Calls of the interrupted attempts cut off without a bill count against the job's budget, at most.
+    spentBefore: run.atMost(cutOffCalls(job.history, true)),
     onBudgetExhausted,
     record: (facts, contents) => recorder.executeNow({ type: "RecordFacts", facts }, contents),
   });

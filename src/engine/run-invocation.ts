@@ -121,16 +121,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       if (plan.resuming) hooks.onResume?.(plan.runId, invocation.alreadyDone, plan.jobs.length);
       yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, invocation.invocation, now(), hooks.preflight)]), catch: (error) => error as AppendError });
 
-      // The run's budget counts what earlier invocations of this run already spent.
       const calls = (yield* LlmSource).calls;
-      let priorTokens = 0;
-      let priorCost = 0;
-      for (const job of state.jobs.values()) {
-        priorTokens += job.allAttemptTokens.total_tokens;
-        priorCost += job.allAttemptCost.usd;
-      }
-      calls.addSpending(priorTokens, priorCost);
-
       const runLog = Layer.succeed(
         RunLog,
         RunLog.of({

@@ -165,6 +165,10 @@ export const LlmCallStarted = Schema.Struct({
   request_hash: Schema.String,
   /** The request's messages, each stored once in the content table. */
   messages: Schema.Array(Schema.Struct({ role: Schema.String, ref: ContentRef })),
+  /** The request's completion limit (null: none). Absent in logs written before budgets were hard. */
+  max_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
+  /** Its prompt's tokens at most, bounded before it was sent (src/llm/request-worst-case.ts). */
+  prompt_tokens_at_most: Schema.optional(Schema.Number),
 });
 
 export const LlmCallCompleted = Schema.Struct({

@@ -6,14 +6,21 @@
  *
  * The attempt's calls share one position counter (the `call` of each event), the job budget and
  * the counts that decide an honest outcome (every call failed → `llm_unavailable`).
+ *
+ * Budgets are hard: during training a request is sent only once its worst case (its prompt's
+ * tokens at most plus its max_tokens, and their price) is reserved in the job's and the run's
+ * budget, beside what concurrent requests reserved; one that cannot fit is not sent and the job
+ * ends `budget_exhausted`. One that would fit once the requests in flight settle waits for them.
  */
 import type { Contents } from "../events/content-ref.js";
 import { contentRef } from "../events/content-ref.js";
 import type { NewEvent } from "../events/event-schema.js";
+import { BudgetLedger, NOTHING, type Spend } from "./budget-ledger.js";
 import { CallJournal, type JournalContents } from "./call-journal.js";
 import { LlmError, isLlmError } from "./llm-error.js";
 import type { ChatRequest, ChatResponse, Llm, LlmRole } from "./llm.js";
 import { requestHash } from "./request-hash.js";
+import { requestWorstCase, type RequestWorstCase } from "./request-worst-case.js";
 import type { RunCalls } from "./run-calls.js";
 
 type CallFact = Extract<NewEvent, { type: "LlmCallStarted" | "LlmCallCompleted" | "LlmCallFailed" | "LlmCallAborted" | "JournalDiverged" | "ReplyUnusable" }>;
@@ -30,6 +37,8 @@ interface InFlight {
   readonly role: LlmRole;
   readonly model: string;
   readonly started: number;
+  /** What it holds reserved in the budgets (nothing outside training). */
+  readonly worst: Spend;
 }
 
 const oneLine = (text: string) => text.split("\n")[0]!.slice(0, 500);
@@ -45,14 +54,19 @@ export interface JobCallsOptions {
   readonly replies: ReadonlyMap<string, string>;
   /** Aborted when a budget is spent: training stops, the job keeps its best state. */
   readonly onBudgetExhausted: (reason: string) => void;
+  /**
+   * What earlier attempts of the job may have been billed for calls cut off without a bill
+   * (aborted, lost), at most: it counts against the job's budget.
+   */
+  readonly spentBefore?: Spend;
 }
 
 export class JobCalls {
   private position = 0;
   private readonly inFlight = new Map<number, InFlight>();
   private readonly journal: CallJournal;
-  private tokens = 0;
-  private cost = 0;
+  /** The job's budget: what this attempt spent (replies replayed from the journal included), reserved by calls in flight. */
+  private readonly ledger: BudgetLedger;
   private budgetReason: string | null = null;
   /** Whether budgets are enforced: during training only (evaluations always finish). */
   private training = false;
@@ -68,6 +82,12 @@ export class JobCalls {
     const replayable = entries.filter((e) => options.replies.has(e.replyRef));
     const missing = entries.filter((e) => !options.replies.has(e.replyRef)).map((e) => e.requestHash);
     this.journal = new CallJournal(options.run.journaling ? { entries: replayable, unanswered: [...unanswered, ...missing] } : { entries: [], unanswered: [] });
+    this.ledger = new BudgetLedger("job", options.run.jobTokenLimit, options.run.jobCostLimit, options.spentBefore ?? NOTHING);
+  }
+
+  /** What this attempt spent so far (replayed replies included; calls cut off at their worst case). */
+  get spent(): Spend {
+    return this.ledger.spent;
   }
 
   /** Why a budget stopped the job, or null. */
@@ -101,6 +121,8 @@ export class JobCalls {
    */
   abortInFlight(reason: string): CallFact[] {
     const now = performance.now();
+    // Their bills are unknown: each counts at its worst case.
+    for (const f of this.inFlight.values()) this.settle(f.worst, f.worst);
     const facts = [...this.inFlight.values()].map(
       (f): CallFact => ({ type: "LlmCallAborted", data: { attempt: this.options.attempt, call: f.call, role: f.role, model: f.model, reason, latency_ms: Math.round(now - f.started) } }),
     );
@@ -109,34 +131,91 @@ export class JobCalls {
     return facts;
   }
 
-  private checkBudgets(): void {
-    const run = this.options.run;
-    const stop = run.runBudgetSpent() ?? this.jobBudgetSpent();
-    if (stop !== null && this.budgetReason === null) {
-      this.budgetReason = stop;
-      this.options.onBudgetExhausted(stop);
-    }
+  /** Stops training (once) for `reason`. */
+  private stopTraining(reason: string): void {
+    if (this.budgetReason !== null) return;
+    this.budgetReason = reason;
+    this.options.onBudgetExhausted(reason);
   }
 
-  private jobBudgetSpent(): string | null {
+  /** A budget reached: training stops now rather than at its next call. */
+  private checkBudgets(): void {
+    const stop = this.options.run.ledger.spentOut() ?? this.ledger.spentOut();
+    if (stop !== null) this.stopTraining(stop);
+  }
+
+  /** A call ended: its reservation goes from both budgets, what it spent stays. */
+  private settle(worst: Spend, actual: Spend, billed = actual): void {
+    this.ledger.settle(worst, actual);
+    this.options.run.ledger.settle(worst, billed);
+    this.options.run.noteJobSpent(this.ledger.spent);
+  }
+
+  /**
+   * The request's worst case, reserved in the job's and the run's budget; "wait" when it fits
+   * only once calls in flight settle. Throws BudgetExhausted (training stops) when it cannot fit.
+   */
+  private tryReserve(model: string, shape: RequestWorstCase): Spend | "wait" {
+    if (this.budgetReason !== null) throw new BudgetExhausted(`not sent: ${this.budgetReason}`);
     const run = this.options.run;
-    if (run.jobTokenLimit !== null && this.tokens >= run.jobTokenLimit) return `job token budget spent: ${this.tokens} of max_tokens_per_job ${run.jobTokenLimit}`;
-    if (run.jobCostLimit !== null && this.cost >= run.jobCostLimit) return `job cost budget spent: $${this.cost.toFixed(4)} of max_cost_per_job $${run.jobCostLimit}`;
-    return null;
+    const refuse = (reason: string): never => {
+      this.stopTraining(reason);
+      throw new BudgetExhausted(`not sent: ${reason}`);
+    };
+    const spentOut = run.ledger.spentOut() ?? this.ledger.spentOut();
+    if (spentOut !== null) refuse(spentOut);
+    if (!this.ledger.limited && !run.ledger.limited) return NOTHING;
+    if (shape.max_tokens === null) refuse("a request without max_tokens has no bound on its tokens, so no budget can admit it; set optimizer_kwargs.max_tokens");
+    const max = shape.max_tokens!;
+    const worst: Spend = {
+      tokens: shape.tokens,
+      cost: run.price(model, { prompt_tokens: shape.prompt_tokens_at_most, completion_tokens: max, total_tokens: shape.tokens }) ?? 0,
+    };
+    const detail = ` (${shape.prompt_tokens_at_most} prompt tokens at most + max_tokens ${max})`;
+    const job = this.ledger.reserve(worst);
+    if (job !== null) return job.mayFitLater ? "wait" : refuse(job.reason + detail);
+    const whole = run.ledger.reserve(worst);
+    if (whole === null) return worst;
+    this.ledger.settle(worst, NOTHING);
+    if (whole.mayFitLater) return "wait";
+    run.noteRunRefusal(whole.reason);
+    return refuse(whole.reason + detail);
+  }
+
+  /** tryReserve, waiting while the request fits only once calls in flight settle. */
+  private async reserveWhenFits(model: string, shape: RequestWorstCase, signal?: AbortSignal): Promise<Spend> {
+    for (;;) {
+      const reserved = this.tryReserve(model, shape);
+      if (reserved !== "wait") return reserved;
+      let onAbort = () => {};
+      const aborted = new Promise<void>((resolve) => {
+        onAbort = resolve;
+        signal?.addEventListener("abort", onAbort, { once: true });
+      });
+      await Promise.race([this.ledger.settled(), this.options.run.ledger.settled(), aborted]);
+      signal?.removeEventListener("abort", onAbort);
+      if (signal?.aborted) throw new LlmError("aborted", "not sent: the job was stopped");
+    }
   }
 
   private async complete(inner: Llm, role: LlmRole, request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
     const { attempt, run, record } = this.options;
     const stoppedBy = run.stoppedBy;
     if (stoppedBy !== null) throw new LlmError(stoppedBy.kind, `not sent: the run stopped after ${stoppedBy.message}`, stoppedBy.httpStatus);
+    const model = inner.model;
+    const shape = requestWorstCase(request);
+    let worst = NOTHING;
     if (this.training) {
-      this.checkBudgets();
-      if (this.budgetReason !== null) throw new BudgetExhausted(`not sent: ${this.budgetReason}`);
+      // Reserved at once when it fits (no turn of the event loop, so concurrent calls keep their order).
+      const reserved = this.tryReserve(model, shape);
+      worst = reserved === "wait" ? await this.reserveWhenFits(model, shape, signal) : reserved;
     }
-    if (signal?.aborted) throw new LlmError("aborted", "not sent: the job was stopped");
+    if (signal?.aborted) {
+      this.settle(worst, NOTHING);
+      throw new LlmError("aborted", "not sent: the job was stopped");
+    }
 
     const call = ++this.position;
-    const model = inner.model;
     const hash = requestHash(model, request);
     const contents = new Map<string, string>();
     const messages = request.messages.map((m) => {
@@ -144,7 +223,10 @@ export class JobCalls {
       contents.set(ref, m.content);
       return { role: m.role, ref };
     });
-    const started: CallFact = { type: "LlmCallStarted", data: { attempt, call, role, model, request_hash: hash, messages } };
+    const started: CallFact = {
+      type: "LlmCallStarted",
+      data: { attempt, call, role, model, request_hash: hash, messages, max_tokens: shape.max_tokens, prompt_tokens_at_most: shape.prompt_tokens_at_most },
+    };
 
     const answer = this.journal.answer(call, hash);
     if (answer.kind === "replay") {
@@ -152,7 +234,8 @@ export class JobCalls {
       const reply = this.options.replies.get(e.replyRef);
       // A reply missing from the content table cannot be replayed: the call goes live.
       if (reply !== undefined) {
-        record(
+        try {
+          record(
           [
             started,
             {
@@ -161,12 +244,16 @@ export class JobCalls {
             },
           ],
           contents,
-        );
+          );
+        } catch (error) {
+          this.settle(worst, NOTHING);
+          throw error;
+        }
         this.counts.started += 1;
         this.counts.completed += 1;
         this.counts.replayed += 1;
-        this.tokens += e.total_tokens;
-        this.cost += e.cost_usd ?? 0;
+        // The job's budget counts the reply as the original attempt did; the run pays nothing again.
+        this.settle(worst, { tokens: e.total_tokens, cost: e.cost_usd ?? 0 }, NOTHING);
         // Like a live completion: a replay that spends the job budget stops training now, not at the next call.
         if (this.training) this.checkBudgets();
         return { content: reply, model: e.model, estimated: e.estimated, retries: 0, usage: { prompt_tokens: e.prompt_tokens, completion_tokens: e.completion_tokens, total_tokens: e.total_tokens, cached_tokens: e.cached_tokens } };
@@ -174,11 +261,16 @@ export class JobCalls {
     }
     const diverged: CallFact[] =
       answer.kind === "diverged" ? [{ type: "JournalDiverged", data: { attempt, call, request_hash: hash, journaled_hash: answer.journaledHash, replayed: this.journal.replayed } }] : [];
-    record([...diverged, started], contents);
+    try {
+      record([...diverged, started], contents);
+    } catch (error) {
+      this.settle(worst, NOTHING);
+      throw error;
+    }
     this.counts.started += 1;
 
     const begun = performance.now();
-    this.inFlight.set(call, { call, role, model, started: begun });
+    this.inFlight.set(call, { call, role, model, started: begun, worst });
     const latency = () => Math.round(performance.now() - begun);
     let response: ChatResponse;
     try {
@@ -187,12 +279,16 @@ export class JobCalls {
       if (!this.inFlight.delete(call)) throw error; // the attempt already recorded it aborted
       if (signal?.aborted || (isLlmError(error) && error.kind === "aborted")) {
         const reason = signal?.aborted ? errorText(signal.reason ?? "aborted") : errorText(error);
+        // Cut off: the provider may bill it, up to its worst case.
+        this.settle(worst, worst);
         this.counts.aborted += 1;
         record([{ type: "LlmCallAborted", data: { attempt, call, role, model, reason, latency_ms: latency() } }]);
         throw error;
       }
       const llmError = isLlmError(error) ? error : null;
       const message = errorText(error);
+      // An error reply is not billed.
+      this.settle(worst, NOTHING);
       this.counts.failed += 1;
       this.lastFailure = message;
       // Stop the run first: even if the log refuses the outcome, no other job may send the same doomed request.
@@ -234,9 +330,7 @@ export class JobCalls {
       new Map([[replyRef, response.content]]),
     );
     this.counts.completed += 1;
-    this.tokens += usage.total_tokens;
-    this.cost += cost ?? 0;
-    run.addSpending(usage.total_tokens, cost);
+    this.settle(worst, { tokens: usage.total_tokens, cost: cost ?? 0 });
     if (this.training) this.checkBudgets();
     return response;
   }

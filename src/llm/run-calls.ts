@@ -1,8 +1,12 @@
 /**
- * What all jobs of a run share about LLM calls: the price table, the run's budget and what it has
- * spent (billed calls only: replies answered from a journal cost nothing), and the run-stopping
- * error (a wrong key, an unknown model) after which no job sends another request.
+ * What all jobs of a run share about LLM calls: the price table, the run's budget ledger (billed
+ * calls only: replies answered from a journal cost nothing; calls in flight hold their worst case
+ * reserved), and the run-stopping error (a wrong key, an unknown model) after which no job sends
+ * another request.
  */
+import type { CutOffCall } from "../events/projections/cut-off-calls.js";
+import { BudgetLedger, type Spend } from "./budget-ledger.js";
+import { atMostSpend } from "./earlier-spending.js";
 import type { LlmError } from "./llm-error.js";
 import type { LlmUsage } from "./llm.js";
 
@@ -33,10 +37,11 @@ export class RunCalls {
   readonly price: PriceOf;
   readonly jobTokenLimit: number | null;
   readonly jobCostLimit: number | null;
-  private readonly runTokenLimit: number | null;
-  private readonly runCostLimit: number | null;
-  private spentTokens: number;
-  private spentCost: number;
+  /** The run's budget: spent (every invocation), reserved by requests in flight. */
+  readonly ledger: BudgetLedger;
+  /** Set when a request did not fit the run's budget: no new job starts. */
+  private refused: string | null = null;
+  private mostByAJob: Spend = { tokens: 0, cost: 0 };
   private stopping: LlmError | null = null;
   private readonly onRunStopped: ((error: LlmError) => void) | undefined;
 
@@ -45,24 +50,38 @@ export class RunCalls {
     this.price = options.price;
     this.jobTokenLimit = limit(options.budget.max_tokens_per_job);
     this.jobCostLimit = limit(options.budget.max_cost_per_job);
-    this.runTokenLimit = limit(options.budget.max_tokens_per_run);
-    this.runCostLimit = limit(options.budget.max_cost_per_run);
-    this.spentTokens = options.spent?.tokens ?? 0;
-    this.spentCost = options.spent?.cost ?? 0;
+    this.ledger = new BudgetLedger("run", limit(options.budget.max_tokens_per_run), limit(options.budget.max_cost_per_run), options.spent ?? { tokens: 0, cost: 0 });
     this.onRunStopped = options.onRunStopped;
   }
 
   /** A billed call's tokens and cost (null cost: unknown price, counted as 0 against a cost budget it cannot be checked for). */
   addSpending(tokens: number, cost: number | null): void {
-    this.spentTokens += tokens;
-    this.spentCost += cost ?? 0;
+    this.ledger.add({ tokens, cost: cost ?? 0 });
   }
 
-  /** Why the run may not spend more, or null. */
+  /** Why the run may not spend more (its budget reached, or a request that did not fit), or null. */
   runBudgetSpent(): string | null {
-    if (this.runTokenLimit !== null && this.spentTokens >= this.runTokenLimit) return `run token budget spent: ${this.spentTokens} of max_tokens_per_run ${this.runTokenLimit}`;
-    if (this.runCostLimit !== null && this.spentCost >= this.runCostLimit) return `run cost budget spent: $${this.spentCost.toFixed(4)} of max_cost_per_run $${this.runCostLimit}`;
-    return null;
+    return this.ledger.spentOut() ?? this.refused;
+  }
+
+  /** What cut-off calls may have been billed, at most. */
+  atMost(calls: readonly CutOffCall[]): Spend {
+    return atMostSpend(calls, this.price);
+  }
+
+  /** A request did not fit the run's budget: the run starts no new job. */
+  noteRunRefusal(reason: string): void {
+    this.refused ??= reason;
+  }
+
+  /** What one job's attempt has spent so far (for the report: the most any job spent). */
+  noteJobSpent(spent: Spend): void {
+    this.mostByAJob = { tokens: Math.max(this.mostByAJob.tokens, spent.tokens), cost: Math.max(this.mostByAJob.cost, spent.cost) };
+  }
+
+  /** The most one job attempt of this invocation spent (tokens and USD, each its own maximum). */
+  get mostSpentByAJob(): Spend {
+    return this.mostByAJob;
   }
 
   /** The error that stopped the run, or null. */

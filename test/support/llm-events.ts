@@ -5,6 +5,8 @@ import { finishedJob, RUN_ID } from "./events.js";
 interface CallOptions {
   readonly role?: string;
   readonly model?: string;
+  /** What the Started records of the request's size: its max_tokens and its prompt's bound. */
+  readonly bound?: { readonly max_tokens: number | null; readonly prompt_tokens_at_most: number };
 }
 
 export const promptRef = (job: string, attempt: number, call: number) => `prompt-${job}-${attempt}-${call}`;
@@ -14,7 +16,15 @@ export function callStarted(job: string, attempt: number, call: number, o: CallO
   return {
     type: "LlmCallStarted",
     job_id: job,
-    data: { attempt, call, role: o.role ?? "optimizer", model: o.model ?? "gpt-x", request_hash: `hash-${call}`, messages: [{ role: "user", ref: promptRef(job, attempt, call) }] },
+    data: {
+      attempt,
+      call,
+      role: o.role ?? "optimizer",
+      model: o.model ?? "gpt-x",
+      request_hash: `hash-${call}`,
+      messages: [{ role: "user", ref: promptRef(job, attempt, call) }],
+      ...(o.bound ?? {}),
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { NewEvent } from "../../../src/events/event-schema.js";
 import { llmCallRecords } from "../../../src/events/projections/llm-call-records.js";
-import { tokenAudit, UNKNOWN_KEY } from "../../../src/events/projections/token-audit.js";
+import { PREFLIGHT_KEY, tokenAudit, UNKNOWN_KEY } from "../../../src/events/projections/token-audit.js";
 import { runStarted } from "../../support/events.js";
 import { callAborted, callCompleted, callFailed, callStarted, jobFinished, jobQueued, legacyCompleted, storedEvents } from "../../support/llm-events.js";
 
@@ -126,5 +126,46 @@ describe("tokenAudit", () => {
     const events = storedEvents([started(), ...call("zz", 1, 1, [3, 3])]);
     expect(tokenAudit(events, "job").groups.map((g) => g.key)).toEqual(["a", "b", "c", "zz"]);
     expect(tokenAudit(events, "task").groups.map((g) => [g.key, g.calls.completed])).toContainEqual([UNKNOWN_KEY, 1]);
+  });
+
+  it("the preflight request of each invocation is a billed call of role preflight, under (preflight) by job, task and trainer", () => {
+    const first = started();
+    const withPreflight = (invocation: number): NewEvent =>
+      ({ ...first, data: { ...(first.data as object), invocation, llm_preflight: { model: "gpt-x", prompt_tokens: 9, completion_tokens: 2, total_tokens: 11, cost_usd: 0.25, latency_ms: 4 } } }) as NewEvent;
+    const events = storedEvents([withPreflight(1), ...call("a", 1, 1, [10, 5], { cost: 0.5 }), withPreflight(2)]);
+    const byJob = tokenAudit(events, "job");
+    expect(byJob.groups.map((g) => [g.key, g.calls.completed, g.billed.total_tokens])).toEqual([
+      ["a", 1, 15],
+      ["b", 0, 0],
+      ["c", 0, 0],
+      [PREFLIGHT_KEY, 2, 22],
+    ]);
+    expect(byJob.totals.billed.total_tokens).toBe(15 + 22);
+    expect(byJob.totals.cost_usd).toBeCloseTo(1, 12);
+    expect(tokenAudit(events, "role").groups.map((g) => [g.key, g.calls.completed])).toEqual([
+      ["optimizer", 1],
+      ["preflight", 2],
+    ]);
+    expect(tokenAudit(events, "task").groups[0]!.key).toBe(PREFLIGHT_KEY);
+  });
+
+  it("lost_at_most: aborted and lost calls' prompt (exact when the same request was answered) plus max_tokens, apart from the billed tokens", () => {
+    const bound = { max_tokens: 40, prompt_tokens_at_most: 500 };
+    const events = storedEvents([
+      started(),
+      jobQueued("a", 1),
+      callStarted("a", 1, 1, { bound }), // lost; sent again and answered below (same request hash)
+      jobQueued("a", 2),
+      callStarted("a", 2, 1, { bound }),
+      callCompleted("a", 2, 1, [120, 30]),
+      callStarted("a", 2, 2, { bound }),
+      callAborted("a", 2, 2), // never answered: its prompt only bounded
+      callStarted("b", 1, 3), // lost, logged without a bound
+    ]);
+    const audit = tokenAudit(events, "job");
+    expect(audit.groups[0]!.lost_at_most).toEqual({ prompt_tokens: 120 + 500, completion_tokens: 80, total_tokens: 700, unbounded: 0 });
+    expect(audit.groups[0]!.billed.total_tokens).toBe(150);
+    expect(audit.groups[1]!.lost_at_most.unbounded).toBe(1);
+    expect(audit.totals.lost_at_most).toEqual({ prompt_tokens: 620, completion_tokens: 80, total_tokens: 700, unbounded: 1 });
   });
 });

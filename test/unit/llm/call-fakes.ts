@@ -57,6 +57,9 @@ export const request = (user: string, system = "You are an optimizer."): ChatReq
   ],
 });
 
+/** `request(user)` with a max_tokens: a request whose worst case is bounded. */
+export const bounded = (user: string, maxTokens: number): ChatRequest => ({ ...request(user), maxTokens });
+
 export const hashOf = (req: ChatRequest, model = MODEL) => requestHash(model, req);
 
 /** A fake LLM: `answer` gets the request, the signal and the 1-based number of the call. */

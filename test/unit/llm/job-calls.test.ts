@@ -8,6 +8,7 @@ import { contentRef } from "../../../src/events/content-ref.js";
 import { unusableReason } from "../../../src/engine/trainer-context.js";
 import { journalFromHistory } from "../../../src/llm/call-journal.js";
 import { BudgetExhausted } from "../../../src/llm/job-calls.js";
+import { promptTokensAtMost } from "../../../src/llm/request-worst-case.js";
 import { LlmError } from "../../../src/llm/llm-error.js";
 import type { ChatResponse } from "../../../src/llm/llm.js";
 import type { Proposal } from "../../../src/opt/optimizer.js";
@@ -29,6 +30,8 @@ import {
   runCalls,
   started,
   usage,
+  bounded,
+  priceOf,
 } from "./call-fakes.js";
 
 describe("a live call", () => {
@@ -48,7 +51,17 @@ describe("a live call", () => {
     expect(c.batches[0]!.facts).toEqual([
       {
         type: "LlmCallStarted",
-        data: { attempt: 2, call: 1, role: "optimizer", model: MODEL, request_hash: hashOf(req), messages: [{ role: "system", ref: systemRef }, { role: "user", ref: userRef }] },
+        data: {
+          attempt: 2,
+          call: 1,
+          role: "optimizer",
+          model: MODEL,
+          request_hash: hashOf(req),
+          messages: [{ role: "system", ref: systemRef }, { role: "user", ref: userRef }],
+          // No max_tokens: no bound on the completion; the prompt's bound is its bytes plus the chat format's tokens.
+          max_tokens: null,
+          prompt_tokens_at_most: promptTokensAtMost(req.messages),
+        },
       },
     ]);
     // The messages' texts travel in the same record call as the fact that refers to them.
@@ -449,121 +462,181 @@ describe("replaying the journal of an interrupted attempt", () => {
   });
 
   it("counts replayed calls toward the job budget, and a replay that spends it stops training at once", async () => {
+    const [bA, bB] = [bounded("A", 10), bounded("B", 10)];
+    const history = [queued(1), started(1, 1, hashOf(bA)), completed(1, 1, contentRef("reply A")), started(1, 2, hashOf(bB)), completed(1, 2, contentRef("reply B"))];
     const onBudgetExhausted = vi.fn();
     const run = runCalls({ budget: { max_tokens_per_job: 120, max_tokens_per_run: 100 } });
     const c = collector();
-    const calls = jobCalls(c, { run, journal: journalFromHistory(crashed), replies, onBudgetExhausted });
+    const calls = jobCalls(c, { run, journal: journalFromHistory(history), replies, onBudgetExhausted });
     calls.setTraining(true);
-    await calls.llm(echoLlm(), "optimizer").complete(A); // 120 tokens, replayed
+    await calls.llm(echoLlm(), "optimizer").complete(bA); // 120 tokens, replayed: its worst case (< 100) fit both budgets
     expect(run.runBudgetSpent()).toBeNull();
+    expect(run.ledger.spent.tokens).toBe(0);
     expect(onBudgetExhausted).toHaveBeenCalledTimes(1);
     expect(onBudgetExhausted).toHaveBeenCalledWith("job token budget spent: 120 of max_tokens_per_job 120");
-    await expect(calls.llm(echoLlm(), "optimizer").complete(B)).rejects.toBeInstanceOf(BudgetExhausted);
+    await expect(calls.llm(echoLlm(), "optimizer").complete(bB)).rejects.toBeInstanceOf(BudgetExhausted);
     expect(onBudgetExhausted).toHaveBeenCalledTimes(1);
   });
 });
 
-describe("budgets", () => {
-  it("stops training once the job's token budget is spent: the next call is refused unsent", async () => {
+describe("hard budgets", () => {
+  // Its prompt is at most 80 tokens (its bytes plus the chat format's), so its worst case is 80 + 20.
+  const req = (user: string) => bounded(user, 20);
+  const WORST = promptTokensAtMost(req("1").messages) + 20;
+
+  it("the bound of a request: its worst case is its prompt's bytes plus the chat format's tokens plus max_tokens", () => {
+    expect(WORST).toBe(100);
+  });
+
+  it("sends a request only when its worst case fits what the job has left; the first that cannot fit is refused unsent and stops training", async () => {
     const onBudgetExhausted = vi.fn();
     const c = collector();
-    const calls = jobCalls(c, { run: runCalls({ budget: { max_tokens_per_job: 30 } }), onBudgetExhausted });
+    const calls = jobCalls(c, { run: runCalls({ budget: { max_tokens_per_job: 130 } }), onBudgetExhausted });
     calls.setTraining(true);
     const inner = echoLlm(); // 15 tokens a call
     const llm = calls.llm(inner, "optimizer");
-    await llm.complete(request("1"));
+    for (const n of ["1", "2", "3"]) await llm.complete(req(n)); // 0, 15 and 30 spent: each + 100 fits in 130
     expect(onBudgetExhausted).not.toHaveBeenCalled();
-    expect(calls.budgetExhausted).toBeNull();
-    await llm.complete(request("2"));
-    // Called right after the completion that spent it (the engine then aborts training).
-    expect(onBudgetExhausted).toHaveBeenCalledTimes(1);
-    expect(onBudgetExhausted.mock.calls[0]![0]).toMatch(/max_tokens_per_job 30/);
-    expect(calls.budgetExhausted).toBe("job token budget spent: 30 of max_tokens_per_job 30");
-
     const recorded = c.facts.length;
-    await expect(llm.complete(request("3"))).rejects.toThrow(new BudgetExhausted("not sent: job token budget spent: 30 of max_tokens_per_job 30"));
-    expect(inner.requests).toHaveLength(2);
+    const refusal = "job token budget: the next request may use up to 100 tokens, more than the 85 left of max_tokens_per_job 130 (80 prompt tokens at most + max_tokens 20)";
+    await expect(llm.complete(req("4"))).rejects.toThrow(new BudgetExhausted(`not sent: ${refusal}`));
+    expect(inner.requests).toHaveLength(3);
     expect(c.facts.length).toBe(recorded);
+    expect(onBudgetExhausted).toHaveBeenCalledWith(refusal);
+    expect(calls.budgetExhausted).toBe(refusal);
+    expect(calls.spent.tokens).toBe(45);
+    // Once stopped, every later call is refused with the same reason, without asking again.
+    await expect(llm.complete(req("5"))).rejects.toThrow(`not sent: ${refusal}`);
     expect(onBudgetExhausted).toHaveBeenCalledTimes(1);
   });
 
-  it("a refused call takes no position: the next sent call follows the last one sent", async () => {
-    const c = collector();
-    const calls = jobCalls(c, { run: runCalls({ budget: { max_tokens_per_job: 15 } }) });
+  it("a request without max_tokens has no bound: under a budget it is refused, saying which setting gives it one", async () => {
+    const calls = jobCalls(collector(), { run: runCalls({ budget: { max_tokens_per_run: 1_000_000 } }) });
+    calls.setTraining(true);
+    const inner = echoLlm();
+    await expect(calls.llm(inner, "optimizer").complete(request("unbounded"))).rejects.toThrow(/no bound on its tokens.*set optimizer_kwargs\.max_tokens/);
+    expect(inner.requests).toHaveLength(0);
+  });
+
+  it("concurrent requests reserve their worst case: one that fits only once others settle waits for them, and is sent then", async () => {
+    const answers = [deferred<ChatResponse>(), deferred<ChatResponse>(), deferred<ChatResponse>()];
+    const inner = fakeLlm((_r, _s, n) => answers[n - 1]!.promise);
+    const calls = jobCalls(collector(), { run: runCalls({ budget: { max_tokens_per_job: 250 } }) });
+    calls.setTraining(true);
+    const llm = calls.llm(inner, "optimizer");
+    const first = llm.complete(req("1"));
+    const second = llm.complete(req("2"));
+    const third = llm.complete(req("3")); // 200 reserved: 100 more does not fit now, but will once one settles
+    await Promise.resolve();
+    expect(inner.requests).toHaveLength(2);
+    answers[0]!.resolve(reply("one"));
+    await first;
+    await vi.waitFor(() => expect(inner.requests).toHaveLength(3));
+    answers[1]!.resolve(reply("two"));
+    answers[2]!.resolve(reply("three"));
+    await Promise.all([second, third]);
+    expect(calls.spent.tokens).toBe(45);
+    expect(calls.budgetExhausted).toBeNull();
+  });
+
+  it("four jobs sending at once cannot together pass the run's budget; a request that can never fit stops its job and the run starts no more jobs", async () => {
+    const run = runCalls({ budget: { max_tokens_per_run: 330 } });
+    const pending: ReturnType<typeof deferred<ChatResponse>>[] = [];
+    const inner = fakeLlm(() => {
+      const d = deferred<ChatResponse>();
+      pending.push(d);
+      return d.promise;
+    });
+    const jobs = Array.from({ length: 4 }, () => jobCalls(collector(), { run }));
+    for (const job of jobs) job.setTraining(true);
+    const sent = jobs.map((job, i) => job.llm(inner, "optimizer").complete(req(String(i))).then(() => "sent", (e: unknown) => (e instanceof BudgetExhausted ? "refused" : "error")));
+    await Promise.resolve();
+    // 3 × 100 reserved fit in 330; the fourth waits, since the others may spend less.
+    expect(inner.requests).toHaveLength(3);
+    expect(run.ledger.reserved.tokens).toBe(300);
+    // Each of the three is billed 110 (all it reserved and more than it was expected to: the bound was 100).
+    for (const d of pending.splice(0)) d.resolve(reply("r", usage(100, 10)));
+    expect(await Promise.all(sent)).toEqual(["sent", "sent", "sent", "refused"]);
+    expect(inner.requests).toHaveLength(3);
+    expect(run.ledger.spent.tokens).toBe(330);
+    expect(run.runBudgetSpent()).toBe("run token budget spent: 330 of max_tokens_per_run 330");
+  });
+
+  it("a refusal by the run's budget marks the run spent, so no new job starts", async () => {
+    const run = runCalls({ budget: { max_tokens_per_run: 150 } });
+    const job = jobCalls(collector(), { run });
+    job.setTraining(true);
+    const llm = job.llm(echoLlm(), "optimizer");
+    await llm.complete(req("1")); // 15 spent: 100 more still fits
+    await llm.complete(req("2")); // 30 spent: 100 more still fits
+    await llm.complete(req("3"));
+    await llm.complete(req("4")); // 45 + 100 ≤ 150
+    await expect(llm.complete(req("5"))).rejects.toBeInstanceOf(BudgetExhausted); // 60 + 100 > 150, nothing in flight
+    expect(run.runBudgetSpent()).toMatch(/^run token budget: the next request may use up to 100 tokens, more than the 90 left of max_tokens_per_run 150$/);
+  });
+
+  it("a call cut off counts at its worst case (the provider may bill it); an error reply counts nothing", async () => {
+    const run = runCalls({ budget: { max_tokens_per_job: 1000, max_tokens_per_run: 1000 } });
+    const calls = jobCalls(collector(), { run });
+    calls.setTraining(true);
+    const failing = fakeLlm(() => Promise.reject(new LlmError("server", "500 boom", 500)));
+    await expect(calls.llm(failing, "optimizer").complete(req("f"))).rejects.toThrow("500 boom");
+    expect([calls.spent.tokens, run.ledger.spent.tokens, run.ledger.reserved.tokens]).toEqual([0, 0, 0]);
+    const controller = new AbortController();
+    const cut = calls.llm(hangingLlm(), "optimizer").complete(req("a"), controller.signal);
+    controller.abort("cancelled");
+    await expect(cut).rejects.toThrow();
+    expect([calls.spent.tokens, run.ledger.spent.tokens, run.ledger.reserved.tokens]).toEqual([WORST, WORST, 0]);
+    // abortInFlight (the attempt ends) does the same for the calls still waiting.
+    void calls.llm(hangingLlm(), "optimizer").complete(req("b")).catch(() => {});
+    await Promise.resolve();
+    expect(calls.abortInFlight("job_timeout")).toHaveLength(1);
+    expect([calls.spent.tokens, run.ledger.reserved.tokens]).toEqual([2 * WORST, 0]);
+  });
+
+  it("counts what earlier attempts' cut-off calls may have cost against the job's budget", async () => {
+    const calls = jobCalls(collector(), { run: runCalls({ budget: { max_tokens_per_job: 150 } }), spentBefore: { tokens: 60, cost: 0 } });
+    calls.setTraining(true);
+    await expect(calls.llm(echoLlm(), "optimizer").complete(req("1"))).rejects.toThrow(/the 90 left of max_tokens_per_job 150/);
+  });
+
+  it("checks a cost budget against the request's priced worst case", async () => {
+    const onBudgetExhausted = vi.fn();
+    // 0.001 USD a token: the worst case costs 0.1, a reply (15 tokens) 0.015.
+    const calls = jobCalls(collector(), { run: runCalls({ price: priceOf(0.001), budget: { max_cost_per_job: 0.125 } }), onBudgetExhausted });
     calls.setTraining(true);
     const llm = calls.llm(echoLlm(), "optimizer");
-    await llm.complete(request("1"));
-    await expect(llm.complete(request("2"))).rejects.toBeInstanceOf(BudgetExhausted);
-    await expect(llm.complete(request("3"), AbortSignal.abort())).rejects.toThrow();
-    calls.setTraining(false);
-    await llm.complete(request("4"));
-    expect(c.ofType("LlmCallStarted").map((s) => s.call)).toEqual([1, 2]);
-    expect(calls.counts.started).toBe(2);
+    await llm.complete(req("1"));
+    await llm.complete(req("2"));
+    await expect(llm.complete(req("3"))).rejects.toBeInstanceOf(BudgetExhausted); // 0.03 + 0.1 > 0.125
+    expect(onBudgetExhausted.mock.calls[0]![0]).toMatch(/^job cost budget: the next request may use up to \$0\.1000, more than the \$0\.0950 left of max_cost_per_job \$0\.125 \(80 prompt/);
   });
 
-  it("does not block calls outside training (evaluations finish)", async () => {
+  it("does not block calls outside training (evaluations finish), but counts them", async () => {
     const onBudgetExhausted = vi.fn();
     const calls = jobCalls(collector(), { run: runCalls({ budget: { max_tokens_per_job: 10 } }), onBudgetExhausted });
     const inner = echoLlm();
     const llm = calls.llm(inner, "agent");
-    await llm.complete(request("1"));
-    await llm.complete(request("2"));
-    expect(inner.requests).toHaveLength(2);
+    await llm.complete(req("1"));
+    expect(inner.requests).toHaveLength(1);
     expect(onBudgetExhausted).not.toHaveBeenCalled();
-    expect(calls.budgetExhausted).toBeNull();
-
-    // The tokens counted: back in training, the next call is refused.
     calls.setTraining(true);
-    await expect(llm.complete(request("3"))).rejects.toBeInstanceOf(BudgetExhausted);
-    expect(onBudgetExhausted).toHaveBeenCalledTimes(1);
-    calls.setTraining(false);
-    await expect(llm.complete(request("4"))).resolves.toBeDefined();
+    await expect(llm.complete(req("2"))).rejects.toThrow("not sent: job token budget spent: 15 of max_tokens_per_job 10");
   });
 
-  it("stops training on the job's cost budget", async () => {
-    const onBudgetExhausted = vi.fn();
-    const calls = jobCalls(collector(), { run: runCalls({ price: () => 0.02, budget: { max_cost_per_job: 0.05 } }), onBudgetExhausted });
-    calls.setTraining(true);
-    const llm = calls.llm(echoLlm(), "optimizer");
-    await llm.complete(request("1"));
-    await llm.complete(request("2"));
-    expect(onBudgetExhausted).not.toHaveBeenCalled();
-    await llm.complete(request("3"));
-    expect(onBudgetExhausted).toHaveBeenCalledWith("job cost budget spent: $0.0600 of max_cost_per_job $0.05");
-  });
-
-  it("stops every job's training once the run's budget is spent, counting only billed calls", async () => {
-    const run = runCalls({ budget: { max_tokens_per_run: 40 } });
-    const stopped1 = vi.fn();
-    const stopped2 = vi.fn();
-    const job1 = jobCalls(collector(), { run, onBudgetExhausted: stopped1 });
-    const job2 = jobCalls(collector(), { run, onBudgetExhausted: stopped2 });
-    job1.setTraining(true);
-    job2.setTraining(true);
-    await job1.llm(echoLlm(), "optimizer").complete(request("1"));
-    await job2.llm(echoLlm(), "optimizer").complete(request("2"));
-    expect(run.runBudgetSpent()).toBeNull();
-    await job1.llm(echoLlm(), "optimizer").complete(request("3"));
-    expect(run.runBudgetSpent()).toBe("run token budget spent: 45 of max_tokens_per_run 40");
-    expect(stopped1).toHaveBeenCalledWith("run token budget spent: 45 of max_tokens_per_run 40");
-
-    const inner = echoLlm();
-    await expect(job2.llm(inner, "optimizer").complete(request("4"))).rejects.toThrow("not sent: run token budget spent: 45 of max_tokens_per_run 40");
-    expect(inner.requests).toHaveLength(0);
-    expect(stopped2).toHaveBeenCalledTimes(1);
-  });
-
-  it("records an unknown cost as null, and counts it as 0 against cost budgets (the CLI refuses such budgets up front)", async () => {
-    const onBudgetExhausted = vi.fn();
-    const run = runCalls({ price: () => null, budget: { max_cost_per_job: 0.01, max_cost_per_run: 0.01 } });
+  it("a refused call takes no position: the next sent call follows the last one sent", async () => {
     const c = collector();
-    const calls = jobCalls(c, { run, onBudgetExhausted });
+    const calls = jobCalls(c, { run: runCalls({ budget: { max_tokens_per_job: 100 } }) });
     calls.setTraining(true);
     const llm = calls.llm(echoLlm(), "optimizer");
-    for (let i = 0; i < 3; i++) await llm.complete(request(String(i)));
-    expect(c.ofType("LlmCallCompleted").map((d) => d.cost_usd)).toEqual([null, null, null]);
-    expect(run.runBudgetSpent()).toBeNull();
-    expect(onBudgetExhausted).not.toHaveBeenCalled();
+    await llm.complete(req("1"));
+    await expect(llm.complete(req("2"))).rejects.toBeInstanceOf(BudgetExhausted);
+    calls.setTraining(false);
+    await llm.complete(req("3"));
+    expect(c.ofType("LlmCallStarted").map((s) => [s.call, s.max_tokens])).toEqual([
+      [1, 20],
+      [2, 20],
+    ]);
   });
 });
 
