@@ -35,7 +35,7 @@ export function budgetLine(spent: Partial<Record<keyof BudgetConfig, BudgetSpent
     key.endsWith("_per_job") ? `${key} ${shown(key, limit)}: at most ${shown(key, used)} by one job` : `${key} ${shown(key, limit)}: ${shown(key, used)} spent`,
   );
   if (parts.length === 0) return [];
-  return [`Budget: ${parts.join("; ")} (calls cut off without a bill counted at their most)`];
+  return [`Budget: ${parts.join("; ")} (the preflight included; calls cut off without a bill counted at their most)`];
 }
 
 /** Matrix jobs this invocation left unstarted because the run's budget was spent. */

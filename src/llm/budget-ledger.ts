@@ -94,6 +94,12 @@ export class BudgetLedger {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /** What is left once every reservation is paid in full (Infinity where there is no limit). */
+  get left(): Spend {
+    const of = (limit: number | null, spent: number, reserved: number) => (limit === null ? Number.POSITIVE_INFINITY : Math.max(0, limit - spent - reserved));
+    return { tokens: of(this.tokenLimit, this.spentTokens, this.reservedTokens), cost: of(this.costLimit, this.spentCost, this.reservedCost) };
+  }
+
   /** Why this scope may spend nothing more (a limit reached), or null. */
   spentOut(): string | null {
     if (this.tokenLimit !== null && this.spentTokens >= this.tokenLimit) return `${this.scope} token budget spent: ${this.spentTokens} of max_tokens_per_${this.scope} ${this.tokenLimit}`;

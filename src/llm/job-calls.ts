@@ -172,6 +172,7 @@ export class JobCalls {
       cost: run.price(model, { prompt_tokens: shape.prompt_tokens_at_most, completion_tokens: max, total_tokens: shape.tokens }) ?? 0,
     };
     const detail = ` (${shape.prompt_tokens_at_most} prompt tokens at most + max_tokens ${max})`;
+    run.noteWorstCase(worst);
     const job = this.ledger.reserve(worst);
     if (job !== null) return job.mayFitLater ? "wait" : refuse(job.reason + detail);
     const whole = run.ledger.reserve(worst);

@@ -42,6 +42,8 @@ export class RunCalls {
   /** Set when a request did not fit the run's budget: no new job starts. */
   private refused: string | null = null;
   private mostByAJob: Spend = { tokens: 0, cost: 0 };
+  /** The smallest worst case of any request so far (tokens and USD, each its own minimum). */
+  private smallest: Spend | null = null;
   private stopping: LlmError | null = null;
   private readonly onRunStopped: ((error: LlmError) => void) | undefined;
 
@@ -59,9 +61,28 @@ export class RunCalls {
     this.ledger.add({ tokens, cost: cost ?? 0 });
   }
 
-  /** Why the run may not spend more (its budget reached, or a request that did not fit), or null. */
+  /**
+   * Why the run may not spend more, or null: its budget reached, a request that did not fit, or
+   * less left (after what requests in flight reserved) than the smallest request so far may use.
+   * No new job starts then: it could not send a request.
+   */
   runBudgetSpent(): string | null {
+    // Once said, it stays said: the jobs it kept from starting are labelled with it at the end.
+    this.refused ??= this.tooLittleLeft();
     return this.ledger.spentOut() ?? this.refused;
+  }
+
+  private tooLittleLeft(): string | null {
+    if (this.smallest === null) return null;
+    const left = this.ledger.left;
+    if (left.tokens < this.smallest.tokens) return `run token budget: ${left.tokens} tokens left of max_tokens_per_run ${this.ledger.tokenLimit}, less than the smallest request so far may use (${this.smallest.tokens})`;
+    if (left.cost < this.smallest.cost) return `run cost budget: $${left.cost.toFixed(4)} left of max_cost_per_run $${this.ledger.costLimit}, less than the smallest request so far may cost ($${this.smallest.cost.toFixed(4)})`;
+    return null;
+  }
+
+  /** A request's worst case, as a job reserves it (the smallest tells whether a new job could send one). */
+  noteWorstCase(worst: Spend): void {
+    this.smallest = this.smallest === null ? worst : { tokens: Math.min(this.smallest.tokens, worst.tokens), cost: Math.min(this.smallest.cost, worst.cost) };
   }
 
   /** What cut-off calls may have been billed, at most. */

@@ -79,7 +79,14 @@ function completionBody(n: number, model: unknown, content: string, usage: FakeU
   };
 }
 
-export async function startFakeOpenAiServer(script: readonly ServerStep[], options: { fallback?: ServerStep } = {}): Promise<FakeOpenAiServer> {
+export interface FakeServerOptions {
+  /** The step for requests past the script's end. */
+  readonly fallback?: ServerStep;
+  /** The usage of a reply whose step gives none (default 100+n / 20): e.g. counted from the request, as a provider bills. */
+  readonly usage?: (body: Record<string, unknown>, n: number) => FakeUsage;
+}
+
+export async function startFakeOpenAiServer(script: readonly ServerStep[], options: FakeServerOptions = {}): Promise<FakeOpenAiServer> {
   const received: Received[] = [];
   const sockets = new Set<Socket>();
   let inFlight = 0;
@@ -100,6 +107,7 @@ export async function startFakeOpenAiServer(script: readonly ServerStep[], optio
       received.push(record);
       const n = received.length;
       const step = script[n - 1] ?? options.fallback;
+      const defaultUsage = (): FakeUsage => options.usage?.(body, n) ?? { prompt_tokens: 100 + n, completion_tokens: 20, total_tokens: 120 + n };
       const finish = (text: string) => {
         const stall = typeof step === "object" ? (step.bodyDelayMs ?? 0) : 0;
         if (stall === 0) return void res.end(text);
@@ -116,7 +124,7 @@ export async function startFakeOpenAiServer(script: readonly ServerStep[], optio
         }
         if (typeof step === "string" || typeof step === "function") {
           const content = typeof step === "function" ? step(body) : step;
-          finish(JSON.stringify(completionBody(n, body.model, content, { prompt_tokens: 100 + n, completion_tokens: 20, total_tokens: 120 + n })));
+          finish(JSON.stringify(completionBody(n, body.model, content, defaultUsage())));
           return;
         }
         for (const [name, value] of Object.entries(step.headers ?? {})) res.setHeader(name, value);
@@ -127,7 +135,7 @@ export async function startFakeOpenAiServer(script: readonly ServerStep[], optio
           if (step.contentType) res.setHeader("content-type", step.contentType);
           finish(step.raw);
         } else if ("reply" in step) {
-          finish(JSON.stringify(completionBody(n, body.model, step.reply, step.usage === undefined ? { prompt_tokens: 100 + n, completion_tokens: 20, total_tokens: 120 + n } : step.usage)));
+          finish(JSON.stringify(completionBody(n, body.model, step.reply, step.usage === undefined ? defaultUsage() : step.usage)));
         } else {
           res.statusCode = step.status;
           finish(JSON.stringify({ error: { message: step.message, type: "invalid_request_error" } }));
