@@ -5,6 +5,8 @@
  */
 import { basename } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
+import { shellWord } from "../codec/shell-word.js";
+import { cliCommand } from "../fs/cli-command.js";
 import { rebuildLogFromMirror } from "../events/log-from-mirror.js";
 
 export const spec: VerbSpec = {
@@ -25,7 +27,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
       `The prompt and reply texts of ${rebuilt.callsWithoutTexts} LLM call(s) were kept only in the lost database: 'trace-bench calls' shows them as (not stored), and a resumed job sends such calls again instead of answering them from its journal.`,
     );
   }
-  lines.push(`Check it with: trace-bench replay --verify ${runDir}`, `then rebuild ${basename(runDir)}'s reports with: trace-bench replay ${runDir}`);
+  lines.push(`Check it with: ${cliCommand(`replay --verify ${shellWord(runDir)}`)}`, `then rebuild ${basename(runDir)}'s reports with: ${cliCommand(`replay ${shellWord(runDir)}`)}`);
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
 }

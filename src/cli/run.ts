@@ -43,6 +43,7 @@ import { runSummaryJson } from "./run-summary-json.js";
 import { jobActorInspection } from "../engine/job-actor-inspection.js";
 import { DEFAULT_INSPECTOR_URL } from "../../adapters/inspector/default-inspector-url.js";
 import { shellWord } from "../codec/shell-word.js";
+import { cliCommand } from "../fs/cli-command.js";
 import { onStopSignals } from "./stop-signals.js";
 import { MAX_JOBS_FLAG, maxJobsOf } from "./max-jobs-flag.js";
 
@@ -101,15 +102,16 @@ function spendingLine(state: RunState): string {
  * The command that resumes this run as printed: the config, the run id, and every flag that
  * decides which run dir it is (--runs-dir when it is not the config's, --root) or what the
  * experiment is (--logger, part of config_hash), the job timeout it ran with, and the job limit
- * it was allowed (a matrix over the default limit is refused without it).
+ * it was allowed (a matrix over the default limit is refused without it). It starts as this
+ * process must be started again from here (cli-command.ts: `npx trace-bench` in a clone).
  */
 export function resumeCommand(args: ParsedArgs, plan: Pick<RunPlan, "runId" | "config">, configRunsDir: string): string {
-  const words = ["trace-bench", "run", "--config", args.flags.config as string];
+  const words = ["run", "--config", args.flags.config as string];
   if (args.flags.root !== undefined) words.push("--root", args.flags.root as string);
   if (plan.config.runs_dir !== configRunsDir) words.push("--runs-dir", plan.config.runs_dir);
   words.push("--run-id", plan.runId);
   for (const flag of ["logger", "job-timeout", "max-jobs"] as const) if (args.flags[flag] !== undefined) words.push(`--${flag}`, args.flags[flag] as string);
-  return words.map(shellWord).join(" ");
+  return cliCommand(words.map(shellWord).join(" "));
 }
 
 /** Matrices this big are announced before they are expanded. */
@@ -127,7 +129,7 @@ export function summaryLines(report: RunReport, resumeWith: string): string[] {
   }
   const tally = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
   // The log holds everything; say so when some files could not be brought level with it.
-  const behind = report.behind.length === 0 ? [] : [`Reports behind the log (${report.behind.join(", ")}): rebuild them with trace-bench replay ${dir}`];
+  const behind = report.behind.length === 0 ? [] : [`Reports behind the log (${report.behind.join(", ")}): rebuild them with ${cliCommand(`replay ${shellWord(dir)}`)}`];
   const spending = [spendingLine(report.state), ...(report.state.started?.mode === "stub" ? [STUB_LABEL] : [])];
   if (report.interrupted) {
     const done = report.state.orderedJobs().filter((j) => j.finished && j.finished.status !== "cancelled").length;

@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { shellWord } from "../codec/shell-word.js";
+import { cliCommand } from "../fs/cli-command.js";
 import { join } from "node:path";
 import { jobStream } from "../events/event-schema.js";
 import { contentRefsOf, transcriptEntries } from "../events/projections/call-transcript.js";
@@ -45,7 +46,8 @@ export function filesUnder(base: string, dir: string, limit = 500): string[] {
   return found;
 }
 
-const commandLine = (args: readonly string[]) => ["trace-bench", ...args].map(shellWord).join(" ");
+/** As the dashboard shows a command: one that works as printed from where `trace-bench ui` was started. */
+const commandLine = (args: readonly string[]) => cliCommand(args.map(shellWord).join(" "));
 
 export function runPayload(run: WatchedRun): RunPayload {
   const summary = run.summary();

@@ -4,7 +4,7 @@
  * before it creates anything; per-trainer kwargs; unknown keys at their own line; did-you-mean.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
@@ -86,27 +86,48 @@ describe("retrying the failures", () => {
     const runs = join(dir, "elsewhere");
     // No runs_dir in the config: the hint must name --runs-dir, or it would start a new run in ./runs.
     const cfg = config(dir, `seeds: [1, 2, 3, 4, 5, 6]\nmax_workers: 2\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 150}}\ntrainers: [NoOpTrainer]\n`);
+    // `trace-bench` on PATH is this launcher, linked as `npm i -g` or `npm link` links it.
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    symlinkSync(CLI, join(bin, "trace-bench"));
+    const env = { ...process.env, ...FIXTURE_ENV, PATH: `${bin}:${process.env.PATH}` };
     const first = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, "run", "--config", cfg, "--runs-dir", runs], { cwd: REPO_ROOT, env: { ...process.env, ...FIXTURE_ENV } });
+      const child = spawn(process.execPath, [CLI, "run", "--config", cfg, "--runs-dir", runs], { cwd: REPO_ROOT, env });
       const output = signalWhenSaid(child, "[1/6]");
       child.on("error", reject);
       child.on("exit", (code) => resolve({ code, stdout: output.stdout() }));
     });
     expect(first.code).toBe(130);
     const hint = /^Resume with: (.*)$/m.exec(first.stdout)?.[1];
-    expect(hint).toBeDefined();
+    expect(hint).toMatch(/^trace-bench run --config /);
     expect(hint).toContain(`--runs-dir ${runs}`);
     const [runId] = runDirs(runs);
-    // `trace-bench` on PATH is the built CLI.
-    const bin = join(dir, "bin");
-    mkdirSync(bin);
-    writeFileSync(join(bin, "trace-bench"), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
-    chmodSync(join(bin, "trace-bench"), 0o755);
-    const again = spawnSync("/bin/sh", ["-c", hint!], { cwd: REPO_ROOT, env: { ...process.env, ...FIXTURE_ENV, PATH: `${bin}:${process.env.PATH}` }, encoding: "utf8", timeout: 60_000 });
+    const again = spawnSync("/bin/sh", ["-c", hint!], { cwd: REPO_ROOT, env, encoding: "utf8", timeout: 60_000 });
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toMatch(new RegExp(`Resuming ${runId}: [1-5]/6 jobs done`));
     expect(runDirs(runs)).toEqual([runId]);
     expect(existsSync(join(REPO_ROOT, "runs", runId!))).toBe(false);
+  });
+
+  it("the 'Resume with:' hint says npx trace-bench in a clone where trace-bench is not on PATH, and the launcher's path elsewhere", async () => {
+    const dir = tempDir();
+    const cfg = config(dir, `seeds: [1, 2, 3, 4, 5, 6]\nmax_workers: 2\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 150}}\ntrainers: [NoOpTrainer]\n`);
+    const hintFrom = async (cwd: string, runs: string) => {
+      const stdout = await new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [CLI, "run", "--config", cfg, "--runs-dir", runs], { cwd, env: { ...process.env, ...FIXTURE_ENV, PATH: "/usr/bin:/bin" } });
+        const output = signalWhenSaid(child, "[1/6]");
+        child.on("error", reject);
+        child.on("exit", () => resolve(output.stdout()));
+      });
+      return /^Resume with: (.*)$/m.exec(stdout)?.[1];
+    };
+    expect(await hintFrom(REPO_ROOT, join(dir, "runs-a"))).toMatch(/^npx trace-bench run --config /);
+    // Outside any project npx would look for trace-bench in the registry: the launcher, run by node, works from anywhere.
+    const outside = await hintFrom(dir, join(dir, "runs-b"));
+    expect(outside).toMatch(new RegExp(`^node ${CLI.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} run --config `));
+    const again = spawnSync("/bin/sh", ["-c", outside!], { cwd: dir, env: { ...process.env, ...FIXTURE_ENV }, encoding: "utf8", timeout: 60_000 });
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/Resuming [0-9a-f-]+: [1-5]\/6 jobs done/);
   });
 });
 

@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "n
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, tempDir } from "../support/cli.js";
+import { CLI, runCli, tempDir } from "../support/cli.js";
 import { HAVE_CHROMIUM, launchBrowser, screenshot, startDashboard, type RunningDashboard } from "../support/dashboard.js";
 import { csvRows, eventsOf, FIXTURE_ENV, singleRunDir } from "../support/run-dir.js";
 
@@ -319,10 +319,11 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     expect(failedJobs).toHaveLength(2);
     const runId = runDir.split("/").at(-1)!;
     await page.goto(`${dashboard.origin}/#/run/${encodeURIComponent(runId)}`);
-    // The page shows the command its Retry failed runs (a finished run has nothing to resume).
+    // The page shows the command its Retry failed runs (a finished run has nothing to resume), as it
+    // works from where the dashboard was started: a folder outside the clone, so by the launcher's path.
     await page.locator("[data-testid=retry-command]").waitFor(WAIT);
     expect(await page.locator("[data-testid=retry-command]").textContent()).toBe(
-      `trace-bench run --config ${join(runDir, "meta", "config.snapshot.yaml")} --resume failed --run-id ${runId} --runs-dir ${join(dir, "runs")}`,
+      `node ${CLI} run --config ${join(runDir, "meta", "config.snapshot.yaml")} --resume failed --run-id ${runId} --runs-dir ${join(dir, "runs")}`,
     );
     expect(await page.locator("[data-testid=resume-command]").count()).toBe(0);
     await page.click("[data-testid=retry-failed]");

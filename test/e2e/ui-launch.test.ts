@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } fro
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, tempDir } from "../support/cli.js";
+import { CLI, REPO_ROOT, tempDir } from "../support/cli.js";
 import { HAVE_CHROMIUM, launchBrowser, screenshot, slowConfig, startDashboard, waitForExit, type RunningDashboard } from "../support/dashboard.js";
 import { isRunning } from "../support/processes.js";
 import { csvRows, eventsOf, FIXTURE_ENV } from "../support/run-dir.js";
@@ -113,7 +113,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: launch, watch, cancel, r
     expect(interrupted.some((e) => e.type === "RunFinished")).toBe(false);
     // The page says how to resume it from a terminal, and its Resume button runs just that.
     expect(await page.locator("[data-testid=resume-command]").textContent()).toBe(
-      `trace-bench run --config ${join(runDir, "meta", "config.snapshot.yaml")} --resume auto --run-id ${relDir} --runs-dir ${join(dir, "runs")}`,
+      `node ${CLI} run --config ${join(runDir, "meta", "config.snapshot.yaml")} --resume auto --run-id ${relDir} --runs-dir ${join(dir, "runs")}`,
     );
     await screenshot(page, "run-interrupted");
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { summaryLines } from "../../../src/cli/run.js";
+import { cliCommand } from "../../../src/fs/cli-command.js";
 import type { RunReport } from "../../../src/engine/run-invocation.js";
 import type { StoredEvent } from "../../../src/events/event-schema.js";
 import { RunState } from "../../../src/events/run-state.js";
@@ -18,7 +19,7 @@ describe("run's closing lines", () => {
 
   it("say which files are behind the log and how to rebuild them, finished or interrupted", () => {
     for (const interrupted of [false, true]) {
-      expect(summaryLines(report(["projections"], interrupted), "c.yaml").at(-1)).toBe("Reports behind the log (projections): rebuild them with trace-bench replay runs/r");
+      expect(summaryLines(report(["projections"], interrupted), "c.yaml").at(-1)).toBe(`Reports behind the log (projections): rebuild them with ${cliCommand("replay runs/r")}`);
     }
   });
 });
