@@ -51,7 +51,7 @@ async function resumeOnce() {
 
 async function replayOnce() {
   const a = performance.now();
-  const state = await replayRun(runDir);
+  const { state } = await replayRun(runDir);
   return { totalMs: performance.now() - a, events: state.lastSeq, jobs: state.orderedJobs().length };
 }
 

@@ -1,7 +1,8 @@
 /**
  * `trace-bench replay <run_dir>`: rebuilds every file the event log can produce: the jsonl
  * mirrors from SQLite and every projection from the events, each compared byte for byte with the
- * file there and replaced when it differs; then it removes whatever else the directory holds. It
+ * file there and replaced when it differs; whatever else the directory holds it lists and leaves
+ * alone, or with `--prune` moves aside to `.replay-strays/<timestamp>/` (never deletes). It
  * is a writer (it takes the run directory's lock); each event is checked as it is read, before
  * anything derived from it is written.
  *
@@ -9,7 +10,7 @@
  * the machine would not have produced (exit 1), writing nothing.
  */
 import { existsSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, join } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { UsageError } from "./args.js";
 import { RunDirError } from "../engine/run-dir-error.js";
@@ -26,16 +27,27 @@ import type { JobRenderContext } from "../events/projections/results-table.js";
 import { JobFolderRewriter } from "../events/job-folder-rewriter.js";
 import { ReplayHelperThread, wantsReplayHelper } from "../events/replay-helper-thread.js";
 import { RunDirListing } from "../events/run-dir-listing.js";
-import { removeStrays } from "../events/run-dir-strays.js";
+import { shellWord } from "../codec/shell-word.js";
+import { cliCommand } from "../fs/cli-command.js";
+import { findStrays, moveStraysAside, STRAYS_DIR } from "../events/run-dir-strays.js";
 
 export const spec: VerbSpec = {
   name: "replay",
-  summary: "Rebuild every projection of a run directory (reports, mirrors, job files) from its event log, and remove anything else in it.",
+  summary: "Rebuild every projection of a run directory (reports, mirrors, job files) from its event log; list what else it holds (kept, or moved aside with --prune).",
   flags: {
+    prune: { type: "boolean", description: `Move the files and folders the log does not produce (notes, plots, a stray job folder) to <run_dir>/${STRAYS_DIR}/<timestamp>/ instead of leaving them in place. Nothing is deleted.` },
     verify: { type: "boolean", description: "Only check the log: re-derive every job's events through the job machine and list what it would not have produced (exit 1). Writes nothing." },
   },
   positional: { name: "run_dir", description: "A run directory (runs/<run_id>).", required: true },
 };
+
+export interface ReplayOutcome {
+  readonly state: RunState;
+  /** What the directory held besides the log and its derived files, relative to it, sorted (a folder ends in `/`). */
+  readonly strays: readonly string[];
+  /** Where `prune` moved them (relative to the run directory), or null: left in place. */
+  readonly movedTo: string | null;
+}
 
 const noLog = (runDir: string) => new UsageError({ verb: "replay", problem: `${runDir} has no event log (${EVENTS_DB}); pass a run directory such as runs/<run_id>` });
 
@@ -51,8 +63,9 @@ function requireRun(runDir: string): void {
  * more than one core, a helper thread writes the folders of the jobs it is handed meanwhile.
  * `helper`: by default one starts for runs of `REPLAY_HELPER_MIN_JOBS` jobs or more; true starts
  * one and waits until it is ready (so that it takes jobs even from a short log); false, none.
+ * `prune`: move what the log does not produce aside rather than leave it where it is.
  */
-export async function replayRun(runDir: string, helper?: boolean): Promise<RunState> {
+export async function replayRun(runDir: string, helper?: boolean, prune = false): Promise<ReplayOutcome> {
   const store = existsSync(runDir) ? EventStore.openExisting(runDir, { command: "trace-bench replay" }) : null;
   if (store === null) throw noLog(runDir);
   let helperThread: ReplayHelperThread | null = null;
@@ -75,10 +88,11 @@ export async function replayRun(runDir: string, helper?: boolean): Promise<RunSt
     const writer = new ProjectionWriter(runDir, false, listing);
     if (helper ?? wantsReplayHelper(lastPositions.size)) helperThread = new ReplayHelperThread(runDir, context);
     if (helper === true) await helperThread!.ready();
-    const rewriter = new JobFolderRewriter(runDir, context, writer, listing);
+    const rewriter = new JobFolderRewriter(context, writer, listing);
     const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastPositions);
     const state = new RunState();
     const settled = new Set<string>();
+    const strays: string[] = [];
     store.scanLines((event, line) => {
       state.apply(event);
       mirrors.addLine(line, event);
@@ -86,17 +100,19 @@ export async function replayRun(runDir: string, helper?: boolean): Promise<RunSt
       if (jobId === null || lastPositions.get(event.stream) !== event.position) return;
       const job = state.jobs.get(jobId)!;
       if (helperThread?.offer(job) === true) writer.renderedElsewhere(context, job);
-      else rewriter.rewrite(job);
+      else for (const stray of rewriter.rewrite(job)) strays.push(stray);
       state.releaseDetail(jobId);
       settled.add(jobId);
     }, startEvents);
     mirrors.finish();
-    await helperThread?.finish();
+    for (const stray of (await helperThread?.finish()) ?? []) strays.push(stray);
     // Run-level files, and the files of jobs that never ran (no event settled them).
     writer.writeAll(state);
-    removeStrays(runDir, state.jobs.keys(), listing, settled);
+    strays.push(...findStrays(state.jobs.keys(), listing, settled));
+    strays.sort();
+    const movedTo = prune && strays.length > 0 ? moveStraysAside(runDir, strays) : null;
     store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
-    return state;
+    return { state, strays, movedTo };
   } finally {
     await helperThread?.stop();
     store.close();
@@ -112,7 +128,18 @@ function fileWriteFailure(error: unknown, runDir: string): unknown {
   const code = (error as { code?: unknown; _tag?: unknown } | null)?.code;
   // System errors only (ENOSPC, EACCES, ENOTDIR, ...): Node's own `ERR_*` codes are bugs, not the user's to fix.
   if (typeof code !== "string" || !/^E[A-Z0-9]+$/.test(code) || (error as { _tag?: unknown })._tag !== undefined) return error;
-  return new RunDirError({ problem: `replay could not write the run's files: ${(error as Error).message}; the event log is intact: fix this and run 'trace-bench replay ${runDir}' again` });
+  return new RunDirError({ problem: `replay could not write the run's files: ${(error as Error).message}; the event log is intact: fix this and run '${cliCommand(`replay ${shellWord(runDir)}`)}' again` });
+}
+
+/** Strays named in the line, at most (a big run may hold one in every job's folder). */
+const STRAYS_NAMED = 10;
+
+/** What replay did with what the log does not produce: kept (and how to move it aside) or moved (and where). */
+export function straysLine(runDir: string, strays: readonly string[], movedTo: string | null): string {
+  const named = strays.slice(0, STRAYS_NAMED).join(", ") + (strays.length > STRAYS_NAMED ? `, and ${strays.length - STRAYS_NAMED} more` : "");
+  const what = `${strays.length} ${strays.length === 1 ? "entry" : "entries"} the event log does not produce`;
+  if (movedTo !== null) return `Moved ${what} to ${join(runDir, movedTo)}/: ${named}`;
+  return `Kept ${what} (left as they are): ${named}; '${cliCommand(`replay --prune ${shellWord(runDir)}`)}' moves them to ${join(runDir, STRAYS_DIR)}/<timestamp>/`;
 }
 
 async function verifyRun(runDir: string): Promise<number> {
@@ -153,12 +180,14 @@ async function verifyRun(runDir: string): Promise<number> {
 export async function execute(args: ParsedArgs): Promise<number> {
   const runDir = args.positional!;
   if (args.flags.verify === true) return verifyRun(runDir);
-  let state: RunState;
+  let outcome: ReplayOutcome;
   try {
-    state = await replayRun(runDir);
+    outcome = await replayRun(runDir, undefined, args.flags.prune === true);
   } catch (error) {
     throw fileWriteFailure(error, runDir);
   }
+  const { state, strays, movedTo } = outcome;
   process.stdout.write(`Replayed ${basename(runDir)}: ${state.lastSeq} events, ${state.orderedJobs().filter((j) => j.finished).length} jobs\n`);
+  if (strays.length > 0) process.stdout.write(`${straysLine(runDir, strays, movedTo)}\n`);
   return 0;
 }

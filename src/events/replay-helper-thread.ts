@@ -21,7 +21,7 @@ export interface ReplayHelperSetup {
 
 export type ReplayHelperRequest = { readonly type: "job"; readonly job: JobView } | { readonly type: "finish" };
 /** `code`: the system error's (ENOSPC, ENOTDIR, ...), when a file could not be written. */
-export type ReplayHelperReply = { readonly type: "finished" } | { readonly type: "failed"; readonly message: string; readonly code?: string };
+export type ReplayHelperReply = { readonly type: "finished"; readonly strays: readonly string[] } | { readonly type: "failed"; readonly message: string; readonly code?: string };
 
 export const HELPER_STARTING = 0;
 export const HELPER_READY = 1;
@@ -49,10 +49,16 @@ export class ReplayHelperThread {
   private handed = 0;
   private failure: { readonly message: string; readonly code?: string } | null = null;
   private finished: (() => void) | null = null;
+  /** What the folders it wrote hold besides their files (run-dir-strays.ts), once it finished. */
+  private strays: readonly string[] = [];
 
   constructor(runDir: string, context: JobRenderContext) {
     this.worker = new Worker(WORKER_URL, { workerData: { runDir, context, progress: this.progress } satisfies ReplayHelperSetup, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
-    this.worker.on("message", (reply: ReplayHelperReply) => (reply.type === "finished" ? this.finished?.() : this.fail(reply.message, reply.code)));
+    this.worker.on("message", (reply: ReplayHelperReply) => {
+      if (reply.type !== "finished") return this.fail(reply.message, reply.code);
+      this.strays = reply.strays;
+      this.finished?.();
+    });
     this.worker.on("error", (error) => this.fail(error.message));
     this.worker.on("exit", (code) => this.fail(`it ended (exit code ${code})`));
   }
@@ -73,15 +79,17 @@ export class ReplayHelperThread {
   /**
    * Waits until every job handed over is written. A helper that failed rejects it if it was
    * handed any job (its folder may be half written); one that never took a job cost nothing.
+   * Returns what the folders it wrote hold besides their files (paths relative to the run directory).
    */
-  async finish(): Promise<void> {
-    if (this.handed === 0) return;
+  async finish(): Promise<readonly string[]> {
+    if (this.handed === 0) return [];
     await new Promise<void>((resolve, reject) => {
       const settle = () => (this.failure === null ? resolve() : reject(helperError(this.failure)));
       if (this.failure !== null) return settle();
       this.finished = settle;
       this.worker.postMessage({ type: "finish" } satisfies ReplayHelperRequest);
     });
+    return this.strays;
   }
 
   async stop(): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * A replay's helper thread (see replay-helper-thread.ts): writes the folder of each job it is
  * handed, as the replaying thread would, with a temp folder of its own; says when all are written
- * or why it could not write one.
+ * (and what else their folders hold) or why it could not write one.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { JobFolderRewriter } from "./job-folder-rewriter.js";
@@ -21,16 +21,18 @@ const fail = (error: unknown) => {
 try {
   const listing = new RunDirListing(runDir);
   const writer = new ProjectionWriter(runDir, false, listing, "helper");
-  const rewriter = new JobFolderRewriter(runDir, context, writer, listing);
+  const rewriter = new JobFolderRewriter(context, writer, listing);
+  // What the job folders hold besides their files, handed back with the finish (replay reports them).
+  const strays: string[] = [];
   port.on("message", (request: ReplayHelperRequest) => {
     if (Atomics.load(progress, 0) === HELPER_FAILED) return;
     try {
       if (request.type === "job") {
-        rewriter.rewrite(request.job);
+        for (const stray of rewriter.rewrite(request.job)) strays.push(stray);
         Atomics.add(progress, 1, 1);
       } else {
         writer.removeTempDir();
-        send({ type: "finished" });
+        send({ type: "finished", strays });
       }
     } catch (error) {
       fail(error);

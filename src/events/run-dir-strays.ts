@@ -1,17 +1,21 @@
 /**
- * What a run directory may hold besides what its log produces: nothing. `replay` makes every
- * derived file right in place (a file that differs is replaced atomically, so a reader never finds
- * a report missing) and then removes whatever no derived file accounts for: a stale job's folder,
- * a file someone dropped in. Deleting the whole tree first cost as much as writing it again.
+ * What a run directory holds besides what its log produces: strays (a user's notes or plots, a
+ * folder of a job the log does not know, a file someone dropped into a job's folder). `replay`
+ * makes every derived file right in place and never destroys a stray: it finds them here, from the
+ * same listing it wrote by, and leaves them where they are, or with `--prune` moves them aside to
+ * `.replay-strays/<timestamp>/` under the same relative paths, where nothing reads them.
  */
-import { rmSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, renameSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { EVENTS_DB } from "./log-database.js";
 import { RUN_MIRROR } from "./mirror-writer.js";
 import { JOB_GENERATED, PROJECTION_TEMP_DIR } from "./projection-writer.js";
 import { RUN_FILES } from "./projections/run-files.js";
 import { RunDirListing } from "./run-dir-listing.js";
 import { checkedJobId } from "./safe-id.js";
+
+/** The folder, under a run directory, that `replay --prune` moves strays into (one timestamped folder per replay). */
+export const STRAYS_DIR = ".replay-strays";
 
 /** Paths relative to a folder, by folder: the entries it may keep (a folder's own entries are listed under its path). */
 function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
@@ -26,6 +30,7 @@ function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
   };
   for (const file of [...Object.values(RUN_FILES), RUN_MIRROR, EVENTS_DB, `${EVENTS_DB}-wal`, `${EVENTS_DB}-shm`, `${EVENTS_DB}-journal`]) allow(file);
   allow(PROJECTION_TEMP_DIR);
+  allow(STRAYS_DIR);
   // A job's files are the same names for every job: one set, looked up under each job's folder.
   allow("jobs/*/events.jsonl");
   for (const name of JOB_GENERATED) allow(`jobs/*/${name}`);
@@ -34,35 +39,73 @@ function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
   return allowed;
 }
 
-/** Removes what `allowed` does not account for under `folder` (matched against `pattern`), as `listing` finds it. */
-function removeUnder(runDir: string, listing: RunDirListing, allowed: Map<string, Set<string>>, folder: string, pattern: string, skipJobs: ReadonlySet<string>): void {
+/** Folders whose content is not looked into: the writer's temp files, strays moved aside before. */
+const NOT_LOOKED_INTO = new Set([PROJECTION_TEMP_DIR, STRAYS_DIR]);
+
+/** Adds to `strays` what `allowed` does not account for under `folder` (matched against `pattern`), as `listing` finds it. */
+function findUnder(listing: RunDirListing, allowed: Map<string, Set<string>>, folder: string, pattern: string, skipJobs: ReadonlySet<string>, strays: string[]): void {
   const keep = allowed.get(pattern);
-  // Paths are made only for what is removed or looked into (most entries are neither).
+  // Paths are made only for what is a stray or looked into (most entries are neither).
   const pathOf = (name: string) => (folder === "" ? name : `${folder}/${name}`);
   for (const entry of listing.entries(folder)) {
     if (keep === undefined || !keep.has(entry.name)) {
-      rmSync(join(runDir, pathOf(entry.name)), { recursive: true, force: true });
+      strays.push(entry.isDirectory ? `${pathOf(entry.name)}/` : pathOf(entry.name));
       continue;
     }
     if (!entry.isDirectory || (pattern === "jobs" && skipJobs.has(entry.name))) continue;
     const entryPattern = pattern === "jobs" ? "jobs/*" : pattern === "" ? entry.name : `${pattern}/${entry.name}`;
-    if (entryPattern !== PROJECTION_TEMP_DIR) removeUnder(runDir, listing, allowed, pathOf(entry.name), entryPattern, skipJobs);
+    if (!NOT_LOOKED_INTO.has(entryPattern)) findUnder(listing, allowed, pathOf(entry.name), entryPattern, skipJobs, strays);
   }
 }
 
 /**
- * Removes every file and folder under `runDir` that is neither the log nor a file derived from it
- * for `jobIds`, as `listing` finds the directory (anything this process wrote is derived). The
- * folders of `settledJobs` are not looked into: `removeJobStrays` already cleaned them.
+ * The files and folders under the run directory that are neither the log nor derived from it for
+ * `jobIds`, as `listing` finds the directory (anything this process wrote is derived), relative
+ * to it; a stray folder is one entry, its path ending in `/`. The folders of `settledJobs` are not looked into:
+ * `findJobStrays` looked into them already.
  */
-export function removeStrays(runDir: string, jobIds: Iterable<string>, listing = new RunDirListing(runDir), settledJobs: ReadonlySet<string> = new Set()): void {
-  removeUnder(runDir, listing, allowedEntries(jobIds), "", "", settledJobs);
+export function findStrays(jobIds: Iterable<string>, listing: RunDirListing, settledJobs: ReadonlySet<string> = new Set()): string[] {
+  const strays: string[] = [];
+  findUnder(listing, allowedEntries(jobIds), "", "", settledJobs, strays);
+  return strays;
 }
 
 /** What may be in a job's folder, the same for every job. */
 const JOB_FOLDER_ALLOWED = allowedEntries([]);
 
-/** Removes what a job's folder holds besides its mirror and generated files (replay, job by job). */
-export function removeJobStrays(runDir: string, jobId: string, listing: RunDirListing): void {
-  removeUnder(runDir, listing, JOB_FOLDER_ALLOWED, `jobs/${checkedJobId(jobId)}`, "jobs/*", new Set());
+/** What a job's folder holds besides its mirror and generated files (replay, job by job). */
+export function findJobStrays(jobId: string, listing: RunDirListing): string[] {
+  const strays: string[] = [];
+  findUnder(listing, JOB_FOLDER_ALLOWED, `jobs/${checkedJobId(jobId)}`, "jobs/*", new Set(), strays);
+  return strays;
+}
+
+/** `2026-11-26T16-20-05.123Z`: an ISO time that every file system takes as a folder name, and sorts. */
+const folderStamp = (now: Date) => now.toISOString().replace(/:/g, "-");
+
+/**
+ * Moves `strays` (relative paths) to `.replay-strays/<timestamp>/` under the same relative paths,
+ * and returns that folder (relative to the run directory). Renames only: nothing is copied or
+ * deleted, and a folder made in the same millisecond as another gets a suffix rather than mixing.
+ */
+export function moveStraysAside(runDir: string, strays: readonly string[], now = new Date()): string {
+  const stamp = folderStamp(now);
+  let target = `${STRAYS_DIR}/${stamp}`;
+  for (let n = 2; ; n++) {
+    try {
+      mkdirSync(join(runDir, STRAYS_DIR), { recursive: true });
+      mkdirSync(join(runDir, target));
+      break;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "EEXIST") throw error;
+      target = `${STRAYS_DIR}/${stamp}-${n}`;
+    }
+  }
+  for (const stray of strays) {
+    const path = stray.endsWith("/") ? stray.slice(0, -1) : stray;
+    const destination = join(runDir, target, path);
+    mkdirSync(dirname(destination), { recursive: true });
+    renameSync(join(runDir, path), destination);
+  }
+  return target;
 }

@@ -156,7 +156,7 @@ describe("repairs and faults", () => {
 
     const failed = runCli(["replay", runDir]);
     expect(failed.code).toBe(2);
-    expect(failed.stderr.trim()).toMatch(/^trace-bench: replay could not write the run's files: ENOTDIR: .*artifacts.*; the event log is intact: fix this and run 'trace-bench replay .*' again$/);
+    expect(failed.stderr.trim()).toMatch(/^trace-bench: replay could not write the run's files: ENOTDIR: .*artifacts.*; the event log is intact: fix this and run 'npx trace-bench replay .*' again$/); // started from the clone, not from PATH
 
     rmSync(artifacts);
     const mended = runCli(["replay", runDir]);

@@ -86,7 +86,7 @@ describe("trace-bench run", () => {
     expect(llmEvents.every((e) => e.data.role === "optimizer" && e.data.estimated === true)).toBe(true);
   });
 
-  it("a run saves the writer's state; replay rewrites damaged and missing files and removes what the log does not produce", () => {
+  it("a run saves the writer's state; replay rewrites damaged and missing files, keeps what the log does not produce and says so; --prune moves it aside", () => {
     const dir = tempDir();
     const cfg = config(dir, `tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\nseeds: ${seeds(3)}\n`);
     expect(run(["--config", cfg, "--runs-dir", dir]).code).toBe(0);
@@ -103,17 +103,38 @@ describe("trace-bench run", () => {
     writeFileSync(join(runDir, "results.csv"), "damaged");
     rmSync(join(runDir, "jobs", secondJobId!), { recursive: true }); // its mirror, files and folders
     rmSync(join(runDir, "jobs", jobId!, "artifacts", "best_state.yaml"));
+    // A user's notes and plots, a note in a job's folder, a folder of a job the log does not know.
+    writeFileSync(join(runDir, "NOTES.md"), "why this run");
+    mkdirSync(join(runDir, "plots"));
+    writeFileSync(join(runDir, "plots", "curve.svg"), "<svg/>");
     writeFileSync(join(runDir, "jobs", jobId!, "artifacts", "notes.txt"), "not from the log");
     mkdirSync(join(runDir, "jobs", "000000000000"), { recursive: true });
     writeFileSync(join(runDir, "jobs", "000000000000", "results.json"), "{}");
-    writeFileSync(join(runDir, "stray.txt"), "x");
+    const strays = new Map([
+      ["NOTES.md", "why this run"],
+      ["jobs/000000000000/results.json", "{}"],
+      [`jobs/${jobId}/artifacts/notes.txt`, "not from the log"],
+      ["plots/curve.svg", "<svg/>"],
+    ]);
     const replay = runCli(["replay", runDir]);
     expect(replay.code, replay.stderr).toBe(0);
-    expect(filesUnder(runDir)).toEqual(live);
-    expect(existsSync(join(runDir, "jobs", "000000000000"))).toBe(false);
+    expect(filesUnder(runDir)).toEqual(new Map([...live, ...strays]));
+    expect(replay.stdout).toContain(`Kept 4 entries the event log does not produce (left as they are): NOTES.md, jobs/000000000000/, jobs/${jobId}/artifacts/notes.txt, plots/; `);
+    expect(replay.stdout).toContain(`replay --prune ${runDir}' moves them to ${runDir}/.replay-strays/<timestamp>/`);
     // Empty folders the run makes (each job's tb/) are kept.
     expect(existsSync(join(runDir, "jobs", jobId!, "tb"))).toBe(true);
     expect(existsSync(join(runDir, "jobs", secondJobId!, "tb"))).toBe(true);
+
+    const pruned = runCli(["replay", "--prune", runDir]);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    const aside = /^Moved 4 entries the event log does not produce to (.*)\/: NOTES\.md, /m.exec(pruned.stdout)?.[1];
+    expect(aside, pruned.stdout).toMatch(new RegExp(`^${runDir}/\\.replay-strays/[0-9TZ.-]+$`));
+    expect(filesUnder(aside!)).toEqual(strays);
+    expect(new Map([...filesUnder(runDir)].filter(([f]) => !f.startsWith(".replay-strays/")))).toEqual(live);
+    // Nothing left to keep: a further replay says nothing about strays.
+    const quiet = runCli(["replay", runDir]);
+    expect(quiet.stdout).not.toContain("does not produce");
+    expect(runCli(["replay", "--verify", runDir]).code).toBe(0);
   });
 
   it("scores NoOpTrainer jobs, fails a task without trainable parameters, and exits 1", () => {

@@ -20,7 +20,7 @@ import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/eve
 
 /** The build's `replayRun`: its helper thread runs from dist/ (a worker thread cannot load the TypeScript sources). */
 const BUILT_REPLAY = new URL("../../../dist/src/cli/replay.js", import.meta.url).href;
-const builtReplayRun = async (dir: string, helper: boolean) => ((await import(BUILT_REPLAY)) as typeof import("../../../src/cli/replay.js")).replayRun(dir, helper);
+const builtReplayRun = async (dir: string, helper: boolean, prune = false) => ((await import(BUILT_REPLAY)) as typeof import("../../../src/cli/replay.js")).replayRun(dir, helper, prune);
 
 const stores: EventStore[] = [];
 afterEach(() => {
@@ -50,14 +50,17 @@ describe("replayRun", () => {
   it.each([
     ["this thread", (dir: string) => replayRun(dir, false)],
     ["a helper thread", (dir: string) => builtReplayRun(dir, true)],
-  ])("writes every file as the whole log's fold renders it, mirrors included, and removes what the log does not produce (job folders written by %s)", async (_, replay) => {
+  ])("writes every file as the whole log's fold renders it, mirrors included, and keeps and lists what the log does not produce (job folders written by %s)", async (_, replay) => {
     const { dir } = twoInvocations();
     mkdirSync(join(dir, "jobs", "a", "artifacts"), { recursive: true });
     writeFileSync(join(dir, "jobs", "a", "artifacts", "notes.txt"), "not from the log");
     writeFileSync(join(dir, "jobs", "a", "events.jsonl"), "garbage\n");
     writeFileSync(join(dir, RUN_MIRROR), "garbage\n");
+    writeFileSync(join(dir, "NOTES.md"), "my notes");
+    mkdirSync(join(dir, "plots"));
+    writeFileSync(join(dir, "plots", "curve.png"), "png");
 
-    const state = await replay(dir);
+    const { state, strays, movedTo } = await replay(dir);
 
     const reader = EventStore.open(dir, RUN_ID, { command: "test" });
     stores.push(reader);
@@ -70,7 +73,12 @@ describe("replayRun", () => {
     expect(JSON.parse(readFileSync(join(dir, "jobs", "a", "job_meta.json"), "utf8")).llm.llm_model).toBe("m2");
     expect(readFileSync(join(dir, RUN_MIRROR), "utf8")).toBe(rows.map(mirrorLine).join(""));
     for (const job of ["a", "b", "c", "d"]) expect(readFileSync(jobMirrorPath(dir, job), "utf8")).toBe(rows.filter((r) => r.job_id === job).map(mirrorLine).join(""));
-    expect(existsSync(join(dir, "jobs", "a", "artifacts", "notes.txt"))).toBe(false);
+    // What the user put there is left as it is, and named (a folder once, ending in '/').
+    expect(readFileSync(join(dir, "jobs", "a", "artifacts", "notes.txt"), "utf8")).toBe("not from the log");
+    expect(readFileSync(join(dir, "NOTES.md"), "utf8")).toBe("my notes");
+    expect(readFileSync(join(dir, "plots", "curve.png"), "utf8")).toBe("png");
+    expect(strays).toEqual(["NOTES.md", "jobs/a/artifacts/notes.txt", "plots/"]);
+    expect(movedTo).toBeNull();
     // The temp folder is left empty (the helper's own removed).
     expect(readdirSync(join(dir, PROJECTION_TEMP_DIR))).toEqual([]);
     // Each job's details were dropped once its files were written.
@@ -101,6 +109,38 @@ describe("replayRun", () => {
     const reader = EventStore.open(dir, RUN_ID, { command: "test" });
     stores.push(reader);
     expect(reader.subscriberPosition(PROJECTIONS)).toBe(0);
+  });
+
+  it.each([
+    ["this thread", (dir: string) => replayRun(dir, false, true)],
+    ["a helper thread", (dir: string) => builtReplayRun(dir, true, true)],
+  ])("with prune, moves what the log does not produce to .replay-strays/<timestamp>/ under the same paths, and deletes nothing (job folders written by %s)", async (_, replay) => {
+    const { dir } = twoInvocations();
+    await replayRun(dir);
+    const reports = new Map(["results.csv", "jobs/a/results.json", RUN_MIRROR].map((p) => [p, readFileSync(join(dir, p))]));
+    writeFileSync(join(dir, "NOTES.md"), "my notes");
+    mkdirSync(join(dir, "plots"));
+    writeFileSync(join(dir, "plots", "curve.png"), "png");
+    writeFileSync(join(dir, "jobs", "b", "artifacts", "mine.txt"), "mine");
+    mkdirSync(join(dir, "jobs", "000000000000"));
+    writeFileSync(join(dir, "jobs", "000000000000", "results.json"), "{}");
+
+    const { strays, movedTo } = await replay(dir);
+
+    expect(strays).toEqual(["NOTES.md", "jobs/000000000000/", "jobs/b/artifacts/mine.txt", "plots/"]);
+    expect(movedTo).toMatch(/^\.replay-strays\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z$/);
+    const aside = join(dir, movedTo!);
+    expect(readFileSync(join(aside, "NOTES.md"), "utf8")).toBe("my notes");
+    expect(readFileSync(join(aside, "plots", "curve.png"), "utf8")).toBe("png");
+    expect(readFileSync(join(aside, "jobs", "b", "artifacts", "mine.txt"), "utf8")).toBe("mine");
+    expect(readFileSync(join(aside, "jobs", "000000000000", "results.json"), "utf8")).toBe("{}");
+    for (const gone of ["NOTES.md", "plots", "jobs/b/artifacts/mine.txt", "jobs/000000000000"]) expect(existsSync(join(dir, gone)), gone).toBe(false);
+    for (const [path, bytes] of reports) expect(readFileSync(join(dir, path)).equals(bytes), path).toBe(true);
+    // What was moved aside is no stray the next time, and a second prune moves nothing.
+    const again = await replayRun(dir, false, true);
+    expect(again.strays).toEqual([]);
+    expect(again.movedTo).toBeNull();
+    expect(readdirSync(join(dir, ".replay-strays"))).toEqual([movedTo!.slice(".replay-strays/".length)]);
   });
 
   it("a second replay finds every file right and changes nothing", async () => {
