@@ -7,7 +7,6 @@ import { jobIdentityFields } from "../../config/matrix.js";
 import type { JobView, RunState } from "../run-state.js";
 import { reportedCost, zeroCost, zeroTokens, type CostTotal, type LlmUse } from "../run-state.js";
 import { aggregateCsv, aggregateRows, comparisonKey, mean, sampleStd, tidy, type AggregateRow } from "./aggregates.js";
-
 import { jobOutcomes } from "./job-outcomes.js";
 import { csvCell, csvLine, jsonArtifact } from "./artifact-format.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
