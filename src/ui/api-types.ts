@@ -184,6 +184,27 @@ export interface CallEntry {
   readonly reply: string | null;
 }
 
+/** One candidate of a job (see src/events/projections/candidate-table.ts). */
+export interface CandidateRow {
+  /** Its id: the content ref of its trainable values. */
+  readonly candidate: string;
+  /** 0 for the initial values, the iteration that introduced it, or null when only the final evaluation saw it. */
+  readonly introduced: number | null;
+  readonly parents: readonly string[];
+  /** Training evaluations it had. */
+  readonly evaluations: number;
+  readonly mean_score: number | null;
+  readonly best_score: number | null;
+  readonly marks: readonly string[];
+  readonly changes: readonly { readonly parameter: string; readonly added: number; readonly removed: number }[];
+}
+
+export interface CandidatesEntry {
+  readonly attempt: number;
+  readonly rows: readonly CandidateRow[];
+  readonly lineage: readonly string[];
+}
+
 export interface JobPayload {
   readonly rel_dir: string;
   readonly job: JobState & { readonly spec: unknown; readonly reason: string | null };
@@ -193,6 +214,8 @@ export interface JobPayload {
   readonly iterations: readonly IterationEntry[];
   readonly evaluations: readonly EvaluationEntry[];
   readonly calls: readonly CallEntry[];
+  /** The candidates of the latest attempt, in the order they were first evaluated, and the lineage to the best. */
+  readonly candidates: CandidatesEntry;
   /** The job's files, relative to the run directory. */
   readonly artifacts: readonly string[];
   readonly finished: unknown;

@@ -10,13 +10,14 @@ import { cliCommand } from "../fs/cli-command.js";
 import { join } from "node:path";
 import { jobStream } from "../events/event-schema.js";
 import { contentRefsOf, transcriptEntries } from "../events/projections/call-transcript.js";
+import { candidateContentRefs, candidateTables } from "../events/projections/candidate-table.js";
 import { jobDir } from "../events/projections/job-paths.js";
 import { jobLogLine } from "../events/projections/job-log.js";
 import { llmCallRecords } from "../events/projections/llm-call-records.js";
 import { RESULT_COLUMNS, resultRow } from "../events/projections/results-table.js";
 import { leaderboardRows, RUN_FILES } from "../events/projections/run-files.js";
 import { tokenAudit, type TokenAudit } from "../events/projections/token-audit.js";
-import type { AuditGroup, CallEntry, IterationPoint, JobPayload, RunPayload, TokensPayload } from "./api-types.js";
+import type { AuditGroup, CallEntry, CandidatesEntry, IterationPoint, JobPayload, RunPayload, TokensPayload } from "./api-types.js";
 import { resumeArgs } from "./launcher.js";
 import type { WatchedRun } from "./watched-run.js";
 
@@ -155,6 +156,21 @@ export function jobPayload(run: WatchedRun, jobId: string): JobPayload {
     messages: c.messages,
     reply: c.reply,
   }));
+  const [table] = candidateTables(events, run.log.contents(candidateContentRefs(events)), jobId);
+  const candidates: CandidatesEntry = {
+    attempt: table?.attempt ?? 0,
+    rows: (table?.candidates ?? []).map((c) => ({
+      candidate: c.candidate,
+      introduced: c.introduced,
+      parents: c.parents,
+      evaluations: c.evaluations.filter((e) => e.phase === "training").length,
+      mean_score: c.mean_score,
+      best_score: c.best_score,
+      marks: c.marks,
+      changes: c.changes,
+    })),
+    lineage: table?.lineage ?? [],
+  };
   const finished = view.finished;
   const reason = [...transitions].reverse().find((t) => t.attempt === view.attempt && t.reason !== null)?.reason ?? null;
   return {
@@ -165,6 +181,7 @@ export function jobPayload(run: WatchedRun, jobId: string): JobPayload {
     iterations,
     evaluations,
     calls,
+    candidates,
     artifacts: filesUnder(run.runDir, jobDir(jobId)),
     finished:
       finished === null

@@ -242,7 +242,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     const diagram = page.locator("[data-testid=machine-diagram]");
     await diagram.waitFor(WAIT);
     expect(await page.locator("[data-testid=job-state]").textContent()).toBe("done");
-    expect(await diagram.locator("g.node").count()).toBe(10);
+    expect(await diagram.locator("g.node").count()).toBe(11);
     expect(await diagram.locator("g.node.current").getAttribute("data-state")).toBe("done");
     expect(await diagram.locator("g.edge.taken").evaluateAll((gs) => gs.map((g) => g.getAttribute("data-edge")))).toEqual([
       "queued->building",
@@ -287,6 +287,25 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     expect(evaluations.some((e) => String(e.data.feedback) !== "")).toBe(true);
     expect(await page.locator("[data-testid=evaluations] .evaluation pre").allTextContents()).toEqual(evaluations.map((e) => String(e.data.feedback) || "(no feedback)"));
     expect(await page.locator("[data-testid=evaluations] .evaluation b").allTextContents()).toEqual(evaluations.map((e) => String(e.data.phase)));
+
+    // Its candidates, one row each in the order the log first names them, with their parents and evaluation counts.
+    const named = mine.filter((e) => e.type === "CandidateEvaluated" || (e.type === "EvaluationCompleted" && e.data.candidate !== undefined));
+    const ids = [...new Set(named.map((e) => String(e.data.candidate)))];
+    const trained = mine.filter((e) => e.type === "CandidateEvaluated");
+    expect(trained.length).toBeGreaterThan(0);
+    const rows = page.locator("[data-testid=candidates] tbody tr");
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-candidate")))).toEqual(ids);
+    const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    for (const [i, id] of ids.entries()) {
+      const own = trained.filter((e) => e.data.candidate === id);
+      const parents = (own.find((e) => (e.data.parents as string[]).length > 0)?.data.parents as string[] | undefined) ?? [];
+      expect(cells[i]![2], id).toBe(parents.length === 0 ? "—" : parents.map((p) => p.slice(0, 8)).join(" "));
+      expect(cells[i]![3], id).toBe(String(own.length));
+    }
+    expect(cells[0]![1]).toBe("initial");
+    // The search made children of recorded candidates.
+    expect(trained.some((e) => (e.data.parents as string[]).length > 0 && ids.includes((e.data.parents as string[])[0]!))).toBe(true);
+    expect(await page.locator("[data-testid=lineage]").textContent()).toMatch(/^lineage to the best: [0-9a-f]{8}( → [0-9a-f]{8})*$/);
 
     // Links to every file of the job; one followed serves that file.
     const jobFiles = (readdirSync(join(runDir, "jobs", spec.job_id), { recursive: true }) as string[])

@@ -3,7 +3,7 @@
  * feedback, iteration history with parameter values (and line diffs between steps), every LLM
  * call with prompt and reply, the event timeline, and links to its files. Live while it runs.
  */
-import type { CallEntry, IterationEntry, JobPayload, MachinePayload, TransitionStep } from "../../api-types.js";
+import type { CallEntry, CandidatesEntry, IterationEntry, JobPayload, MachinePayload, TransitionStep } from "../../api-types.js";
 import { fileUrl, follow, get, type RunUpdate } from "../api.js";
 import { fill, h } from "../dom.js";
 import { int, score, usd, when } from "../format.js";
@@ -69,6 +69,42 @@ function iterationRows(iterations: readonly IterationEntry[], initial: Readonly<
         }),
       );
     }),
+  );
+}
+
+const shortId = (ref: string) => ref.slice(0, 8);
+
+/** The latest attempt's candidates: when each came in, from which parents, what it scored and changed. */
+function candidateRows(candidates: CandidatesEntry): HTMLElement {
+  if (candidates.rows.length === 0) return h("p", { class: "dim" }, "No candidate on record (the job has not evaluated one yet, or its log predates candidate events).");
+  const introduced = (n: number | null) => (n === null ? "final" : n === 0 ? "initial" : `iteration ${n}`);
+  return h(
+    "div",
+    null,
+    h(
+      "table",
+      { class: "grid", "data-testid": "candidates" },
+      h("thead", null, h("tr", null, ["candidate", "introduced", "parents", "evaluations", "mean score", "best score", "marks", "change"].map((t) => h("th", null, t)))),
+      h(
+        "tbody",
+        null,
+        candidates.rows.map((c) =>
+          h(
+            "tr",
+            { "data-candidate": c.candidate },
+            h("td", { class: "mono", title: c.candidate }, shortId(c.candidate)),
+            h("td", null, introduced(c.introduced)),
+            h("td", { class: "mono" }, c.parents.length === 0 ? "—" : c.parents.map(shortId).join(" ")),
+            h("td", { class: "num" }, c.evaluations),
+            h("td", { class: "num" }, score(c.mean_score)),
+            h("td", { class: "num" }, score(c.best_score)),
+            h("td", null, c.marks.join(" ")),
+            h("td", null, c.changes.map((x) => `${x.parameter} +${x.added} −${x.removed} lines`).join(", ")),
+          ),
+        ),
+      ),
+    ),
+    candidates.lineage.length === 0 ? null : h("p", { "data-testid": "lineage" }, h("span", { class: "dim" }, "lineage to the best: "), h("span", { class: "mono" }, candidates.lineage.map(shortId).join(" → "))),
   );
 }
 
@@ -160,6 +196,7 @@ export function jobInspector(root: HTMLElement, relDir: string, jobId: string): 
           h("ul", { class: "files", "data-testid": "artifacts" }, job.artifacts.map((a) => h("li", null, h("a", { href: fileUrl(relDir === "" ? a : `${relDir}/${a}`), target: "_blank", rel: "noopener" }, a)))),
         ),
       ),
+      section(`Candidates (${job.candidates.rows.length}, attempt ${job.candidates.attempt})`, candidateRows(job.candidates)),
       section(`Iteration history (${job.iterations.length})`, iterationRows(job.iterations, finished?.initial_values ?? null, finished?.attempt ?? null)),
       section(`LLM calls (${job.calls.length})`, callRows(job.calls)),
       section(
