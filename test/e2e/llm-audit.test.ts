@@ -46,7 +46,7 @@ describe("trace-bench tokens", () => {
     expect(json.groups.map((g) => [g.key, g.calls.completed])).toEqual([["stub", 4]]);
     expect(json.totals.billed.total_tokens).toBe(total);
     expect(json.totals.cost_usd).toBe(0); // the stub is free
-    expect(json.reconciliation).toEqual({ results_csv: "checked", summary_json: "checked", mismatches: [], reconciled: true });
+    expect(json.reconciliation).toEqual({ results_csv: "checked", summary_json: "checked", mismatches: [], reconciled: true, every_token_known: true });
   });
 
   it("a doctored results.csv: exit 1, naming the file, job, column and both values", () => {
