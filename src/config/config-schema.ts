@@ -132,10 +132,10 @@ const CostLimit = describe(Schema.NullOr(Schema.Finite.pipe(Schema.greaterThan(0
 export const BudgetSchema = describe(
   Schema.NullOr(
     Schema.Struct({
-      max_tokens_per_job: Schema.optional(TokenLimit).annotations({ description: "A job stops once its LLM calls used this many tokens (prompt + completion)." }),
-      max_cost_per_job: Schema.optional(CostLimit).annotations({ description: "A job stops once its LLM calls cost this many US dollars (see pricing)." }),
-      max_tokens_per_run: Schema.optional(TokenLimit).annotations({ description: "No job starts, and running ones stop, once the run used this many tokens." }),
-      max_cost_per_run: Schema.optional(CostLimit).annotations({ description: "No job starts, and running ones stop, once the run cost this many US dollars." }),
+      max_tokens_per_job: Schema.optional(TokenLimit).annotations({ description: "A job's LLM requests never use more tokens than this (prompt + completion): a request whose worst case (prompt bound + max_tokens) could pass what is left is not sent, and the job ends budget_exhausted." }),
+      max_cost_per_job: Schema.optional(CostLimit).annotations({ description: "A job's LLM requests never cost more US dollars than this (see pricing): a request whose worst-case price could pass what is left is not sent." }),
+      max_tokens_per_run: Schema.optional(TokenLimit).annotations({ description: "The run's LLM requests, every invocation and the preflight included, never use more tokens than this; once one cannot fit, no new job starts (the run exits 3)." }),
+      max_cost_per_run: Schema.optional(CostLimit).annotations({ description: "The run's LLM requests, every invocation and the preflight included, never cost more US dollars than this; once one cannot fit, no new job starts (the run exits 3)." }),
     }),
   ),
   "a mapping with max_tokens_per_job, max_cost_per_job, max_tokens_per_run and max_cost_per_run, or null",
