@@ -7,6 +7,7 @@
  */
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { UsageError } from "./args.js";
+import { usdForPeople } from "../codec/usd-for-people.js";
 import { RunQueryError, withRunLog } from "./run-log.js";
 import { callsOfStep, contentRefsOf, stepsOf, transcriptEntries, type TranscriptEntry } from "../events/projections/call-transcript.js";
 import { llmCallRecords } from "../events/projections/llm-call-records.js";
@@ -42,7 +43,7 @@ function outcomeText(e: TranscriptEntry, bound?: CutOffBound): string {
   const latency = e.latency_ms === null ? "" : `, ${e.latency_ms} ms`;
   switch (e.outcome) {
     case "completed":
-      return `completed, ${tokens}${latency}${e.cost_usd === null ? "" : `, $${e.cost_usd}`}`;
+      return `completed, ${tokens}${latency}${e.cost_usd === null ? "" : `, ${usdForPeople(e.cost_usd)}`}`;
     case "replayed":
       return `replayed from the journal (not sent, not billed), ${tokens}`;
     case "failed":

@@ -4,6 +4,7 @@
  * colour only on a terminal that has not asked for none (`NO_COLOR`, https://no-color.org).
  */
 import { pythonFloatRepr } from "../codec/python-json.js";
+import { usdForPeople } from "../codec/usd-for-people.js";
 
 /**
  * A score as people read it: `digits` significant digits, written the way the files write
@@ -45,8 +46,8 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
-/** USD with four decimals (`$0.0123`). */
-export const formatUsd = (usd: number): string => `$${usd.toFixed(4)}`;
+/** USD with four decimals (`$0.0123`; `<$0.0001` for less that is not zero): usd-for-people.ts. */
+export const formatUsd = usdForPeople;
 
 export { llmSpending, type LlmSpending } from "../events/llm-spending.js";
 

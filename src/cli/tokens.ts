@@ -9,6 +9,7 @@ import type { ParsedArgs, VerbSpec } from "./args.js";
 import { withRunLog } from "./run-log.js";
 import { textTable } from "./text-table.js";
 import { parseCsvRecords } from "../codec/python-csv.js";
+import { usdForPeople } from "../codec/usd-for-people.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
 import { AUDIT_GROUPINGS, tokenAudit, type AuditGrouping, type TokenAudit, type UsageGroup } from "../events/projections/token-audit.js";
 import { reconcile, type CheckedValue, type FileRead, type Mismatch, type Reconciliation } from "../events/projections/token-reconciliation.js";
@@ -48,7 +49,7 @@ function readSummaryJson(runDir: string): FileRead<Record<string, unknown>> {
   }
 }
 
-const cost = (usd: number | null) => (usd === null ? "unknown" : String(usd));
+const cost = (usd: number | null) => (usd === null ? "unknown" : usdForPeople(usd));
 
 function groupCells(group: UsageGroup, withJob: boolean): string[] {
   const c = group.calls;

@@ -82,7 +82,7 @@ describe("trace-bench calls", () => {
     expect(r.code, r.stderr).toBe(0);
     const headers = r.stdout.split("\n").filter((l) => l.startsWith("=== "));
     expect(headers).toHaveLength(4);
-    expect(headers[0]).toMatch(new RegExp(`^=== job ${JOB} attempt 1 call 1 \\(event \\d+\\): optimizer stub: completed, \\d+\\+\\d+=\\d+ tokens \\(estimated\\), \\d+ ms, \\$0$`));
+    expect(headers[0]).toMatch(new RegExp(`^=== job ${JOB} attempt 1 call 1 \\(event \\d+\\): optimizer stub: completed, \\d+\\+\\d+=\\d+ tokens \\(estimated\\), \\d+ ms, \\$0\\.0000$`));
     expect(r.stdout.match(/^--- prompt \[system\]$/gm)).toHaveLength(4);
     expect(r.stdout.match(/^--- reply$/gm)).toHaveLength(4);
     expect(r.stdout).not.toContain("(not stored)");

@@ -1,4 +1,6 @@
 /** How numbers, times and money read on the page. */
+import { usdForPeople } from "../../codec/usd-for-people.js";
+
 export function score(x: unknown): string {
   if (typeof x !== "number") return x === null || x === undefined ? "—" : String(x);
   if (!Number.isFinite(x)) return String(x);
@@ -7,7 +9,7 @@ export function score(x: unknown): string {
 }
 
 export const int = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toLocaleString("en-US"));
-export const usd = (x: number | null | undefined) => (x === null || x === undefined ? "unknown" : `$${x.toFixed(4)}`);
+export const usd = (x: number | null | undefined) => (x === null || x === undefined ? "unknown" : usdForPeople(x));
 
 export function duration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return "?";
@@ -19,10 +21,10 @@ export function duration(seconds: number | null | undefined): string {
 
 export const when = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "");
 
-/** A cell of the results table as text (objects as compact JSON). */
-export function cell(value: unknown): string {
+/** A cell of the results table as text (money as money, objects as compact JSON). */
+export function cell(value: unknown, column = ""): string {
   if (value === null || value === undefined) return "";
-  if (typeof value === "number") return score(value);
+  if (typeof value === "number") return column.includes("cost") ? usdForPeople(value) : score(value);
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }

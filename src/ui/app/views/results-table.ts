@@ -121,7 +121,7 @@ export class ResultsTable {
   private renderBody(): void {
     const columns = this.visibleColumns();
     let rows = this.rows.filter((r) => this.status === "" || String(r.status ?? r.state ?? "") === this.status);
-    if (this.filter !== "") rows = rows.filter((r) => columns.some((c) => cell(r[c]).toLowerCase().includes(this.filter)));
+    if (this.filter !== "") rows = rows.filter((r) => columns.some((c) => cell(r[c], c).toLowerCase().includes(this.filter)));
     if (this.sort !== null) {
       const { column, descending } = this.sort;
       rows = [...rows].sort((a, b) => (descending ? -1 : 1) * compare(a[column], b[column]));
@@ -135,7 +135,7 @@ export class ResultsTable {
           { "data-job": String(r.job_id) },
           columns.map((c) => {
             const value = r[c];
-            const text = cell(value);
+            const text = cell(value, c);
             if (c === "job_id") return h("td", { class: "mono" }, h("a", { href: this.jobHref(text) }, text));
             if (c === "status" || c === "state") return h("td", null, text === "" ? "" : h("span", { class: `badge ${text}` }, text));
             return h("td", { class: typeof value === "number" ? "num" : text.length > 60 ? "long" : "", title: text.length > 60 ? text : null }, text);
