@@ -15,17 +15,18 @@ import type { ParsedArgs, VerbSpec } from "./args.js";
 import { JSON_FLAG } from "./common-flags.js";
 import { textTable } from "./text-table.js";
 import { listRuns } from "../events/run-listing.js";
+import { usdForPeople } from "../codec/usd-for-people.js";
 
 export const spec: VerbSpec = {
   name: "runs",
-  summary: "List the runs under a runs dir (nested folders too): status (running, finished, interrupted), config, job counts, tokens, cost and start time. Read-only.",
+  summary: "List the runs under a runs dir (nested folders too): status (running, finished, interrupted), mode (stub or real), config, job counts, tokens, cost and start time. Read-only.",
   flags: {
     "runs-dir": { type: "string", value: "DIR", aliases: ["output-dir"], description: "Runs root to search (default: runs)." },
     json: { ...JSON_FLAG, description: 'Print one JSON document: {"runs_dir", "runs": [...], "warnings": [...]}.' },
   },
 };
 
-const JOB_ORDER = ["ok", "no_valid_candidate", "failed", "timeout", "skipped", "cancelled", "not_executed"];
+const JOB_ORDER = ["ok", "no_valid_candidate", "failed", "timeout", "skipped", "cancelled", "running", "queued", "not_executed"];
 
 function jobsText(jobs: Record<string, number>): string {
   const parts = Object.entries(jobs)
@@ -54,13 +55,15 @@ export async function execute(args: ParsedArgs): Promise<number> {
   const rows = runs.map((r) => [
     r.run_id,
     r.status + (r.crashed ? " (crashed)" : ""),
+    // stub or real: a stub run's $0 is no free real run.
+    r.mode,
     r.started_at.replace("T", " ").replace(/\.\d+Z$|Z$/, ""),
     r.config_name === null ? r.config_hash.slice(0, 12) : `${r.config_name} (${r.config_hash.slice(0, 12)})`,
     jobsText(r.jobs),
     String(r.tokens.total_tokens),
-    r.cost_usd === null ? "unknown" : `$${r.cost_usd.toFixed(4)}`,
+    r.cost_usd === null ? "unknown" : usdForPeople(r.cost_usd),
     r.run_dir,
   ]);
-  process.stdout.write(`${textTable(["RUN", "STATUS", "STARTED (UTC)", "CONFIG", "JOBS", "TOKENS", "COST", "DIR"], rows, new Set([5, 6]))}\n`);
+  process.stdout.write(`${textTable(["RUN", "STATUS", "MODE", "STARTED (UTC)", "CONFIG", "JOBS", "TOKENS", "COST", "DIR"], rows, new Set([6, 7]))}\n`);
   return 0;
 }

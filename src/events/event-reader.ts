@@ -13,7 +13,7 @@ import { decodeRow } from "./event-store.js";
 import { lastGivenSeq, missingStartProblem, requireNoRemovedEvents } from "./log-checks.js";
 import { hasLostLog, refuseLostLog } from "./lost-log.js";
 import { liveWriterOf } from "./writer-lock.js";
-import { runListingFacts, type RunListingFacts } from "./run-listing-facts.js";
+import { activeJobCount, runListingFacts, type RunListingFacts } from "./run-listing-facts.js";
 
 export class EventReader {
   private constructor(
@@ -167,6 +167,15 @@ export class EventReader {
     if (this.source !== "events") return undefined;
     try {
       return runListingFacts(this.db, eventsDbPath(this.runDir));
+    } catch (error) {
+      throw eventLogFailure(error, eventsDbPath(this.runDir));
+    }
+  }
+
+  /** How many jobs are being worked on now: job streams whose latest row moved the job into an active state. */
+  activeJobCount(): number {
+    try {
+      return activeJobCount(this.db);
     } catch (error) {
       throw eventLogFailure(error, eventsDbPath(this.runDir));
     }

@@ -6,6 +6,7 @@
  * the size of the run. They give what a fold's `RunState` gives `runListing` (run-listing.ts).
  */
 import type Database from "better-sqlite3";
+import type { ActiveJobState } from "../../machines/job.machine.js";
 import { EventLogCorruptError } from "./event-log-errors.js";
 import { missingStartProblem } from "./log-checks.js";
 import type { TokenTotals } from "./run-state.js";
@@ -33,6 +34,9 @@ export interface RunListingFacts {
   readonly tokens: TokenTotals;
   readonly costUsd: number | null;
 }
+
+/** The job machine's states in which a job is being worked on (a type import: listing runs loads no XState). */
+export const ACTIVE_JOB_STATES: ReadonlySet<string> = new Set<ActiveJobState>(["building", "training", "evaluating"]);
 
 /** Status of a job with no finished attempt. */
 const NOT_EXECUTED = "not_executed";
@@ -159,4 +163,18 @@ function llmTotals(db: Database.Database): { llmCalls: number; tokens: TokenTota
     unknown ||= use.unknown;
   }
   return { llmCalls, tokens, costUsd: reportedCost({ usd, unknown }) };
+}
+
+/**
+ * Job streams whose latest row is a transition into one of `activeStates` (a running run's jobs
+ * being worked on); read only while a run runs, two index lookups per job stream.
+ */
+export function activeJobCount(db: Database.Database, activeStates: ReadonlySet<string> = ACTIVE_JOB_STATES): number {
+  const latest = db.prepare(
+    "SELECT l.type, json_extract(l.data, '$.to') AS state FROM (SELECT DISTINCT stream FROM events WHERE stream != 'run') AS s " +
+      "JOIN events AS l ON l.stream = s.stream AND l.position = (SELECT max(position) FROM events AS e WHERE e.stream = s.stream)",
+  ).iterate() as IterableIterator<{ type: string; state: unknown }>;
+  let active = 0;
+  for (const row of latest) if (row.type === "JobTransitioned" && activeStates.has(String(row.state))) active += 1;
+  return active;
 }

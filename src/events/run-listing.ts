@@ -6,7 +6,9 @@
  *
  * Status: `running` while a live process holds the run's writer lock (`trace-bench run`), else
  * `finished` when the latest invocation recorded RunFinished, else `interrupted` (it recorded
- * RunInterrupted, or it crashed: `crashed` says which). Counts are of each job's latest attempt;
+ * RunInterrupted, or it crashed: `crashed` says which). Counts are of each job's latest attempt; a
+ * job without a result is `running` or `queued` while its run is running, `not_executed` once the
+ * run has stopped;
  * tokens and cost are everything billed (every attempt, replayed replies excluded), cost null when
  * a model had no price.
  */
@@ -14,8 +16,17 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { EventReader, holdsRunLog, readableRuns } from "./event-reader.js";
 import { llmSpending } from "./llm-spending.js";
-import type { RunListingFacts } from "./run-listing-facts.js";
-import { RunState, type TokenTotals } from "./run-state.js";
+import { ACTIVE_JOB_STATES, type RunListingFacts } from "./run-listing-facts.js";
+import { RunState, type JobView, type TokenTotals } from "./run-state.js";
+
+/** Whether a live writer is a `trace-bench run` process (its run is `running`), not a replay. */
+export const runsLive = (writer: ReturnType<EventReader["liveWriter"]>): boolean => writer !== null && writer.command.includes(" run");
+
+/** What a job without a result is: being run or waiting in a running run, never run in a stopped one. */
+export function pendingJobStatus(job: JobView, runRunning: boolean): "running" | "queued" | "not_executed" {
+  if (!runRunning) return "not_executed";
+  return ACTIVE_JOB_STATES.has(job.state) ? "running" : "queued";
+}
 
 export type RunStatus = "running" | "finished" | "interrupted";
 
@@ -71,15 +82,17 @@ export function listRun(runDir: string): RunListing | null {
     reader.requireNoRemovedEvents();
     const facts = reader.listingFacts();
     if (facts === undefined) return runListing(runDir, RunState.fold(reader.readAfter(0)), reader.liveWriter());
-    return facts === null ? null : listingOfFacts(runDir, facts, reader.liveWriter());
+    if (facts === null) return null;
+    const writer = reader.liveWriter();
+    return listingOfFacts(runDir, facts, writer, runsLive(writer) ? reader.activeJobCount() : 0);
   } finally {
     reader.close();
   }
 }
 
 /** A run's listing from the facts SQLite gave (the same fields `runListing` takes from a fold). */
-function listingOfFacts(runDir: string, facts: RunListingFacts, writer: ReturnType<EventReader["liveWriter"]>): RunListing {
-  const running = isRunning(writer);
+function listingOfFacts(runDir: string, facts: RunListingFacts, writer: ReturnType<EventReader["liveWriter"]>, activeJobs: number): RunListing {
+  const running = runsLive(writer);
   return {
     run_id: facts.runId,
     run_dir: runDir,
@@ -94,7 +107,7 @@ function listingOfFacts(runDir: string, facts: RunListingFacts, writer: ReturnTy
     invocations: facts.invocations,
     started_at: facts.startedTs,
     last_event_at: facts.lastTs,
-    jobs: { matrix: facts.matrixSize, ...facts.jobs },
+    jobs: { matrix: facts.matrixSize, ...(running ? pendingAsLive(facts.jobs, activeJobs) : facts.jobs) },
     llm_calls: facts.llmCalls,
     tokens: facts.tokens,
     cost_usd: facts.costUsd,
@@ -102,18 +115,24 @@ function listingOfFacts(runDir: string, facts: RunListingFacts, writer: ReturnTy
   };
 }
 
-const isRunning = (writer: ReturnType<EventReader["liveWriter"]>) => writer !== null && writer.command.includes(" run");
 const writerOf = (writer: ReturnType<EventReader["liveWriter"]>) =>
   writer === null ? null : { pid: writer.pid, host: writer.host, command: writer.command, started_at: writer.startedAt };
+
+/** A running run's jobs without a result: `activeJobs` of them being worked on, the rest queued. */
+function pendingAsLive(jobs: Record<string, number>, activeJobs: number): Record<string, number> {
+  const { not_executed: pending = 0, ...rest } = jobs;
+  const running = Math.min(pending, activeJobs);
+  return { ...rest, ...(running > 0 ? { running } : {}), ...(pending > running ? { queued: pending - running } : {}) };
+}
 
 /** A run's listing from its folded state and its live writer (the dashboard keeps both up to date). */
 export function runListing(runDir: string, state: RunState, writer: ReturnType<EventReader["liveWriter"]>): RunListing | null {
   const started = state.started;
   if (started === null) return null;
-  const running = isRunning(writer);
+  const running = runsLive(writer);
   const jobs: Record<string, number> = { matrix: started.matrix.length };
   for (const job of state.orderedJobs()) {
-    const status = job.finished?.status ?? "not_executed";
+    const status = job.finished?.status ?? pendingJobStatus(job, running);
     jobs[status] = (jobs[status] ?? 0) + 1;
   }
   const spent = llmSpending(state);

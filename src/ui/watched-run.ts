@@ -8,13 +8,13 @@ import { variantLabel } from "../config/variant-label.js";
 import { statSync } from "node:fs";
 import { EventReader } from "../events/event-reader.js";
 import { eventsDbPath } from "../events/log-database.js";
-import { runListing, type RunListing } from "../events/run-listing.js";
+import { runListing, runsLive, type RunListing } from "../events/run-listing.js";
+import { ACTIVE_JOB_STATES } from "../events/run-listing-facts.js";
 import { RunState } from "../events/run-state.js";
 import { writerDoubt } from "./run-writer-check.js";
 import type { JobState, Progress, RunSummary } from "./api-types.js";
 import { TERMINAL_JOB_STATES } from "../../machines/job.machine.js";
 
-const ACTIVE_STATES = new Set(["building", "training", "evaluating"]);
 const TERMINAL = new Set<string>(TERMINAL_JOB_STATES);
 
 /** Size and time of the log and its WAL: they change with every commit. */
@@ -121,7 +121,7 @@ export class WatchedRun {
         done += 1;
         if (job.finished!.ts >= this.invocationStartedAt) doneNow += 1;
         if (job.finished!.status === "failed" || job.finished!.status === "timeout") failed += 1;
-      } else if (ACTIVE_STATES.has(job.state)) running += 1;
+      } else if (ACTIVE_JOB_STATES.has(job.state)) running += 1;
     }
     const total = matrix.length;
     const end = this.writer === null && this.state.lastTs !== "" ? Date.parse(this.state.lastTs) : now;
@@ -133,13 +133,15 @@ export class WatchedRun {
   }
 
   jobStates(): JobState[] {
+    // A job not started yet waits in a running run's queue; in a stopped run it was never run.
+    const notStarted = runsLive(this.writer) ? "queued" : "not started";
     return this.state.orderedJobs().map((job) => ({
       job_id: job.job_id,
       task_id: job.spec.task_id,
       trainer_id: job.spec.trainer_id,
       variant: variantLabel(job.spec.raw_params),
       seed: job.spec.seed,
-      state: job.attempt === 0 && !TERMINAL.has(job.state) ? "not started" : job.state,
+      state: job.attempt === 0 && !TERMINAL.has(job.state) ? notStarted : job.state,
       attempt: job.attempt,
       status: job.finished?.status ?? null,
       score_val: job.finished?.score_val ?? null,

@@ -133,7 +133,8 @@ describe("trace-bench runs", () => {
 
     // An interrupted run: SIGINT after the first job; `runs` asked while it runs says running.
     const interruptedRuns = join(root, "interrupted");
-    const cfg = config(dir, "seeds: [1, 2, 3, 4, 5, 6, 7, 8]\nmax_workers: 2\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 400}}\ntrainers: [NoOpTrainer]\n");
+    // Jobs long enough that some still wait in the queue while `runs` starts on a busy machine (3 s after the first result).
+    const cfg = config(dir, "seeds: [1, 2, 3, 4, 5, 6, 7, 8]\nmax_workers: 2\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 1500}}\ntrainers: [NoOpTrainer]\n");
     let whileRunning: string | undefined;
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(process.execPath, [CLI, "run", "--config", cfg, "--runs-dir", interruptedRuns], { cwd: REPO_ROOT, env: { ...process.env, ...FIXTURE_ENV } });
@@ -149,7 +150,12 @@ describe("trace-bench runs", () => {
       child.on("exit", resolve);
     });
     expect(code).toBe(130);
-    expect(json<{ runs: { status: string; writer: { pid: number } | null }[] }>(whileRunning!).runs[0]).toMatchObject({ status: "running" });
+    const running = json<{ runs: { status: string; jobs: Record<string, number>; writer: { pid: number } | null }[] }>(whileRunning!).runs[0]!;
+    expect(running).toMatchObject({ status: "running" });
+    // Jobs without a result wait in the queue or are being run: none is "not executed" while the run runs.
+    expect(running.jobs.not_executed).toBeUndefined();
+    expect(running.jobs.queued).toBeGreaterThan(0);
+    expect(Object.entries(running.jobs).filter(([k]) => k !== "matrix").reduce((n, [, v]) => n + v, 0)).toBe(8);
     const interruptedDir = singleRunDir(interruptedRuns);
 
     // A damaged log: a copy of the finished run with its events.db overwritten.
@@ -177,6 +183,9 @@ describe("trace-bench runs", () => {
     expect(interrupted!.crashed).toBe(false);
     expect(interrupted!.jobs.matrix).toBe(8);
     expect(interrupted!.jobs.cancelled ?? 0).toBeGreaterThan(0);
+    // Once stopped, the jobs that never ran are not executed, no longer queued.
+    expect(interrupted!.jobs.not_executed ?? 0).toBeGreaterThan(0);
+    expect(interrupted!.jobs.queued).toBeUndefined();
     expect(doc.warnings).toHaveLength(1);
     expect(doc.warnings[0]).toContain(damaged);
     expect(r.stderr).toContain(`trace-bench: warning: skipping ${damaged}`);
@@ -184,8 +193,9 @@ describe("trace-bench runs", () => {
     const text = runCli(["runs", "--runs-dir", root]);
     expect(text.code).toBe(0);
     const lines = text.stdout.split("\n").filter(Boolean);
-    expect(lines[0]).toMatch(/^RUN\s+STATUS\s+STARTED/);
-    expect(lines[1]).toMatch(/ finished .* 1 ok \(of 1\)/);
+    expect(lines[0]).toMatch(/^RUN\s+STATUS\s+MODE\s+STARTED/);
+    // A stub run says so beside its $0.
+    expect(lines[1]).toMatch(/ finished +stub .* 1 ok \(of 1\) .* \$0\.0000 /);
     expect(lines[2]).toMatch(/ interrupted /);
 
     expect(runCli(["runs", "--runs-dir", join(root, "nothing-here")]).stdout).toBe(`No runs under ${join(root, "nothing-here")}\n`);
