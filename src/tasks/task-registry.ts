@@ -32,14 +32,15 @@ export class TaskRegistry {
       .flatMap((name) => this.suites.get(name)?.list() ?? []);
   }
 
-  /** For each selected suite that lists nothing, why (when it can say). */
+  /** For each selected suite that lists nothing, a line naming it and why (its own reason when it has one). */
   emptyReasons(selection: readonly string[] = this.suiteNames()): string[] {
     return this.suiteNames()
       .filter((name) => selection.includes(name))
       .flatMap((name) => {
         const suite = this.suites.get(name)!;
-        const reason = suite.list().length === 0 ? suite.emptyReason?.() : null;
-        return reason ? [`${name}: ${reason}`] : [];
+        if (suite.list().length > 0) return [];
+        // Every empty suite is named: an empty list must never pass for "no such tasks here".
+        return [`${name}: ${suite.emptyReason?.() || "the suite lists no tasks"}`];
       });
   }
 

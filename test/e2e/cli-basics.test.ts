@@ -66,6 +66,16 @@ describe("list-tasks", () => {
     expect(runCli(["list-tasks", "--dataset-name", "internal+hf"]).stdout.split("\n").filter(Boolean)).toHaveLength(4);
   });
 
+  it("says on stderr that a selected suite has no tasks, and lists it in --json's empty_suites", () => {
+    const r = runCli(["list-tasks", "--bench", "veribench"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe("trace-bench: veribench: task suite 'veribench' is not implemented yet (it has no tasks in this build)\n");
+    const doc = JSON.parse(runCli(["list-tasks", "--bench", "veribench+internal", "--json"]).stdout) as { tasks: { id: string }[]; suites: string[]; empty_suites: string[] };
+    expect(doc.tasks.map((t) => t.id)).toContain("internal:numeric_param");
+    expect(doc.empty_suites).toEqual(["veribench: task suite 'veribench' is not implemented yet (it has no tasks in this build)"]);
+  });
+
   it("names an unknown bench selector and exits 2", () => {
     const r = runCli(["list-tasks", "--bench", "kernelbench"]);
     expect(r.code).toBe(2);

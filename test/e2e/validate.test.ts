@@ -127,7 +127,7 @@ describe("validate", () => {
     expect(internal.stdout).not.toContain("greeting_stub");
     expect(internal.stdout).not.toContain("terminal_bench");
     const terminal = runCli(["validate", "--config", config, "--bench", "terminal_bench"]);
-    expect(terminal.stdout).toContain("[FAIL] terminal_bench:regex-log: task suite 'terminal_bench' is not implemented yet");
+    expect(terminal.stdout).toContain("[FAIL] terminal_bench:regex-log: unknown task 'terminal_bench:regex-log': task suite 'terminal_bench' is not implemented yet (it has no tasks in this build)");
   });
 
   it("prints one line per config problem with file, line and key path, and exits 2", () => {
