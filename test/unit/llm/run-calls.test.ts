@@ -58,6 +58,31 @@ describe("RunCalls budgets", () => {
   });
 });
 
+describe("RunCalls: whether a new job may start", () => {
+  it("not once what is left, after requests in flight reserved theirs, cannot pay for the smallest request seen; said once, it stays said", () => {
+    const r = run({ max_tokens_per_run: 1000 });
+    r.noteWorstCase({ tokens: 400, cost: 0 });
+    r.noteWorstCase({ tokens: 300, cost: 0 });
+    expect(r.ledger.reserve({ tokens: 300, cost: 0 })).toBeNull();
+    r.addSpending(350, 0);
+    expect(r.runBudgetSpent()).toBeNull(); // 1000 - 350 - 300 = 350 left: a 300 request fits
+    expect(r.ledger.reserve({ tokens: 100, cost: 0 })).toBeNull();
+    const said = "run token budget: 250 tokens left of max_tokens_per_run 1000, less than the smallest request so far may use (300)";
+    expect(r.runBudgetSpent()).toBe(said);
+    // The reservations settle with less spent: more is left, but the jobs it kept from starting keep their reason.
+    r.ledger.settle({ tokens: 400, cost: 0 }, { tokens: 50, cost: 0 });
+    expect(r.runBudgetSpent()).toBe(said);
+  });
+
+  it("a refusal of the run's budget is the reason, until the budget is reached", () => {
+    const r = run({ max_tokens_per_run: 100 });
+    r.noteRunRefusal("run token budget: the next request may use up to 500 tokens, more than the 100 left of max_tokens_per_run 100");
+    expect(r.runBudgetSpent()).toMatch(/^run token budget: the next request/);
+    r.addSpending(100, 0);
+    expect(r.runBudgetSpent()).toBe("run token budget spent: 100 of max_tokens_per_run 100");
+  });
+});
+
 describe("RunCalls.stopRun", () => {
   it("keeps the first run-stopping error and reports it once", () => {
     const onRunStopped = vi.fn();
