@@ -12,12 +12,11 @@ export const MESSAGE_FORMAT_TOKENS = 8;
 /** What a template adds once per request (the reply's priming, a default system header). */
 export const REQUEST_FORMAT_TOKENS = 32;
 
-const utf8 = new TextEncoder();
-
 /** At least as many tokens as the provider can count for these messages. */
 export function promptTokensAtMost(messages: readonly ChatMessage[]): number {
   let tokens = REQUEST_FORMAT_TOKENS;
-  for (const m of messages) tokens += utf8.encode(m.role).length + utf8.encode(m.content).length + MESSAGE_FORMAT_TOKENS;
+  // Counted, not encoded: a prompt of thousands of calls is not copied for this.
+  for (const m of messages) tokens += Buffer.byteLength(m.role, "utf8") + Buffer.byteLength(m.content, "utf8") + MESSAGE_FORMAT_TOKENS;
   return tokens;
 }
 
