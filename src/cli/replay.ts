@@ -76,9 +76,7 @@ export async function replayRun(runDir: string, helper?: boolean, prune = false)
     // A job's files show the run's latest start (its LLM columns), which may come after the job's
     // last event. Only the latest start is kept, decoded once for the scan below too; a job's files
     // use none of its matrix, so the context (copied to the helper thread) goes without it.
-    let latestStart: StoredEvent | null = null;
-    store.scan((event) => (latestStart = event), ["RunStarted"]);
-    const start = latestStart as StoredEvent | null;
+    const start = store.latestRunStarted();
     const context: JobRenderContext = { runId: start?.run_id ?? "", started: start?.type === "RunStarted" ? { ...start.data, matrix: [] } : null };
     const startEvents = new Map<number, StoredEvent>(start === null ? [] : [[start.seq, start]]);
     const lastPositions = store.lastPositions();

@@ -393,6 +393,16 @@ export class EventStore {
     }
   }
 
+  /** The run's latest `RunStarted`, found through the stream index (a start holds the matrix: only one is decoded); null if none. */
+  latestRunStarted(): StoredEvent | null {
+    try {
+      const row = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE stream = 'run' AND type = 'RunStarted' ORDER BY position DESC LIMIT 1`).get() as EventRow | undefined;
+      return row === undefined ? null : decodeRow(row);
+    } catch (error) {
+      throw eventLogFailure(error, this.path);
+    }
+  }
+
   /** The stored texts among `refs`. */
   contents(refs: Iterable<string>): Map<string, string> {
     try {
