@@ -96,8 +96,9 @@ describe("hard budgets against a scripted server", () => {
     expect(left.length).toBeGreaterThan(0);
     for (const job of left) expect(job.skip_reason).toMatch(/^run_budget_spent: run token budget: /);
     const lines = r.stderr.trim().split("\n");
+    // Started from the clone (not from PATH), the printed command is npx trace-bench.
     expect(lines.filter((line) => line.includes("to continue"))).toEqual([
-      `trace-bench: the run's budget is spent and ${left.length} job${left.length === 1 ? " was" : "s were"} not executed; to continue, raise budget.max_tokens_per_run in ${cfg} and run: trace-bench run --config ${cfg} --runs-dir ${dir} --run-id a`,
+      `trace-bench: the run's budget is spent and ${left.length} job${left.length === 1 ? " was" : "s were"} not executed; to continue, raise budget.max_tokens_per_run in ${cfg} and run: npx trace-bench run --config ${cfg} --runs-dir ${dir} --run-id a`,
     ]);
     // The closing lines show the cap and what was spent: every billed token, never above the cap.
     expect(r.stdout).toContain(`Budget: max_tokens_per_run 15000: ${serverBilled(s)} spent`);
