@@ -126,7 +126,8 @@ export async function execute(args: ParsedArgs): Promise<number> {
     if (valueA === valueB) throw new UsageError({ verb: "compare", problem: `--by ${by}: the two values are the same ('${valueA}'); name two different ones` });
     a = { label: "A", run_dir: dir, run_id: runId, axis: by, value: valueA, rows: rows.filter((r) => axisValue(r, by) === valueA) };
     b = { label: "B", run_dir: dir, run_id: runId, axis: by, value: valueB, rows: rows.filter((r) => axisValue(r, by) === valueB) };
-    differing = [by];
+    // Other axes whose values the two arms do not share are left out too (each trainer has variants of its own).
+    differing = [by, ...differingAxes(a.rows, b.rows).filter((axis) => axis !== by)];
   } else {
     if (given.length !== 2) throw new UsageError({ verb: "compare", problem: `compare takes two runs (RUN_A RUN_B), or one run with --by AXIS VALUE_A VALUE_B; got ${given.length} argument${given.length === 1 ? "" : "s"}` });
     const [dirA, dirB] = [runDirOf(given[0]!, runsDir), runDirOf(given[1]!, runsDir)];

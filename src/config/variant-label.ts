@@ -8,8 +8,8 @@
  * variant has the same label in every run (what `compare` pairs on). Values: numbers as Python
  * writes them (`2`, `0.5`, `1e-05`; `1.0` and `1` alike, as a log's JSON keeps them), `true`,
  * `false`, `null`, a string bare when it reads unambiguously (`OptoPrimeV2`), else JSON-quoted
- * (`"2"`, `"a b"`); lists and mappings as canonical JSON. A label over 64 characters keeps its first
- * 48 and adds `~` and 8 hex digits of the full label's SHA-256, so it stays short and distinct.
+ * (`"2"`, `"a b"`); lists and mappings as canonical JSON. A label over 96 characters keeps its first
+ * 80 and adds `~` and 8 hex digits of the full label's SHA-256, so it stays short and distinct.
  */
 import { canonicalJson, pythonNumberRepr } from "../codec/python-json.js";
 import { sha256Hex } from "./hashing.js";
@@ -17,8 +17,8 @@ import { toPlain } from "./kwargs.js";
 
 export const DEFAULT_VARIANT_LABEL = "default";
 
-const LONGEST_LABEL = 64;
-const KEPT_PREFIX = 48;
+const LONGEST_LABEL = 96;
+const KEPT_PREFIX = 80;
 
 /** A string that cannot be read as a number, a boolean, null, or as holding the label's separators. */
 const BARE_STRING = /^[A-Za-z_][A-Za-z0-9_.:/+-]*$/;

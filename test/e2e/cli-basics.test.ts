@@ -5,7 +5,7 @@ describe("trace-bench CLI basics", () => {
   it("prints the command list with --help and exits 0", () => {
     const r = runCli(["--help"]);
     expect(r.code).toBe(0);
-    for (const verb of ["list-tasks", "list-trainers", "run", "replay", "tokens", "calls", "candidates", "machines", "validate", "runs", "schema", "ui"]) expect(r.stdout).toContain(verb);
+    for (const verb of ["list-tasks", "list-trainers", "run", "replay", "tokens", "calls", "compare", "candidates", "machines", "validate", "runs", "schema", "ui"]) expect(r.stdout).toContain(verb);
   });
 
   it("exits 2 with usage on stderr when no command is given", () => {
@@ -17,10 +17,10 @@ describe("trace-bench CLI basics", () => {
   it("rejects an unknown command with exit 2", () => {
     const r = runCli(["frobnicate"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("trace-bench: unknown command 'frobnicate'; commands: list-tasks, list-trainers, run, replay, repair, tokens, calls, candidates, machines, validate, runs, schema, ui\n");
+    expect(r.stderr).toBe("trace-bench: unknown command 'frobnicate'; commands: list-tasks, list-trainers, run, replay, repair, tokens, calls, compare, candidates, machines, validate, runs, schema, ui\n");
   });
 
-  it.each(["list-tasks", "list-trainers", "run", "replay", "tokens", "calls", "candidates", "machines", "validate", "runs", "schema", "ui"])("%s --help shows its usage", (verb) => {
+  it.each(["list-tasks", "list-trainers", "run", "replay", "tokens", "calls", "compare", "candidates", "machines", "validate", "runs", "schema", "ui"])("%s --help shows its usage", (verb) => {
     const r = runCli([verb, "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^Usage: trace-bench ${verb}`));

@@ -136,6 +136,30 @@ describe("a sweep of two ps_steps variants × 5 seeds", () => {
   });
 });
 
+describe("compare --by trainer", () => {
+  it("pairs two trainers on task and seed, each with its own variant", async () => {
+    const dir = tempDir("trace-bench-by-trainer-");
+    const configPath = join(dir, "trainers.yaml");
+    writeFileSync(configPath, "mode: stub\nseeds: [1, 2, 3]\ntasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 2}]\n  - NoOpTrainer\n");
+    const r = await cli(["run", "--config", configPath, "--runs-dir", dir, "--run-id", "two"]);
+    expect(r.code, describeRun("run", r)).toBe(0);
+    const compared = await cli(["compare", "two", "--runs-dir", dir, "--by", "trainer", "PrioritySearch", "NoOpTrainer", "--json"]);
+    expect(compared.code, describeRun("compare", compared)).toBe(0);
+    const doc = JSON.parse(compared.stdout) as { differing: string[]; paired_on: string[]; overall: { pairs: number; mean_diff: number; ci95: unknown; ci95_note: string } };
+    expect(doc.differing).toEqual(["trainer", "variant"]);
+    expect(doc.paired_on).toEqual(["task", "seed", "optimizer", "model"]);
+    const rows = csvRows(join(dir, "two", "results.csv"));
+    const score = (trainer: string, seed: string) => Number(rows.find((row) => row.trainer_id === trainer && row.seed === seed)!.score_val);
+    expect(doc.overall.pairs).toBe(3);
+    expect(doc.overall.mean_diff).toBeCloseTo(meanOf(["1", "2", "3"].map((seed) => score("PrioritySearch", seed) - score("NoOpTrainer", seed))), 12);
+    // Three pairs are too few for a bootstrap interval.
+    expect([doc.overall.ci95, doc.overall.ci95_note]).toEqual([null, "n too small"]);
+    const unknown = await cli(["compare", "two", "--runs-dir", dir, "--by", "trainer", "PrioritySearch", "GEPA-Base"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("trainer 'GEPA-Base' has no finished job in");
+  }, 120_000);
+});
+
 describe("a run whose every job hits its budget", () => {
   it("writes every file it names (the leaderboard as its header), and its jobs enter aggregate.csv with their scores and status", async () => {
     const dir = tempDir("trace-bench-budget-");

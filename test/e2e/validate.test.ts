@@ -15,7 +15,7 @@ describe("validate", () => {
     const r = runCli(["validate", "--config", "configs/smoke.yaml", "--strict", "--runs-dir", out]);
     expect(r.stdout).toContain("[OK] internal:numeric_param");
     expect(r.stdout).toContain("[OK] matrix: 1 jobs expanded deterministically");
-    expect(r.stdout).toContain("  job 806f391306ae: internal:numeric_param x PrioritySearch (seed=123)");
+    expect(r.stdout).toContain("  job 806f391306ae: internal:numeric_param x PrioritySearch [ps_batches=1,ps_steps=1] (seed=123)");
     expect(r.stdout).toContain("  tasks:    ['internal:numeric_param']\n  trainers: ['PrioritySearch']");
     // The manifest goes into the runs dir's .validate/ folder, where it does not look like a run.
     expect(readdirSync(out)).toEqual([".validate"]);
@@ -68,10 +68,10 @@ describe("validate", () => {
     const r = runCli(["validate", "--config", "configs/m1_matrix_smoke.yaml", "--strict", "--runs-dir", tempDir()]);
     const jobs = r.stdout.split("\n").filter((l) => l.startsWith("  job "));
     expect(jobs.map((l) => l.replace(/job [0-9a-f]{12}/, "job X"))).toEqual([
-      "  job X: internal:numeric_param x PrioritySearch (seed=123)",
-      "  job X: internal:numeric_param x GEPA-Base (seed=123)",
-      "  job X: internal:code_param x PrioritySearch (seed=123)",
-      "  job X: internal:code_param x GEPA-Base (seed=123)",
+      "  job X: internal:numeric_param x PrioritySearch [ps_batches=1,ps_steps=1] (seed=123)",
+      "  job X: internal:numeric_param x GEPA-Base [gepa_iters=1,gepa_merge_every=2,gepa_pareto_subset=1,gepa_train_bs=1] (seed=123)",
+      "  job X: internal:code_param x PrioritySearch [ps_batches=1,ps_steps=1] (seed=123)",
+      "  job X: internal:code_param x GEPA-Base [gepa_iters=1,gepa_merge_every=2,gepa_pareto_subset=1,gepa_train_bs=1] (seed=123)",
     ]);
   });
 

@@ -30,13 +30,14 @@ describe("variant labels", () => {
     expect(variantLabelOf({ lr: new PyFloat(1) })).toBe(variantLabelOf({ lr: 1 }));
   });
 
-  it("a long label keeps its first 48 characters and a hash of the whole, so two long labels stay apart", () => {
-    const a = variantLabelOf({ alpha: "x".repeat(40), beta: 1, gamma: 2, delta: 3 });
-    const b = variantLabelOf({ alpha: "x".repeat(40), beta: 1, gamma: 2, delta: 4 });
-    expect(a.length).toBe(48 + 1 + 8);
-    expect(a.slice(0, 48)).toBe(b.slice(0, 48));
+  it("a long label keeps its first 80 characters and a hash of the whole, so two long labels stay apart", () => {
+    expect(variantLabelOf({ gepa_iters: 1, gepa_merge_every: 2, gepa_pareto_subset: 2, gepa_train_bs: 2 })).toBe("gepa_iters=1,gepa_merge_every=2,gepa_pareto_subset=2,gepa_train_bs=2");
+    const a = variantLabelOf({ alpha: "x".repeat(80), beta: 1, gamma: 2, delta: 3 });
+    const b = variantLabelOf({ alpha: "x".repeat(80), beta: 1, gamma: 2, delta: 4 });
+    expect(a.length).toBe(80 + 1 + 8);
+    expect(a.slice(0, 80)).toBe(b.slice(0, 80));
     expect(a).not.toBe(b);
-    expect(variantLabelOf({ alpha: "x".repeat(40), beta: 1, gamma: 2, delta: 3 })).toBe(a);
+    expect(variantLabelOf({ alpha: "x".repeat(80), beta: 1, gamma: 2, delta: 3 })).toBe(a);
   });
 
   it("each variant of a sweep gets its own label, the same for every seed", () => {

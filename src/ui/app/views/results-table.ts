@@ -6,7 +6,7 @@
 import { fill, h } from "../dom.js";
 import { cell } from "../format.js";
 
-const DEFAULT_COLUMNS = ["job_id", "task_id", "trainer_id", "seed", "state", "status", "score_val_initial", "score_val", "score_test", "time_seconds", "total_tokens", "llm_calls", "cost_usd"];
+const DEFAULT_COLUMNS = ["job_id", "task_id", "trainer_id", "variant", "seed", "state", "status", "score_val_initial", "score_val", "score_test", "time_seconds", "total_tokens", "llm_calls", "cost_usd"];
 const STORED = "trace-bench.results.columns";
 
 type Row = Readonly<Record<string, unknown>>;
