@@ -16,6 +16,7 @@ import { textTable } from "./text-table.js";
 import { EVENTS_DB } from "../events/log-database.js";
 import { resultRows, type ResultRow } from "../events/projections/results-table.js";
 import {
+  armsOfRun,
   axisValue,
   COMPARE_AXIS_NAMES,
   compareArms,
@@ -119,15 +120,16 @@ export async function execute(args: ParsedArgs): Promise<number> {
     const [run, valueA, valueB] = given as [string, string, string];
     const dir = runDirOf(run, runsDir);
     const { runId, rows } = readRun(dir);
-    const known = [...new Set(rows.map((r) => axisValue(r, by)))];
-    for (const value of [valueA, valueB]) {
-      if (!known.includes(value)) throw new UsageError({ verb: "compare", problem: `${by} '${value}' has no finished job in ${dir}; its ${by} values: ${known.join(", ") || "none"}` });
+    let arms;
+    try {
+      arms = armsOfRun(rows, by, valueA, valueB);
+    } catch (error) {
+      if (error instanceof ComparisonError) throw new UsageError({ verb: "compare", problem: error.message.replace("in this run", `in ${dir}`) });
+      throw error;
     }
-    if (valueA === valueB) throw new UsageError({ verb: "compare", problem: `--by ${by}: the two values are the same ('${valueA}'); name two different ones` });
-    a = { label: "A", run_dir: dir, run_id: runId, axis: by, value: valueA, rows: rows.filter((r) => axisValue(r, by) === valueA) };
-    b = { label: "B", run_dir: dir, run_id: runId, axis: by, value: valueB, rows: rows.filter((r) => axisValue(r, by) === valueB) };
-    // Other axes whose values the two arms do not share are left out too (each trainer has variants of its own).
-    differing = [by, ...differingAxes(a.rows, b.rows).filter((axis) => axis !== by)];
+    a = { label: "A", run_dir: dir, run_id: runId, axis: by, value: valueA, rows: arms.a };
+    b = { label: "B", run_dir: dir, run_id: runId, axis: by, value: valueB, rows: arms.b };
+    differing = [...arms.differing];
   } else {
     if (given.length !== 2) throw new UsageError({ verb: "compare", problem: `compare takes two runs (RUN_A RUN_B), or one run with --by AXIS VALUE_A VALUE_B; got ${given.length} argument${given.length === 1 ? "" : "s"}` });
     const [dirA, dirB] = [runDirOf(given[0]!, runsDir), runDirOf(given[1]!, runsDir)];

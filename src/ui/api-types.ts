@@ -3,6 +3,7 @@
  * (src/ui/app). Type-only: the page's bundle erases these imports.
  */
 import type { CallOutcome } from "../events/projections/llm-call-records.js";
+import type { Comparison } from "../events/projections/run-comparison.js";
 import type { TokenCounts } from "../events/projections/token-audit.js";
 import type { RunListing } from "../events/run-listing.js";
 
@@ -252,4 +253,13 @@ export interface LaunchStatusPayload {
   readonly running: boolean;
   /** The end of its console output. */
   readonly output: string;
+}
+
+/** Two arms of a run compared on the jobs both ran (what `trace-bench compare RUN --by AXIS A B --json` prints). */
+export interface ComparePayload extends Comparison {
+  readonly by: string;
+  readonly a: string;
+  readonly b: string;
+  readonly differing: readonly string[];
+  readonly verdict: string;
 }

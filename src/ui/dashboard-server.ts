@@ -19,6 +19,7 @@ import { LaunchError, Launcher } from "./launcher.js";
 import { LiveFeed } from "./live-feed.js";
 import { machineGraph } from "./machine-graph.js";
 import { jobPayload, runPayload, tokensPayload, UnknownJobError } from "./run-views.js";
+import { comparePayload, CompareQueryError } from "./compare-view.js";
 import { RunsIndex, UnknownRunError } from "./runs-index.js";
 import { OutsideRootError, resolveInside } from "../fs/safe-path.js";
 import { SecretFilter } from "./secret-filter.js";
@@ -143,6 +144,8 @@ export class Dashboard {
         return this.json(response, jobPayload(this.index.get(param("run")), param("job")));
       case "/api/tokens":
         return this.json(response, tokensPayload(this.index.get(param("run"))));
+      case "/api/compare":
+        return this.json(response, comparePayload(this.index.get(param("run")), param("by"), param("a"), param("b")));
       case "/api/machine":
         return this.json(response, machineGraph());
       case "/api/file":
@@ -272,9 +275,11 @@ export class Dashboard {
             ? 404
             : error instanceof LaunchError
               ? error.status
-              : (error as NodeJS.ErrnoException).code === "ENOENT"
-                ? 404
-                : 500;
+              : error instanceof CompareQueryError
+                ? 400
+                : (error as NodeJS.ErrnoException).code === "ENOENT"
+                  ? 404
+                  : 500;
     const message = error instanceof Error ? error.message : String(error);
     if (response.headersSent) {
       response.end();

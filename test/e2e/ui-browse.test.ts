@@ -220,6 +220,18 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     const cells = await page.locator("[data-testid=leaderboard] tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
     expect(cells.map((c) => [c[1], c[2], /\((\d+)\)$/.exec(c[4]!)?.[1]])).toEqual(board.map((r) => [r.trainer_id, r.variant, r.n]));
 
+    // Compare: two trainers on the jobs both ran, the same figures as `trace-bench compare --by trainer`.
+    await page.click('a[data-tab="compare"]');
+    await page.locator("[data-testid=compare-table]").waitFor(WAIT);
+    expect(await page.locator("[data-testid=compare-by]").inputValue()).toBe("trainer");
+    const cli = runCli(["compare", runDir, "--by", "trainer", "NoOpTrainer", "PrioritySearch", "--json"]);
+    expect(cli.code, cli.stderr).toBe(0);
+    const expected = JSON.parse(cli.stdout) as { tasks: { task_id: string; pairs: number }[]; overall: { pairs: number; ahead: string } };
+    const compared = await page.locator("[data-testid=compare-table] tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    expect(compared.map((c) => [c[0], Number(c[1])])).toEqual([...expected.tasks.map((t) => [t.task_id, t.pairs]), ["overall", expected.overall.pairs]]);
+    expect(compared.at(-1)![8]).toBe({ A: "NoOpTrainer", B: "PrioritySearch", tie: "tie" }[expected.overall.ahead]);
+    expect(await page.locator("[data-testid=compare-verdict]").textContent()).toMatch(/over \d+ pairs \(permutation p = /);
+
     await page.click('a[data-tab="tokens"]');
     const byTrainer = page.locator('[data-audit="trainer"] tbody tr');
     await byTrainer.first().waitFor(WAIT);

@@ -137,6 +137,29 @@ export function differingAxes(a: readonly ResultRow[], b: readonly ResultRow[]):
   });
 }
 
+/** Two arms of one run: its jobs whose `by` axis is `valueA`, and `valueB`, and the axes left out of the pairing key. */
+export interface ArmsOfRun {
+  readonly a: readonly ResultRow[];
+  readonly b: readonly ResultRow[];
+  readonly differing: readonly CompareAxis[];
+}
+
+/**
+ * Splits a run's rows into two arms by one axis. Other axes the two arms share no value on are left
+ * out of the pairing key too (each trainer has variants of its own). A value no finished job has,
+ * or the same value twice, is a `ComparisonError` naming the values there are.
+ */
+export function armsOfRun(rows: readonly ResultRow[], by: CompareAxis, valueA: string, valueB: string): ArmsOfRun {
+  const known = [...new Set(rows.map((r) => axisValue(r, by)))];
+  for (const value of [valueA, valueB]) {
+    if (!known.includes(value)) throw new ComparisonError(`${by} '${value}' has no finished job in this run; its ${by} values: ${known.join(", ") || "none"}`);
+  }
+  if (valueA === valueB) throw new ComparisonError(`--by ${by}: the two values are the same ('${valueA}'); name two different ones`);
+  const a = rows.filter((r) => axisValue(r, by) === valueA);
+  const b = rows.filter((r) => axisValue(r, by) === valueB);
+  return { a, b, differing: [by, ...differingAxes(a, b).filter((axis) => axis !== by)] };
+}
+
 /** One line saying who is ahead, by how much, and whether the permutation test calls it. */
 export function verdictLine(f: PairedFigures, nameA: string, nameB: string): string {
   if (f.pairs === 0) return "No pair has a score in both arms: nothing to compare.";

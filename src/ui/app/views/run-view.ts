@@ -1,6 +1,7 @@
 /**
  * One run: status and live progress, Cancel / Resume / Retry failed, and tabs for the results
- * table, the leaderboard per task, the charts, the token audit and the run's files.
+ * table, the leaderboard per task, the charts, the comparison of two arms, the token audit and the
+ * run's files.
  */
 import type { AuditGroup, LaunchPayload, RunPayload, TokensPayload } from "../../api-types.js";
 import { fileUrl, follow, get, post, type RunUpdate } from "../api.js";
@@ -8,11 +9,12 @@ import { fill, h } from "../dom.js";
 import { int, score, usd, when } from "../format.js";
 import type { View } from "../view.js";
 import { RunCharts } from "./charts.js";
+import { ComparePanel } from "./compare-panel.js";
 import { progressBar, statusBadge } from "./progress.js";
 import { ResultsTable } from "./results-table.js";
 
 export const jobHref = (relDir: string, jobId: string) => `#/run/${encodeURIComponent(relDir)}/job/${encodeURIComponent(jobId)}`;
-const TABS = ["results", "leaderboard", "charts", "tokens", "files"] as const;
+const TABS = ["results", "leaderboard", "charts", "compare", "tokens", "files"] as const;
 type Tab = (typeof TABS)[number];
 
 const filePath = (relDir: string, file: string) => (relDir === "" ? file : `${relDir}/${file}`);
@@ -102,6 +104,7 @@ export function runView(root: HTMLElement, relDir: string, tab: Tab = "results")
   const panel = h("div", { class: "panel" });
   const table = new ResultsTable((jobId) => jobHref(relDir, jobId));
   const charts = new RunCharts();
+  const compare = new ComparePanel(relDir);
   const tabBar = h(
     "nav",
     { class: "tabs" },
@@ -151,6 +154,9 @@ export function runView(root: HTMLElement, relDir: string, tab: Tab = "results")
     else if (current === "charts") {
       fill(panel, charts.element);
       charts.update(payload!);
+    } else if (current === "compare") {
+      fill(panel, compare.element);
+      compare.update(payload!);
     } else if (current === "tokens") fill(panel, tokenTables(await get<TokensPayload>("/api/tokens", { run: relDir })));
     else
       fill(
