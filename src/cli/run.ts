@@ -44,6 +44,7 @@ import { jobActorInspection } from "../engine/job-actor-inspection.js";
 import { DEFAULT_INSPECTOR_URL } from "../../adapters/inspector/default-inspector-url.js";
 import { shellWord } from "../codec/shell-word.js";
 import { cliCommand } from "../fs/cli-command.js";
+import { STUB_CAVEAT } from "../domain/stub-caveat.js";
 import { onStopSignals } from "./stop-signals.js";
 import { MAX_JOBS_FLAG, maxJobsOf } from "./max-jobs-flag.js";
 
@@ -118,7 +119,7 @@ export function resumeCommand(args: ParsedArgs, plan: Pick<RunPlan, "runId" | "c
 const ANNOUNCED_MATRIX_JOBS = 10_000;
 
 /** What a stub run's scores mean (the stub proposes seeded changes; it is not a model). */
-export const STUB_LABEL = "Mode stub: scores rank the search procedures against the stub LLM's seeded proposals, not optimizers or models; use mode: real to compare those.";
+export const STUB_LABEL = STUB_CAVEAT;
 
 export function summaryLines(report: RunReport, resumeWith: string): string[] {
   const dir = report.plan.runDir;

@@ -76,6 +76,8 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: launch, watch, cancel, r
     await page.waitForFunction(() => document.querySelector("[data-testid=progress]")?.getAttribute("data-percent") === "100" && document.querySelector("[data-testid=run-status]")?.textContent === "finished", null, WAIT);
     expect(await page.locator("[data-testid=progress] .text").textContent()).toMatch(/^1\/1 done \(100 %\), 0 failed, 0 running/);
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=results-table] tbody tr").length === 1, null, WAIT);
+    // The smoke config is a stub run: its page says what stub scores mean, as the console does.
+    expect(await page.locator("[data-testid=stub-caveat]").textContent()).toMatch(/^Mode stub: scores rank the search procedures against the stub LLM's seeded proposals/);
     await screenshot(page, "run-finished");
 
     const runDir = join(dir, "runs", decodeURIComponent(/#\/run\/([^?/]+)/.exec(page.url())![1]!));
@@ -87,6 +89,35 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: launch, watch, cancel, r
     expect(consoles).toHaveLength(1);
     expect(readFileSync(join(dir, "runs", ".trace-bench-ui", consoles[0]!), "utf8")).toContain("Run complete: ");
   }, 180_000);
+
+  it("saves an edited config as a new file, never over the one it was opened from, and picks the new one to launch", async () => {
+    const original = readFileSync(join(dir, "configs", "slow.yaml"), "utf8");
+    await page.goto(`${dashboard.origin}/#/launch?config=configs/slow.yaml`);
+    await page.waitForFunction(() => document.querySelector("[data-testid=validation-verdict]")?.textContent === "valid: 4 jobs", null, WAIT);
+    expect(await page.inputValue("[data-testid=save-as]")).toBe("configs/slow-2.yaml");
+    expect(await page.isDisabled("[data-testid=save]")).toBe(true); // nothing to save yet
+    const edited = original.replace(/^seeds: .*$/m, "seeds: [1, 2]");
+    expect(edited).not.toBe(original);
+    await page.fill("[data-testid=config-editor]", edited);
+    expect(await page.isDisabled("[data-testid=launch]")).toBe(true);
+    await page.click("[data-testid=save]");
+    await page.waitForFunction(() => document.querySelector("[data-testid=save-state]")?.textContent === "saved as configs/slow-2.yaml", null, WAIT);
+    expect(readFileSync(join(dir, "configs", "slow-2.yaml"), "utf8")).toBe(edited);
+    expect(readFileSync(join(dir, "configs", "slow.yaml"), "utf8")).toBe(original);
+    // The new file is the one picked (and launched); the next copy gets the next free name.
+    expect(await page.inputValue("[data-testid=config-select]")).toBe("configs/slow-2.yaml");
+    expect(await page.locator("[data-testid=config-select] option").allTextContents()).toEqual(["configs/slow-2.yaml", "configs/slow.yaml", "configs/smoke.yaml"]);
+    expect(await page.inputValue("[data-testid=save-as]")).toBe("configs/slow-3.yaml");
+    expect(await page.isDisabled("[data-testid=launch]")).toBe(false);
+    // A name that is taken is refused, and nothing is written.
+    await page.fill("[data-testid=config-editor]", `${edited}# more\n`);
+    await page.fill("[data-testid=save-as]", "configs/slow.yaml");
+    await page.click("[data-testid=save]");
+    await page.waitForFunction(() => /^save failed: .*configs\/slow\.yaml exists/.test(document.querySelector("[data-testid=save-state]")?.textContent ?? ""), null, WAIT);
+    expect(readFileSync(join(dir, "configs", "slow.yaml"), "utf8")).toBe(original);
+    // Leave the launch page (the next test opens this very address, which would not load it again).
+    await page.goto(`${dashboard.origin}/#/`);
+  }, 120_000);
 
   it("watches a slow run live, cancels it (interrupted, resumable) and resumes it to the end", async () => {
     await page.goto(`${dashboard.origin}/#/launch?config=configs/slow.yaml`);

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, tempDir } from "../support/cli.js";
+import { doctoredRunDirs, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
 import { http, startDashboard, workDirWithSmokeRun, type RunningDashboard } from "../support/dashboard.js";
 import { singleRunDir } from "../support/run-dir.js";
 
@@ -231,18 +231,24 @@ describe("trace-bench ui: what it serves", () => {
     expect(exported.length).toBeGreaterThan(10);
   });
 
-  it("saves an edited config only as YAML under the working directory, outside dot folders", async () => {
+  it("saves an edited config only as a new YAML file under the working directory, outside dot folders, never over a file", async () => {
     const save = (path: string, text: string) => dashboard.request("/api/config/save", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ path, text }) });
-    const text = readFileSync(join(dir, "configs", "smoke.yaml"), "utf8").replace("seeds: [123]", "seeds: [7]");
+    const smoke = readFileSync(join(dir, "configs", "smoke.yaml"), "utf8");
+    const text = smoke.replace("seeds: [123]", "seeds: [7]");
     expect(text).toContain("seeds: [7]");
     const saved = await save("configs/edited.yaml", text);
     expect(saved.status, saved.body).toBe(200);
     expect(JSON.parse(saved.body)).toEqual({ saved: "configs/edited.yaml" });
     expect(readFileSync(join(dir, "configs", "edited.yaml"), "utf8")).toBe(text);
-    // Saved again over itself; the page then offers it.
-    expect((await save("configs/edited.yaml", `${text}# again\n`)).status).toBe(200);
-    expect(readFileSync(join(dir, "configs", "edited.yaml"), "utf8")).toBe(`${text}# again\n`);
     expect((JSON.parse((await get("/api/configs")).body) as { configs: string[] }).configs).toContain("configs/edited.yaml");
+    // Neither the file just saved nor the config it was made from is overwritten: 409, both as they were.
+    for (const taken of ["configs/edited.yaml", "configs/smoke.yaml"]) {
+      const again = await save(taken, `${text}# again\n`);
+      expect(again.status, again.body).toBe(409);
+      expect(JSON.parse(again.body).error).toContain(`${taken} exists; the page saves a new file`);
+    }
+    expect(readFileSync(join(dir, "configs", "edited.yaml"), "utf8")).toBe(text);
+    expect(readFileSync(join(dir, "configs", "smoke.yaml"), "utf8")).toBe(smoke);
 
     mkdirSync(join(dir, ".hidden"));
     mkdirSync(join(dir, "node_modules"));
@@ -267,6 +273,31 @@ describe("trace-bench ui: what it serves", () => {
     expect(readdirSync(join(dir, "node_modules"))).toEqual([]);
     expect(existsSync(join(dir, "..", "x.yaml"))).toBe(false);
     expect(readdirSync(join(dir, "configs")).sort()).toEqual(["edited.yaml", "smoke.yaml", "with-key.yaml"]);
+  });
+
+  it("offers as configs only YAML files with a top-level tasks: or trainers: key, outside run, test and tool folders", async () => {
+    const smoke = readFileSync(join(dir, "configs", "smoke.yaml"), "utf8");
+    const lay = (path: string, text: string) => {
+      mkdirSync(join(dir, path, ".."), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    };
+    lay("configs/only-trainers.yml", "trainers: [NoOpTrainer]\n");
+    lay("configs/pricing.yaml", readFileSync(join(REPO_ROOT, "configs", "pricing.yaml"), "utf8"));
+    lay("benchmarks/llm4ad/knapsack/paras.yaml", readFileSync(join(REPO_ROOT, "benchmarks", "llm4ad", "optimization_knapsack_construct", "paras.yaml"), "utf8"));
+    lay("test/fixtures/matrix.yaml", smoke);
+    lay("node_modules/pkg/config.yaml", smoke);
+    // A run directory outside the runs dir: its config snapshot is no config to edit.
+    lay("old-runs/r1/meta/config.snapshot.yaml", smoke);
+    lay("old-runs/r1/events.db", "");
+    doctoredRunDirs.add(join(dir, "old-runs", "r1")); // a stand-in, not a log to verify
+    lay("nested/indented.yaml", "settings:\n  tasks: [internal:numeric_param]\n");
+    const { configs } = JSON.parse((await get("/api/configs")).body) as { configs: string[] };
+    expect(configs).toContain("configs/smoke.yaml");
+    expect(configs).toContain("configs/only-trainers.yml");
+    for (const not of ["configs/pricing.yaml", "benchmarks/llm4ad/knapsack/paras.yaml", "test/fixtures/matrix.yaml", "node_modules/pkg/config.yaml", "old-runs/r1/meta/config.snapshot.yaml", "nested/indented.yaml", "outside.yaml"]) {
+      expect(configs, not).not.toContain(not);
+    }
+    expect(configs.some((c) => c.startsWith("runs/"))).toBe(false);
   });
 
   it("launches only into a folder inside the runs dir", async () => {

@@ -1,7 +1,8 @@
 /**
  * Launch a run: pick a config under the working directory, edit it (checked by `validate
- * --strict` as you type), choose the mode, runs folder and workers, save, and start it as a
- * `trace-bench run` process of its own; then follow it to its run page.
+ * --strict` as you type), choose the mode, runs folder and workers, save it as a new file (the
+ * config it came from is never overwritten), and start it as a `trace-bench run` process of its
+ * own; then follow it to its run page.
  */
 import type { ConfigListPayload, LaunchPayload, LaunchStatusPayload, ValidationPayload } from "../../api-types.js";
 import { get, post } from "../api.js";
@@ -14,6 +15,16 @@ const VALIDATE_DELAY_MS = 700;
 /** The config text with its top-level `mode:` set (added when absent). */
 export function withMode(text: string, mode: string): string {
   return /^mode:.*$/m.test(text) ? text.replace(/^mode:.*$/m, `mode: ${mode}`) : `mode: ${mode}\n${text}`;
+}
+
+/** A name for the edited copy of `path` that `taken` does not hold: `configs/smoke.yaml` → `configs/smoke-2.yaml`. */
+export function copyName(path: string, taken: readonly string[]): string {
+  const match = /^(.*?)(?:-(\d+))?(\.ya?ml)$/.exec(path);
+  const [stem, ext] = match === null ? [path, ".yaml"] : [match[1]!, match[3]!];
+  for (let n = 2; ; n++) {
+    const name = `${stem}-${n}${ext}`;
+    if (!taken.includes(name)) return name;
+  }
 }
 
 export function launchView(root: HTMLElement, preselect: string | null): View {
@@ -29,15 +40,17 @@ export function launchView(root: HTMLElement, preselect: string | null): View {
   const messages = h("div", { class: "validation", "data-testid": "validation" });
   const state = h("span", { class: "dim", "data-testid": "save-state" });
   const status = h("div", { class: "launch-status", "data-testid": "launch-status" });
-  const saveButton = h("button", { "data-testid": "save" }, "Save");
+  const saveAs = h("input", { type: "text", class: "mono", "data-testid": "save-as", "aria-label": "save as", placeholder: "configs/new.yaml" });
+  const saveButton = h("button", { "data-testid": "save" }, "Save as new file");
+  let configs: string[] = [];
   const launchButton = h("button", { class: "primary", "data-testid": "launch" }, "Launch");
   const runsDirLabel = h("span", { class: "dim" });
 
   const dirty = () => editor.value !== saved;
   const refreshButtons = () => {
-    saveButton.disabled = !dirty();
+    saveButton.disabled = !dirty() || saveAs.value.trim() === "";
     launchButton.disabled = dirty() || select.value === "";
-    state.textContent = dirty() ? "unsaved changes: save to launch" : "";
+    state.textContent = dirty() ? "unsaved changes: save them as a new file to launch" : "";
   };
 
   const validate = async () => {
@@ -65,6 +78,7 @@ export function launchView(root: HTMLElement, preselect: string | null): View {
     editor.value = text;
     saved = text;
     mode.value = /^mode:\s*(stub|real)\s*$/m.exec(text)?.[1] ?? "";
+    saveAs.value = copyName(path, configs);
     refreshButtons();
     void validate();
   };
@@ -80,11 +94,19 @@ export function launchView(root: HTMLElement, preselect: string | null): View {
     scheduleValidate();
   });
   select.addEventListener("change", () => void open(select.value));
+  saveAs.addEventListener("input", refreshButtons);
   saveButton.addEventListener("click", async () => {
+    const path = saveAs.value.trim();
     try {
-      await post("/api/config/save", { path: select.value, text: editor.value });
+      await post("/api/config/save", { path, text: editor.value });
+      // The new file is the one launched from now on; the config it was made from is unchanged.
+      if (!configs.includes(path)) configs = [...configs, path].sort();
+      fill(select, configs.map((c) => h("option", { value: c }, c)));
+      select.value = path;
       saved = editor.value;
+      saveAs.value = copyName(path, configs);
       refreshButtons();
+      state.textContent = `saved as ${path}`;
     } catch (error) {
       state.textContent = `save failed: ${(error as Error).message}`;
     }
@@ -129,7 +151,7 @@ export function launchView(root: HTMLElement, preselect: string | null): View {
         h("div", { class: "row" }, h("label", null, "Mode ", mode), h("label", null, "Runs folder ", runsSubdir), h("label", null, "Max workers ", workers)),
         runsDirLabel,
         editor,
-        h("div", { class: "row" }, saveButton, launchButton, state),
+        h("div", { class: "row" }, h("label", null, "Save as ", saveAs), saveButton, launchButton, state),
         status,
       ),
       h("div", { class: "launch-side" }, h("h3", null, "validate --strict"), messages),
@@ -137,7 +159,8 @@ export function launchView(root: HTMLElement, preselect: string | null): View {
   );
   refreshButtons();
   void get<ConfigListPayload>("/api/configs").then((list) => {
-    runsDirLabel.textContent = `Runs folder is inside ${list.runs_dir}; configs are the YAML files under ${list.cwd}.`;
+    runsDirLabel.textContent = `Runs folder is inside ${list.runs_dir}; configs are the YAML files with a top-level tasks: or trainers: key under ${list.cwd} (not in run, test, dot or node_modules folders).`;
+    configs = [...list.configs];
     fill(select, list.configs.map((c) => h("option", { value: c }, c)));
     const first = preselect !== null && list.configs.includes(preselect) ? preselect : (list.configs.find((c) => c.endsWith("smoke.yaml")) ?? list.configs[0]);
     if (first !== undefined) {

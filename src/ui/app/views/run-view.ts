@@ -7,6 +7,7 @@ import type { AuditGroup, LaunchPayload, RunPayload, TokensPayload } from "../..
 import { fileUrl, follow, get, post, type RunUpdate } from "../api.js";
 import { fill, h } from "../dom.js";
 import { int, score, usd, when } from "../format.js";
+import { STUB_CAVEAT } from "../../../domain/stub-caveat.js";
 import type { View } from "../view.js";
 import { RunCharts } from "./charts.js";
 import { ComparePanel } from "./compare-panel.js";
@@ -128,6 +129,8 @@ export function runView(root: HTMLElement, relDir: string, tab: Tab = "results")
       header,
       h("h1", null, h("span", { class: "mono" }, run.run_id), " ", statusBadge(run)),
       h("div", { class: "dim" }, h("span", { "data-testid": "config-name" }, run.config_name ?? "unnamed config"), ` · ${run.mode} · config ${run.config_hash.slice(0, 12)} · started ${when(run.started_at)} UTC · ${run.invocations} invocation${run.invocations === 1 ? "" : "s"} · ${int(run.tokens.total_tokens)} tokens · ${usd(run.cost_usd)}`),
+      // A stub run's numbers are the stub's: said where the numbers are read, as the console says it.
+      run.mode === "stub" ? h("p", { class: "caveat", "data-testid": "stub-caveat" }, STUB_CAVEAT) : null,
       progressBar(run),
     );
     const failed = (run.jobs.failed ?? 0) + (run.jobs.timeout ?? 0);

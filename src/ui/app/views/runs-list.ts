@@ -29,7 +29,8 @@ function row(run: RunSummary): HTMLElement {
     ),
     h("td", null, h("div", null, jobsText(run.jobs), ` (of ${run.jobs.matrix})`), run.status === "running" ? progressBar(run) : null),
     h("td", { class: "num" }, int(run.tokens.total_tokens)),
-    h("td", { class: "num" }, usd(run.cost_usd)),
+    // A stub run's $0 is the stub's, not a free real run.
+    h("td", { class: "num" }, usd(run.cost_usd), run.mode === "stub" ? h("span", { class: "dim small", "data-testid": "stub-mode" }, " stub") : null),
     h("td", { class: "mono small" }, when(run.started_at)),
   );
 }
