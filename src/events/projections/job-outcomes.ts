@@ -35,7 +35,7 @@ export function jobOutcomes(jobs: Iterable<{ readonly job_id: string; readonly f
 
 /** The closing line about them (stub: why a stub run may not search). */
 export function outcomesLine(outcomes: JobOutcomes, stub: boolean): string {
-  const parts = [`${outcomes.improved} of ${outcomes.scored} scored job${outcomes.scored === 1 ? "" : "s"} improved on their initial score`];
+  const parts = [`${outcomes.improved} of ${outcomes.scored} scored job${outcomes.scored === 1 ? "" : "s"} improved on ${outcomes.scored === 1 ? "its" : "their"} initial score`];
   if (outcomes.no_valid_candidate > 0) {
     parts.push(`${outcomes.no_valid_candidate} no_valid_candidate (every candidate kept scored the task's failure value; not ranked)`);
   }

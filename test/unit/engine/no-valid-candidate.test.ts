@@ -30,6 +30,6 @@ describe("jobOutcomes", () => {
     expect(outcomesLine(outcomes, false)).toBe(
       "Outcomes: 1 of 3 scored jobs improved on their initial score; 1 no_valid_candidate (every candidate kept scored the task's failure value; not ranked); 1 job did no search (the optimizer never proposed a change)",
     );
-    expect(outcomesLine({ scored: 1, improved: 1, no_valid_candidate: 0, no_search: [] }, true)).toBe("Outcomes: 1 of 1 scored job improved on their initial score");
+    expect(outcomesLine({ scored: 1, improved: 1, no_valid_candidate: 0, no_search: [] }, true)).toBe("Outcomes: 1 of 1 scored job improved on its initial score");
   });
 });
