@@ -35,8 +35,13 @@ export class EventReader {
 
   /** Throws `EventLogCorruptError` when events were removed from the log (log-checks.ts): what reads the whole log checks this first. */
   requireNoRemovedEvents(): void {
+    this.guarded(() => requireNoRemovedEvents(this.db, this.source, eventsDbPath(this.runDir)));
+  }
+
+  /** `read`'s result; a failure of SQLite under it becomes the log's one-line error (event-log-errors.ts). */
+  private guarded<T>(read: () => T): T {
     try {
-      requireNoRemovedEvents(this.db, this.source, eventsDbPath(this.runDir));
+      return read();
     } catch (error) {
       throw eventLogFailure(error, eventsDbPath(this.runDir));
     }
@@ -64,7 +69,7 @@ export class EventReader {
    */
   scanWithStreamEnds(visit: (event: StoredEvent, lastOfStream: boolean) => void): number {
     let count = 0;
-    try {
+    this.guarded(() => {
       this.db.exec("BEGIN");
       try {
         const ends = this.lastPositions();
@@ -76,9 +81,7 @@ export class EventReader {
       } finally {
         this.db.exec("COMMIT");
       }
-    } catch (error) {
-      throw eventLogFailure(error, eventsDbPath(this.runDir));
-    }
+    });
     return count;
   }
 
@@ -89,47 +92,27 @@ export class EventReader {
 
   /** Decoded events after `afterSeq` (at most `limit`), in seq order. */
   readAfter(afterSeq: number, limit = -1): StoredEvent[] {
-    try {
-      return this.rowsAfter(afterSeq, limit).map(decodeRow);
-    } catch (error) {
-      throw eventLogFailure(error, eventsDbPath(this.runDir));
-    }
+    return this.guarded(() => this.rowsAfter(afterSeq, limit).map(decodeRow));
   }
 
   /** The decoded events of one stream (`run`, `job-<id>`), in order. */
   readStream(stream: string): StoredEvent[] {
-    try {
-      return (this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE stream = ? ORDER BY seq`).all(stream) as EventRow[]).map(decodeRow);
-    } catch (error) {
-      throw eventLogFailure(error, eventsDbPath(this.runDir));
-    }
+    return this.guarded(() => (this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE stream = ? ORDER BY seq`).all(stream) as EventRow[]).map(decodeRow));
   }
 
   /** The seq the log gave out last, which is `lastSeq()` unless events at its end were removed. */
   lastGivenSeq(): number {
-    try {
-      return lastGivenSeq(this.db);
-    } catch (error) {
-      throw eventLogFailure(error, eventsDbPath(this.runDir));
-    }
+    return this.guarded(() => lastGivenSeq(this.db));
   }
 
   /** The seq of the latest committed event (0 for an empty log): a cheap "did anything change?". */
   lastSeq(): number {
-    try {
-      return (this.db.prepare(`SELECT COALESCE(MAX(seq), 0) FROM ${this.source}`).pluck().get() as number) ?? 0;
-    } catch (error) {
-      throw eventLogFailure(error, eventsDbPath(this.runDir));
-    }
+    return this.guarded(() => (this.db.prepare(`SELECT COALESCE(MAX(seq), 0) FROM ${this.source}`).pluck().get() as number) ?? 0);
   }
 
   /** The stored texts (prompt messages, replies) among `refs`. */
   contents(refs: Iterable<string>): Map<string, string> {
-    try {
-      return readContents(this.db, refs);
-    } catch (error) {
-      throw eventLogFailure(error, eventsDbPath(this.runDir));
-    }
+    return this.guarded(() => readContents(this.db, refs));
   }
 
   /**
@@ -151,12 +134,10 @@ export class EventReader {
 
   /** The log position a subscriber (projections) last reflected in full, 0 if never (or an old log). */
   subscriberPosition(name: string): number {
-    try {
+    return this.guarded(() => {
       if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'subscriber_positions'").get() === undefined) return 0;
       return (this.db.prepare("SELECT position FROM subscriber_positions WHERE name = ?").pluck().get(name) as number | undefined) ?? 0;
-    } catch (error) {
-      throw eventLogFailure(error, eventsDbPath(this.runDir));
-    }
+    });
   }
 
   /**
@@ -165,29 +146,17 @@ export class EventReader {
    */
   listingFacts(): RunListingFacts | null | undefined {
     if (this.source !== "events") return undefined;
-    try {
-      return runListingFacts(this.db, eventsDbPath(this.runDir));
-    } catch (error) {
-      throw eventLogFailure(error, eventsDbPath(this.runDir));
-    }
+    return this.guarded(() => runListingFacts(this.db, eventsDbPath(this.runDir)));
   }
 
   /** How many jobs are being worked on now: job streams whose latest row moved the job into an active state. */
   activeJobCount(): number {
-    try {
-      return activeJobCount(this.db);
-    } catch (error) {
-      throw eventLogFailure(error, eventsDbPath(this.runDir));
-    }
+    return this.guarded(() => activeJobCount(this.db));
   }
 
   /** The live process writing this run now (a run in progress), or null. */
   liveWriter(): ReturnType<typeof liveWriterOf> {
-    try {
-      return liveWriterOf(this.db);
-    } catch (error) {
-      throw eventLogFailure(error, eventsDbPath(this.runDir));
-    }
+    return this.guarded(() => liveWriterOf(this.db));
   }
 
   close(): void {

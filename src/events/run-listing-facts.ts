@@ -1,9 +1,8 @@
 /**
  * What `trace-bench runs` shows of a run, asked of SQLite instead of folding the log: the run
  * stream's rows (its starts, interruptions and finishes), each job's latest outcome found through
- * the stream index, and the LLM calls' totals. A fold decoded every event of every job: 797 MiB
- * for `runs` at 50,000 trivial jobs. These queries hold a row at a time, so memory stays flat in
- * the size of the run. They give what a fold's `RunState` gives `runListing` (run-listing.ts).
+ * the stream index, and the LLM calls' totals. A fold decoded every event of every job (figures in
+ * docs/performance.md); these queries hold a row at a time, so memory stays flat in the size of the run. They give what a fold's `RunState` gives `runListing` (run-listing.ts).
  */
 import type Database from "better-sqlite3";
 import type { ActiveJobState } from "../../machines/job.machine.js";

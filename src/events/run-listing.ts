@@ -17,16 +17,10 @@ import { join } from "node:path";
 import { EventReader, holdsRunLog, readableRuns } from "./event-reader.js";
 import { llmSpending } from "./llm-spending.js";
 import { ACTIVE_JOB_STATES, type RunListingFacts } from "./run-listing-facts.js";
-import { RunState, type JobView, type TokenTotals } from "./run-state.js";
+import { RunState, type TokenTotals } from "./run-state.js";
 
 /** Whether a live writer is a `trace-bench run` process (its run is `running`), not a replay. */
 export const runsLive = (writer: ReturnType<EventReader["liveWriter"]>): boolean => writer !== null && writer.command.includes(" run");
-
-/** What a job without a result is: being run or waiting in a running run, never run in a stopped one. */
-export function pendingJobStatus(job: JobView, runRunning: boolean): "running" | "queued" | "not_executed" {
-  if (!runRunning) return "not_executed";
-  return ACTIVE_JOB_STATES.has(job.state) ? "running" : "queued";
-}
 
 export type RunStatus = "running" | "finished" | "interrupted";
 
@@ -90,7 +84,7 @@ export function listRun(runDir: string): RunListing | null {
   }
 }
 
-/** A run's listing from the facts SQLite gave (the same fields `runListing` takes from a fold). */
+/** A run's listing from its facts (asked of SQLite, or taken from a fold by `runListing`). */
 function listingOfFacts(runDir: string, facts: RunListingFacts, writer: ReturnType<EventReader["liveWriter"]>, activeJobs: number): RunListing {
   const running = runsLive(writer);
   return {
@@ -129,34 +123,35 @@ function pendingAsLive(jobs: Record<string, number>, activeJobs: number): Record
 export function runListing(runDir: string, state: RunState, writer: ReturnType<EventReader["liveWriter"]>): RunListing | null {
   const started = state.started;
   if (started === null) return null;
-  const running = runsLive(writer);
-  const jobs: Record<string, number> = { matrix: started.matrix.length };
+  const jobs: Record<string, number> = {};
+  let activeJobs = 0;
   for (const job of state.orderedJobs()) {
-    const status = job.finished?.status ?? pendingJobStatus(job, running);
+    const status = job.finished?.status ?? "not_executed";
     jobs[status] = (jobs[status] ?? 0) + 1;
+    if (job.finished === null && ACTIVE_JOB_STATES.has(job.state)) activeJobs += 1;
   }
   const spent = llmSpending(state);
-  const snapshot = started.config_snapshot as { tasks?: { id?: unknown }[]; trainers?: { id?: unknown }[] };
-  return {
-    run_id: state.runId,
-    run_dir: runDir,
-    status: running ? "running" : state.finished ? "finished" : "interrupted",
-    crashed: !running && !state.finished && !state.interrupted,
-    config_hash: started.config_hash,
-    config_name: state.configName,
+  const snapshot = started.config_snapshot as { trainers?: { id?: unknown }[] };
+  const facts: RunListingFacts = {
+    runId: state.runId,
+    configHash: started.config_hash,
+    configName: state.configName,
     mode: started.mode,
-    tags: [...started.tags],
-    tasks: [...new Set(started.matrix.map((j) => j.task_id))],
+    tags: started.tags,
     trainers: (snapshot.trainers ?? []).map((t) => String(t.id)),
+    tasks: [...new Set(started.matrix.map((j) => j.task_id))],
+    matrixSize: started.matrix.length,
     invocations: state.invocations,
-    started_at: state.startedTs,
-    last_event_at: state.lastTs,
+    startedTs: state.startedTs,
+    lastTs: state.lastTs,
+    finished: state.finished,
+    interrupted: state.interrupted,
     jobs,
-    llm_calls: spent.calls,
+    llmCalls: spent.calls,
     tokens: spent.tokens,
-    cost_usd: spent.cost,
-    writer: writerOf(writer),
+    costUsd: spent.cost,
   };
+  return listingOfFacts(runDir, facts, writer, activeJobs);
 }
 
 /** Every readable run under `runsDir`, oldest first, and a warning per run that could not be read. */
