@@ -197,7 +197,7 @@ const loadBefore = loadavg()[0];
 
 /**
  * The fastest of `TRIES` fresh runs at `maxWorkers` (each in its own run directory): on a shared
- * (virtual) machine the first run after a pause measured up to half again slower than the next.
+ * (virtual) machine the first run after a pause is slower than the next (docs/performance.md).
  */
 const TRIES = 3;
 async function bestRun(label, maxWorkers) {
@@ -335,7 +335,7 @@ await measure("8", "LLM4AD bridge (bench/llm4ad-bridge.mjs)", "", () => childBen
 //    every size.
 const REPLAY_TARGET_MIN_EVENTS = 5_000;
 
-/** Cold replays of `runDir`, each in a fresh process (they vary by a third from one process to the next on a shared machine). */
+/** Cold replays of `runDir`, each in a fresh process (they vary from one process to the next on a shared machine: docs/performance.md). */
 async function coldReplays(runDir) {
   const replays = [];
   for (let i = 0; i < 5; i++) replays.push(JSON.parse((await node([PROBE, "replay", runDir, "1"])).stdout).runs[0].totalMs);

@@ -88,7 +88,7 @@ let failures = 0;
 const started = performance.now();
 /** Per command: { size: seconds } for the growth rows. */
 const seconds = new Map();
-/** Run dirs measured, removed after the report (700,015 entries at 50,000 jobs take minutes to remove). */
+/** Run dirs measured, removed after the report (a big run dir takes long to remove: docs/performance.md, files per job). */
 const done = [];
 
 const COMMANDS = [

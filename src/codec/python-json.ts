@@ -176,9 +176,9 @@ const INDENTS: string[] = [];
 const indentOf = (depth: number): string => (INDENTS[depth] ??= " ".repeat(2 * depth));
 
 /**
- * One value as `pythonPrettyJson` renders it at `depth`, appended into one string as it goes
- * (mapping entries to strings and joining them allocated about twice as much, and rendering is
- * most of the derived files' work besides the file system).
+ * One value as `pythonPrettyJson` renders it at `depth`, appended into one string as it goes:
+ * mapping entries to strings and joining them allocated more, and rendering is most of the derived
+ * files' work besides the file system (docs/performance.md, ledger).
  */
 function prettyJson(v: unknown, depth: number, ensureAscii: boolean): string {
   if (typeof v === "string") return pythonJsonString(v, ensureAscii);

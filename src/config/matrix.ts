@@ -65,9 +65,8 @@ export function expandMatrix(config: RunConfig): JobSpec[] {
     for (const trainer of config.trainers) {
       const variants = trainer.params_variants.length > 0 ? trainer.params_variants : [{}];
       for (const params of variants) {
-        // One (frozen) copy per cell, shared by its seeds and models: a 10,000-seed matrix held
-        // 10,000 equal copies (its plan took 5.6 MB of the run's heap, 1.4 MB since). Jobs read
-        // them; none writes.
+        // One (frozen) copy per cell, shared by its seeds and models: a copy per job made a big
+        // matrix's plan grow with its seeds (docs/performance.md, ledger). Jobs read them; none writes.
         const resolved_kwargs = deepFreeze(resolvedKwargsFor(task, trainer, params));
         const raw_params = deepFreeze(cloneValue(params));
         for (const llm_model of models) {

@@ -2,8 +2,8 @@
  * A reader for the plain YAML that config files are written in: block mappings and lists, one-line
  * scalars, comments, and flow collections (`[…]`, `{…}`, JSON), spread over lines or not.
  *
- * Why it exists: the `yaml` package builds a syntax tree of ~25 bytes and a document of ~20 more
- * per source byte, so validating a 10 MB config took 650 MB and 5 s; this reader goes straight to
+ * Why it exists: the `yaml` package builds a syntax tree and a document many times the size of the
+ * source, too much for a big config (docs/performance.md, ledger); this reader goes straight to
  * values in one linear pass. It gives up at the first thing outside that subset (anchors and aliases,
  * tags, block scalars, scalars spread over lines, tabs, unusual indentation, duplicate or
  * non-string keys, deep nesting, …); the caller then reads the file with the `yaml` package, so

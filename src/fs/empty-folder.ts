@@ -1,7 +1,7 @@
 /**
  * Makes `dir` an empty folder, keeping it when it already is one: a writer clears its temp folder
- * when it opens, and the recursive removal it used (then a new folder) cost 0.4 ms of a cold
- * replay where the folder was empty, as it is after every clean exit.
+ * when it opens, and the recursive removal it used (then a new folder) showed in a cold replay
+ * where the folder was empty, as it is after every clean exit (docs/performance.md, ledger).
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { childPath } from "./child-path.js";

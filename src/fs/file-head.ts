@@ -2,7 +2,7 @@
  * The first bytes of a file, read with one system call into a reused buffer: checking that a file
  * holds what a writer would write (replay's projections and job mirrors, tens of thousands of
  * small files) then costs an open, a read and a close, where `readFileSync` also asks the file's
- * size and allocates a buffer per file (10.9 against 14.4 µs per 1.2 KB file on tmpfs here).
+ * size and allocates a buffer per file (docs/performance.md, ledger).
  */
 import { closeSync, openSync, readSync } from "node:fs";
 
@@ -36,8 +36,8 @@ let encoded = Buffer.allocUnsafe(1 << 16);
 
 /**
  * The UTF-8 bytes of `texts` one after another, as a view valid until the next call (and apart
- * from `readFileHead`'s). A replay compares a dozen small files per job: their `Buffer.from`
- * copies were about a tenth of what it allocated.
+ * from `readFileHead`'s). A replay compares a dozen small files per job, and their `Buffer.from`
+ * copies were a large share of what it allocated (docs/performance.md, ledger).
  */
 export function utf8Of(texts: string | readonly string[]): Buffer {
   const one = typeof texts === "string";

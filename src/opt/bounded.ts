@@ -2,8 +2,8 @@
  * Parallel work inside a trainer (rollouts, proposals) with a bound (`num_threads`). Results come
  * back in input order, whatever order the work completes in. The first error (or the signal's
  * abort) rejects at once and starts nothing more; work already started is left to end on its own
- * (it has the trainer's signal). Plain promises: an Effect runtime per call cost a trivial job
- * about a twentieth of its time.
+ * (it has the trainer's signal). Plain promises: an Effect runtime per call was a measurable share
+ * of a trivial job's time (docs/performance.md, ledger).
  */
 export function mapBounded<T, R>(items: readonly T[], work: (item: T, index: number) => Promise<R>, concurrency: number, signal?: AbortSignal): Promise<R[]> {
   if (signal?.aborted) return Promise.reject(signal.reason as Error);
