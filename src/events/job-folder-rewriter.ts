@@ -19,7 +19,7 @@ export class JobFolderRewriter {
   /** Writes the job's folder; returns what else it holds (paths relative to the run directory). */
   rewrite(job: JobView): string[] {
     this.writer.rewriteJob(this.context, job);
-    const strays = findJobStrays(job.job_id, this.listing);
+    const strays = findJobStrays(job.spec, this.listing);
     this.listing.forget(`jobs/${job.job_id}`);
     return strays;
   }

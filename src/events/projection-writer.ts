@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { jobFiles, type FileContent } from "./projections/job-files.js";
 import type { JobRenderContext } from "./projections/results-table.js";
 import { RUN_FILES, runFiles } from "./projections/run-files.js";
-import { TB_EVENT_FILE } from "./projections/tensorboard-file.js";
+import { tbEventFilePath } from "./projections/tensorboard-file.js";
 import { textOf, TextPieces } from "./projections/text-pieces.js";
 import type { RunDirListing } from "./run-dir-listing.js";
 import type { JobView, RunState } from "./run-state.js";
@@ -24,14 +24,13 @@ import { openIfPresent } from "../fs/open-if-present.js";
 import { writeFully } from "../fs/write-fully.js";
 import { fileHolds, utf8Of } from "../fs/file-head.js";
 
-/** The files a job's folder may hold besides its event mirror, by path within the folder. */
+/** The files a job's folder may hold besides its event mirror and TensorBoard event file (named after the job: `tbEventFilePath`), by path within the folder. */
 export const JOB_GENERATED = [
   "job_meta.json",
   "results.json",
   "stdout.log",
   ...["initial", "best", "final"].flatMap((w) => [`artifacts/${w}_state.json`, `artifacts/${w}_state.yaml`]),
   "artifacts/state_history.jsonl",
-  `tb/${TB_EVENT_FILE}`,
 ];
 
 /** Where projection temp files live; cleared when a writer opens, so a kill -9 mid-write leaves no trace. */
@@ -200,6 +199,8 @@ export class ProjectionWriter {
     const files = jobFiles(context, job);
     for (const [path, content] of files) this.write(path, content, false, false);
     for (const name of JOB_GENERATED) if (!files.has(`jobs/${job.job_id}/${name}`)) this.remove(`jobs/${job.job_id}/${name}`);
+    const tb = tbEventFilePath(job.spec);
+    if (!files.has(tb)) this.remove(tb);
     this.renderedAt.set(job.job_id, this.renderKey(context, job));
   }
 
@@ -326,7 +327,8 @@ export class ProjectionWriter {
   private writeBytes(path: string, content: Uint8Array, isNew: boolean): void {
     const full = childPath(this.runDir, path);
     if (!isNew && this.alreadyHolds(path, full, content)) return;
-    // Only a job's files are bytes: their folders were made with the job (`ensureJobDirs`).
+    // Only a job's files are bytes: TensorBoard event files, each in its run's folder under the job's tb/.
+    mkdirSync(dirname(full), { recursive: true });
     const temp = childPath(this.tempDir, String(this.tempCounter++));
     writeFileSync(temp, content);
     renameSync(temp, full);

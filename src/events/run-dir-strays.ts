@@ -11,11 +11,18 @@ import { EVENTS_DB } from "./log-database.js";
 import { RUN_MIRROR } from "./mirror-writer.js";
 import { JOB_GENERATED, PROJECTION_TEMP_DIR } from "./projection-writer.js";
 import { RUN_FILES } from "./projections/run-files.js";
+import { TB_EVENT_FILE, tbRunName, type TbRunSubject } from "./projections/tensorboard-file.js";
 import { RunDirListing } from "./run-dir-listing.js";
 import { checkedJobId } from "./safe-id.js";
 
 /** The folder, under a run directory, that `replay --prune` moves strays into (one timestamped folder per replay). */
 export const STRAYS_DIR = ".replay-strays";
+
+/** A job's tb/ folder, as a pattern. */
+const TB_FOLDER = "jobs/*/tb";
+
+/** Which entries a folder may keep, by the folder's pattern (`jobs/*` for any job's folder). */
+type AllowedAt = (pattern: string) => ReadonlySet<string> | undefined;
 
 /** Paths relative to a folder, by folder: the entries it may keep (a folder's own entries are listed under its path). */
 function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
@@ -34,6 +41,9 @@ function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
   // A job's files are the same names for every job: one set, looked up under each job's folder.
   allow("jobs/*/events.jsonl");
   for (const name of JOB_GENERATED) allow(`jobs/*/${name}`);
+  // The original's logdir, made for every job: it holds the job's TensorBoard run folder, if any (`findJobStrays`).
+  allow(TB_FOLDER);
+  allowed.set(TB_FOLDER, new Set());
   const jobs = new Set(jobIds);
   allowed.set("jobs", jobs);
   return allowed;
@@ -43,8 +53,8 @@ function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
 const NOT_LOOKED_INTO = new Set([PROJECTION_TEMP_DIR, STRAYS_DIR]);
 
 /** Adds to `strays` what `allowed` does not account for under `folder` (matched against `pattern`), as `listing` finds it. */
-function findUnder(listing: RunDirListing, allowed: Map<string, Set<string>>, folder: string, pattern: string, skipJobs: ReadonlySet<string>, strays: string[]): void {
-  const keep = allowed.get(pattern);
+function findUnder(listing: RunDirListing, allowed: AllowedAt, folder: string, pattern: string, skipJobs: ReadonlySet<string>, strays: string[]): void {
+  const keep = allowed(pattern);
   // Paths are made only for what is a stray or looked into (most entries are neither).
   const pathOf = (name: string) => (folder === "" ? name : `${folder}/${name}`);
   for (const entry of listing.entries(folder)) {
@@ -66,17 +76,28 @@ function findUnder(listing: RunDirListing, allowed: Map<string, Set<string>>, fo
  */
 export function findStrays(jobIds: Iterable<string>, listing: RunDirListing, settledJobs: ReadonlySet<string> = new Set()): string[] {
   const strays: string[] = [];
-  findUnder(listing, allowedEntries(jobIds), "", "", settledJobs, strays);
+  const allowed = allowedEntries(jobIds);
+  findUnder(listing, (pattern) => allowed.get(pattern), "", "", settledJobs, strays);
   return strays;
 }
 
 /** What may be in a job's folder, the same for every job. */
 const JOB_FOLDER_ALLOWED = allowedEntries([]);
 
-/** What a job's folder holds besides its mirror and generated files (replay, job by job). */
-export function findJobStrays(jobId: string, listing: RunDirListing): string[] {
+const EVENT_FILE_ONLY: ReadonlySet<string> = new Set([TB_EVENT_FILE]);
+
+/**
+ * What a job's folder holds besides its mirror and generated files (replay, job by job). Its tb/
+ * may hold the one folder named after the job (tensorboard-file.ts), holding its event file, whether
+ * or not the job writes one now; anything else there (an event file of the layout before run
+ * names carried the variant, right in tb/) is a stray.
+ */
+export function findJobStrays(job: TbRunSubject, listing: RunDirListing): string[] {
   const strays: string[] = [];
-  findUnder(listing, JOB_FOLDER_ALLOWED, `jobs/${checkedJobId(jobId)}`, "jobs/*", new Set(), strays);
+  const runName = tbRunName(job);
+  const runFolder = `${TB_FOLDER}/${runName}`;
+  const allowed: AllowedAt = (pattern) => (pattern === TB_FOLDER ? new Set([runName]) : pattern === runFolder ? EVENT_FILE_ONLY : JOB_FOLDER_ALLOWED.get(pattern));
+  findUnder(listing, allowed, `jobs/${checkedJobId(job.job_id)}`, "jobs/*", new Set(), strays);
   return strays;
 }
 

@@ -109,6 +109,6 @@ export function jobFiles(state: JobRenderContext, job: JobView): Map<string, Fil
     files.set(stateHistoryPath(job.job_id), lines.join(""));
   }
   const events = tensorboardEventFile(job);
-  if (events !== null) files.set(tbEventFilePath(job.job_id), events);
+  if (events !== null) files.set(tbEventFilePath(job.spec), events);
   return files;
 }

@@ -1,13 +1,22 @@
 /**
- * A TensorboardLogger job's event file (`jobs/<id>/tb/events.out.tfevents.trace-bench`), rendered
- * from its latest finished attempt like every other projection, so `replay` rebuilds it byte for
- * byte. One Event per iteration at the iteration's step and recorded time, with the scalars
- * `score`, `best_score`, `llm_calls`, `evaluations` and, when the provider reported them (not the
- * stub's estimates), `total_tokens` (the attempt's tokens so far). TensorBoard reads every file
- * whose name holds `tfevents`, in any folder below its `--logdir`.
+ * A TensorboardLogger job's event file, rendered from its latest finished attempt like every other
+ * projection, so `replay` rebuilds it byte for byte. One Event per iteration at the iteration's
+ * step and recorded time, with the scalars `score`, `best_score`, `llm_calls`, `evaluations` and,
+ * when the provider reported them (not the stub's estimates), `total_tokens` (the attempt's tokens
+ * so far). TensorBoard reads every file whose name holds `tfevents`, in any folder below its
+ * `--logdir`, and names each run by the folder that holds the file, relative to the logdir.
+ *
+ * The file lies in a folder of its own under the job's `tb/` (the original's logdir, the row's
+ * `tb_logdir`), named after the job: `jobs/<id>/tb/<task>__<trainer>__<variant label>__seed=<k>
+ * [__model=<m>]/events.out.tfevents.trace-bench`. So `tensorboard --logdir <run>/jobs` names each
+ * run `<id>/tb/<that name>`, and its runs filter finds a variant by its label (`ps_steps=2`) as it
+ * is in results.csv's `variant` column; pointed at a job's `tb_logdir` it shows the one run.
  */
 import { fileVersionEvent, scalarsEvent } from "../../codec/tensorboard-event.js";
 import { concatBytes, tfRecord } from "../../codec/tfrecord.js";
+import { variantLabel } from "../../config/variant-label.js";
+import { MAX_NAME_BYTES, portableFolderName } from "../../fs/portable-folder-name.js";
+import type { JobSpecRecord } from "../event-schema.js";
 import type { FinishedAttempt, JobView } from "../run-state.js";
 import { tbDir } from "./job-paths.js";
 
@@ -18,7 +27,32 @@ export function writesTensorboard(logger: string | null): boolean {
 
 export const TB_EVENT_FILE = "events.out.tfevents.trace-bench";
 
-export const tbEventFilePath = (jobId: string) => `${tbDir(jobId)}/${TB_EVENT_FILE}`;
+/** What a job's TensorBoard run is named after: the parts of its job line. */
+export type TbRunSubject = Pick<JobSpecRecord, "job_id" | "task_id" | "trainer_id" | "seed" | "raw_params" | "llm_model">;
+
+const PART_SEPARATOR = "__";
+/** A variant label shortened to fit keeps at least this many bytes besides its `~` and hash. */
+const LEAST_LABEL_BYTES = 24 + 9;
+
+/**
+ * The folder that names the job's TensorBoard run (see the file comment). Each part is made
+ * portable on its own (portable-folder-name.ts) and, when the whole would be too long, the
+ * variant label gives way first (cut, with a hash of it), so task, trainer, seed and model stay whole.
+ */
+export function tbRunName(job: TbRunSubject): string {
+  const before = [job.task_id, job.trainer_id].map((p) => portableFolderName(p));
+  const after = [`seed=${job.seed}`, ...(job.llm_model !== undefined ? [`model=${job.llm_model}`] : [])].map((p) => portableFolderName(p));
+  const label = variantLabel(job.raw_params);
+  const others = [...before, ...after].reduce((n, p) => n + Buffer.byteLength(p, "utf8") + PART_SEPARATOR.length, 0);
+  const labelPart = portableFolderName(label, Math.max(LEAST_LABEL_BYTES, MAX_NAME_BYTES - others));
+  return portableFolderName([...before, labelPart, ...after].join(PART_SEPARATOR));
+}
+
+/** The job's TensorBoard run folder, relative to the run directory. */
+export const tbRunDir = (job: TbRunSubject) => `${tbDir(job.job_id)}/${tbRunName(job)}`;
+
+/** The job's event file, relative to the run directory (whether or not the job writes one). */
+export const tbEventFilePath = (job: TbRunSubject) => `${tbRunDir(job)}/${TB_EVENT_FILE}`;
 
 function scalarsOf(attempt: FinishedAttempt, index: number): [string, number][] {
   const it = attempt.iterations[index]!;

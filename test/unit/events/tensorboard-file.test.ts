@@ -6,9 +6,11 @@ import { describe, expect, it } from "vitest";
 import { crc32c } from "../../../src/codec/crc32c.js";
 import type { NewEvent, StoredEvent } from "../../../src/events/event-schema.js";
 import { renderProjections } from "../../../src/events/projection-writer.js";
-import { tbEventFilePath } from "../../../src/events/projections/tensorboard-file.js";
+import { tbEventFilePath, tbRunName, type TbRunSubject } from "../../../src/events/projections/tensorboard-file.js";
+import { variantLabel } from "../../../src/config/variant-label.js";
+import { MAX_NAME_BYTES } from "../../../src/fs/portable-folder-name.js";
 import { RunState } from "../../../src/events/run-state.js";
-import { finishedJob, RUN_ID, runStarted } from "../../support/events.js";
+import { finishedJob, RUN_ID, runStarted, specRecord } from "../../support/events.js";
 import { crc32cBitwise, readTbEvents } from "../../support/tfevents-reader.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z");
@@ -63,10 +65,12 @@ describe("CRC-32C", () => {
 
 describe("TensorboardLogger event file", () => {
   const log = tbRun();
-  const files = renderProjections(RunState.fold(log));
+  const state = RunState.fold(log);
+  const files = renderProjections(state);
+  const tbFile = tbEventFilePath(state.jobs.get("tb")!.spec);
 
   it("is a valid TFRecord stream: file_version first, then one event per iteration with its step, time and scalars", () => {
-    const bytes = files.get(tbEventFilePath("tb"));
+    const bytes = files.get(tbFile);
     expect(bytes).toBeInstanceOf(Uint8Array);
     const events = readTbEvents(bytes as Uint8Array);
     const iterationTimes = log.filter((e) => e.type === "IterationCompleted").map((e) => Date.parse(e.ts) / 1000);
@@ -80,24 +84,61 @@ describe("TensorboardLogger event file", () => {
   });
 
   it("exists only for TensorboardLogger jobs; estimated (stub) tokens are left out", () => {
-    expect([...files.keys()].filter((p) => p.includes("tfevents"))).toEqual([tbEventFilePath("tb")]);
+    expect([...files.keys()].filter((p) => p.includes("tfevents"))).toEqual([tbFile]);
     const stub = stored([
       startedWithTb(["s"], ["s"]),
       ...callBeforeIteration(finishedJob("s", 1, -3)),
     ]);
-    const events = readTbEvents(renderProjections(RunState.fold(stub)).get(tbEventFilePath("s")) as Uint8Array);
+    const stubState = RunState.fold(stub);
+    const events = readTbEvents(renderProjections(stubState).get(tbEventFilePath(stubState.jobs.get("s")!.spec)) as Uint8Array);
     expect(events.map((e) => e.scalars && Object.keys(e.scalars))).toEqual([undefined, ["score", "best_score", "llm_calls", "evaluations"]]);
   });
 
   it("is a fold: the same bytes whether the events are applied one by one or all at once", () => {
     const incremental = new RunState();
     for (const event of log) incremental.apply(event);
-    expect(Buffer.from(renderProjections(incremental).get(tbEventFilePath("tb")) as Uint8Array)).toEqual(Buffer.from(files.get(tbEventFilePath("tb")) as Uint8Array));
+    expect(Buffer.from(renderProjections(incremental).get(tbFile) as Uint8Array)).toEqual(Buffer.from(files.get(tbFile) as Uint8Array));
   });
 
   it("a flipped byte is caught by the reader's CRC check", () => {
-    const damaged = Uint8Array.from(files.get(tbEventFilePath("tb")) as Uint8Array);
+    const damaged = Uint8Array.from(files.get(tbFile) as Uint8Array);
     damaged[damaged.length - 10]! ^= 0x01;
     expect(() => readTbEvents(damaged)).toThrow(/CRC mismatch/);
+  });
+});
+
+describe("TensorBoard run names", () => {
+  const job = (rawParams: Record<string, unknown>, extra: Partial<TbRunSubject> = {}): TbRunSubject => ({ ...specRecord("0123456789ab", "internal:numeric_param", "PrioritySearch", 1), raw_params: rawParams, ...extra });
+
+  it("the event file lies in the job's tb/ (the row's tb_logdir), in a folder named after task, trainer, variant label and seed", () => {
+    expect(tbEventFilePath(job({ ps_steps: 2 }))).toBe("jobs/0123456789ab/tb/internal-numeric_param__PrioritySearch__ps_steps=2__seed=1/events.out.tfevents.trace-bench");
+    expect(tbRunName(job({}))).toBe("internal-numeric_param__PrioritySearch__default__seed=1");
+    expect(tbRunName(job({ ps_steps: 2 }, { llm_model: "openai/gpt-4o-mini", seed: 3 }))).toBe("internal-numeric_param__PrioritySearch__ps_steps=2__seed=3__model=openai-gpt-4o-mini");
+  });
+
+  it("holds the variant label as results.csv's variant column has it, so TensorBoard's runs filter finds a variant by it", () => {
+    for (const params of [{ ps_steps: 2 }, { ps_steps: 4 }, { ps_batches: 1, ps_steps: 2 }, { lr: 1e-5, optimizer: "OptoPrimeV2" }]) {
+      expect(tbRunName(job(params))).toContain(`__${variantLabel(params)}__`);
+    }
+    expect(tbRunName(job({ ps_steps: 2 }))).not.toBe(tbRunName(job({ ps_steps: 4 })));
+  });
+
+  it("a label no file system takes as it is (quoted strings, slashes) is made portable, and stays one folder", () => {
+    expect(tbRunName(job({ name: "a b/c" }))).toBe("internal-numeric_param__PrioritySearch__name='a_b-c'__seed=1");
+    const doctored = tbEventFilePath(job({ p: "../../x" }, { task_id: "../../etc", trainer_id: "..\\..\\y" }));
+    expect(doctored.split("/")).toHaveLength(5);
+    expect(doctored.split("/")).not.toContain("..");
+  });
+
+  it("a long label gives way (cut, with a hash of it) so the name stays short and task, trainer and seed stay whole; distinct labels stay distinct", () => {
+    const many = (last: number) => Object.fromEntries([...Array.from({ length: 12 }, (_, i) => [`parameter_number_${i}`, i] as const), ["zz_last", last]]);
+    const [a, b] = [tbRunName(job(many(1), { seed: 12345 })), tbRunName(job(many(2), { seed: 12345 }))];
+    // Whole, the name would not fit.
+    expect(`internal-numeric_param__PrioritySearch__${variantLabel(many(1))}__seed=12345`.length).toBeGreaterThan(MAX_NAME_BYTES);
+    for (const name of [a, b]) {
+      expect(Buffer.byteLength(name, "utf8")).toBeLessThanOrEqual(MAX_NAME_BYTES);
+      expect(name).toMatch(/^internal-numeric_param__PrioritySearch__parameter_number_0=0,.*~[0-9a-f]{8}__seed=12345$/);
+    }
+    expect(a).not.toBe(b);
   });
 });
