@@ -10,6 +10,7 @@ import { RunQueryError, withRunLog } from "./run-log.js";
 import { candidateContentRefs, candidateTables, shortCandidate, type CandidateEntry, type JobCandidates } from "../events/projections/candidate-table.js";
 import { matrixJobs } from "../events/projections/token-audit.js";
 import type { JobSpecRecord } from "../events/event-schema.js";
+import { variantSuffix } from "../config/variant-label.js";
 import { roundForPeople } from "./console-format.js";
 import { textTable } from "./text-table.js";
 
@@ -28,7 +29,7 @@ const introducedText = (c: CandidateEntry) => (c.introduced === null ? "final" :
 const changeText = (c: CandidateEntry) => c.changes.map((x) => `${x.parameter} +${x.added} -${x.removed} lines`).join(", ");
 
 function jobText(table: JobCandidates, spec: JobSpecRecord | undefined): string {
-  const what = spec === undefined ? "" : ` (${spec.task_id} x ${spec.trainer_id}, seed ${spec.seed})`;
+  const what = spec === undefined ? "" : ` (${spec.task_id} x ${spec.trainer_id}${variantSuffix(spec.raw_params)}, seed ${spec.seed})`;
   const evaluations = table.candidates.reduce((n, c) => n + c.evaluations.filter((e) => e.phase === "training").length, 0);
   const head = `job ${table.job_id} attempt ${table.attempt}${what}: ${table.candidates.length} candidate${table.candidates.length === 1 ? "" : "s"}, ${evaluations} training evaluation${evaluations === 1 ? "" : "s"}`;
   if (table.candidates.length === 0) return `${head}\n  no candidate on record (a log written before candidates were recorded, or the job stopped before its first evaluation)`;

@@ -53,7 +53,7 @@ const cost = (usd: number | null) => (usd === null ? "unknown" : usdForPeople(us
 
 function groupCells(group: UsageGroup, withJob: boolean): string[] {
   const c = group.calls;
-  const job = withJob ? [group.job?.task_id ?? "", group.job?.trainer_id ?? "", group.job === undefined ? "" : String(group.job.seed)] : [];
+  const job = withJob ? [group.job?.task_id ?? "", group.job?.trainer_id ?? "", group.job?.variant ?? "", group.job === undefined ? "" : String(group.job.seed)] : [];
   const b = group.billed;
   const lost = group.lost_at_most;
   const lostAtMost = lost.unbounded > 0 ? "unknown" : String(lost.total_tokens);
@@ -62,8 +62,8 @@ function groupCells(group: UsageGroup, withJob: boolean): string[] {
 
 function auditText(audit: TokenAudit): string {
   const withJob = audit.by === "job";
-  const header = [audit.by, ...(withJob ? ["task", "trainer", "seed"] : []), "completed", "replayed", "failed", "aborted", "lost", "prompt", "completion", "cached", "total", "lost_at_most", "replayed_total", "cost_usd"];
-  const firstNumber = withJob ? 3 : 1;
+  const header = [audit.by, ...(withJob ? ["task", "trainer", "variant", "seed"] : []), "completed", "replayed", "failed", "aborted", "lost", "prompt", "completion", "cached", "total", "lost_at_most", "replayed_total", "cost_usd"];
+  const firstNumber = withJob ? 4 : 1;
   const right = new Set(header.map((_, i) => i).filter((i) => i >= firstNumber));
   const totals = groupCells(audit.totals, withJob);
   const rows = [...audit.groups.map((g) => groupCells(g, withJob)), totals];

@@ -89,7 +89,7 @@ describe("every candidate on record", () => {
     const r = runCli(["candidates", runDir, "--job", job]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split("\n");
-    expect(lines[0]).toMatch(new RegExp(`^job ${job} attempt 1 \\(llm4ad:repairable x PrioritySearch, seed 1\\): 2 candidates, \\d+ training evaluations$`));
+    expect(lines[0]).toMatch(new RegExp(`^job ${job} attempt 1 \\(llm4ad:repairable x PrioritySearch \\[ps_batches=1,ps_steps=1\\], seed 1\\): 2 candidates, \\d+ training evaluations$`));
     expect(lines[1]).toMatch(/^ {2}candidate +introduced +parents +evals +mean +best +marks +change$/);
     expect(lines[2]).toMatch(/^ {2}([0-9a-f]{8}) +initial +- +\d+ +-1000000\.0 +-1000000\.0 +initial$/);
     const root = /^ {2}([0-9a-f]{8})/.exec(lines[2]!)![1]!;

@@ -12,6 +12,7 @@
  * mode-real invocation sends before its jobs (recorded with RunStarted) is a completed call of
  * role `preflight`, grouped under `(preflight)` by job, task and trainer.
  */
+import { variantLabel } from "../../config/variant-label.js";
 import type { JobSpecRecord, StoredEvent } from "../event-schema.js";
 import { reportedCost, zeroCost, type CostTotal } from "../run-state.js";
 import { cutOffBound } from "./cut-off-calls.js";
@@ -30,7 +31,7 @@ export interface TokenCounts {
 export interface UsageGroup {
   readonly key: string;
   /** For `--by job`: what the job runs (absent for a job no matrix lists). */
-  readonly job?: { readonly task_id: string; readonly trainer_id: string; readonly seed: number };
+  readonly job?: { readonly task_id: string; readonly trainer_id: string; readonly variant: string; readonly seed: number };
   readonly calls: Readonly<Record<CallOutcome, number>>;
   /** Tokens of the completed (sent, billed) calls. */
   readonly billed: Readonly<TokenCounts>;
@@ -207,7 +208,7 @@ export function tokenAudit(events: readonly StoredEvent[], by: AuditGrouping = "
     const spec = by === "job" ? specs.get(group.key) : undefined;
     if (spec === undefined) return group;
     const { key, ...rest } = group;
-    return { key, job: { task_id: spec.task_id, trainer_id: spec.trainer_id, seed: spec.seed }, ...rest };
+    return { key, job: { task_id: spec.task_id, trainer_id: spec.trainer_id, variant: variantLabel(spec.raw_params), seed: spec.seed }, ...rest };
   };
   return { by, groups: keys.map((key) => withJob(groups.get(key)!.group(key))), totals: totals.group("total") };
 }

@@ -5,11 +5,11 @@ import { PREFLIGHT_KEY, tokenAudit, UNKNOWN_KEY } from "../../../src/events/proj
 import { runStarted } from "../../support/events.js";
 import { callAborted, callCompleted, callFailed, callStarted, jobFinished, jobQueued, legacyCompleted, storedEvents } from "../../support/llm-events.js";
 
-/** Jobs a (numeric_param, NoOpTrainer), b (multi_param, GEPA), c (numeric_param, NoOpTrainer). */
+/** Jobs a (numeric_param, NoOpTrainer), b (multi_param, GEPA, variant gepa_iters=2), c (numeric_param, NoOpTrainer). */
 function started(): NewEvent {
   const event = runStarted(["a", "b", "c"]);
   if (event.type !== "RunStarted") throw new Error("unreachable");
-  return { ...event, data: { ...event.data, matrix: event.data.matrix.map((s) => (s.job_id === "b" ? { ...s, trainer_id: "GEPA" } : s)) } };
+  return { ...event, data: { ...event.data, matrix: event.data.matrix.map((s) => (s.job_id === "b" ? { ...s, trainer_id: "GEPA", raw_params: { gepa_iters: 2 } } : s)) } };
 }
 
 const call = (job: string, attempt: number, n: number, tokens: [number, number], o: Parameters<typeof callCompleted>[4] = {}) => [
@@ -65,10 +65,10 @@ describe("tokenAudit", () => {
 
   it("--by job: every matrix job in matrix order (c without calls), outcomes disjoint, replayed tokens apart from billed ones", () => {
     const audit = tokenAudit(log, "job");
-    expect(audit.groups.map((g) => [g.key, g.job?.trainer_id, g.calls])).toEqual([
-      ["a", "NoOpTrainer", { completed: 2, replayed: 1, failed: 1, aborted: 1, lost: 1 }],
-      ["b", "GEPA", { completed: 2, replayed: 0, failed: 0, aborted: 0, lost: 0 }],
-      ["c", "NoOpTrainer", { completed: 0, replayed: 0, failed: 0, aborted: 0, lost: 0 }],
+    expect(audit.groups.map((g) => [g.key, g.job?.trainer_id, g.job?.variant, g.calls])).toEqual([
+      ["a", "NoOpTrainer", "default", { completed: 2, replayed: 1, failed: 1, aborted: 1, lost: 1 }],
+      ["b", "GEPA", "gepa_iters=2", { completed: 2, replayed: 0, failed: 0, aborted: 0, lost: 0 }],
+      ["c", "NoOpTrainer", "default", { completed: 0, replayed: 0, failed: 0, aborted: 0, lost: 0 }],
     ]);
     const a = audit.groups[0]!;
     expect(a.billed).toEqual({ prompt_tokens: 150, completion_tokens: 30, cached_tokens: 30, total_tokens: 180 });
