@@ -9,7 +9,9 @@ import type { ParsedArgs, VerbSpec } from "./args.js";
 import { withRunLog } from "./run-log.js";
 import { textTable } from "./text-table.js";
 import { parseCsvRecords } from "../codec/python-csv.js";
+import { shellWord } from "../codec/shell-word.js";
 import { usdForPeople } from "../codec/usd-for-people.js";
+import { cliCommand } from "../fs/cli-command.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
 import { AUDIT_GROUPINGS, tokenAudit, type AuditGrouping, type TokenAudit, type UsageGroup } from "../events/projections/token-audit.js";
 import { reconcile, type CheckedValue, type FileRead, type Mismatch, type Reconciliation } from "../events/projections/token-reconciliation.js";
@@ -89,7 +91,7 @@ function mismatchLine(m: Mismatch): string {
   return `mismatch: ${where} ${m.column}: events ${shown(m.events)}, file ${shown(m.found)}`;
 }
 
-function reconciliationText(r: Reconciliation, runFinished: boolean, audit: TokenAudit): string {
+function reconciliationText(r: Reconciliation, runFinished: boolean, audit: TokenAudit, runDir: string): string {
   const lines: string[] = [];
   const files = [
     ["results.csv", r.results_csv],
@@ -100,7 +102,7 @@ function reconciliationText(r: Reconciliation, runFinished: boolean, audit: Toke
   const checked = files.filter(([, state]) => state === "checked").map(([file]) => file);
   if (r.mismatches.length > 0) {
     if (!runFinished) lines.push("note: the run has not finished (going, interrupted or crashed): its files may lag the log");
-    lines.push(`not reconciled: ${r.mismatches.length} mismatch(es) between the event log and the files (the log is the source of truth; 'trace-bench replay <run_dir>' rebuilds the files)`);
+    lines.push(`not reconciled: ${r.mismatches.length} mismatch(es) between the event log and the files (the log is the source of truth; '${cliCommand(`replay ${shellWord(runDir)}`)}' rebuilds the files)`);
   } else if (checked.length === 0) lines.push("not reconciled: no results.csv or summary.json to check");
   else {
     const files = checked.length === 2 ? ", results.csv and summary.json agree" : ` and ${checked[0]} agree`;
@@ -125,7 +127,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
     const everyTokenKnown = audit.totals.calls.aborted + audit.totals.calls.lost === 0;
     process.stdout.write(`${JSON.stringify({ run_dir: runDir, run_finished: finished, ...audit, reconciliation: { ...reconciliation, reconciled: ok, every_token_known: everyTokenKnown } }, null, 2)}\n`);
   } else {
-    process.stdout.write(`${auditText(audit)}\n\n${reconciliationText(reconciliation, finished, audit)}\n`);
+    process.stdout.write(`${auditText(audit)}\n\n${reconciliationText(reconciliation, finished, audit, runDir)}\n`);
   }
   return ok ? 0 : 1;
 }

@@ -8,6 +8,7 @@
 import { canonicalJson } from "../codec/python-json.js";
 import type { LoadedConfig } from "../config/run-config.js";
 import { didYouMean } from "../config/suggest.js";
+import { cliCommand } from "../fs/cli-command.js";
 import { GUIDE_NAMES } from "../opt/component-names.js";
 import { OPTIMIZER_NAMES } from "../opt/optimizers/optimizer-registry.js";
 import { pythonHarnessNotes } from "../opt/python-harness-notes.js";
@@ -56,7 +57,7 @@ export async function configProblems(loaded: LoadedConfig, registry: TaskRegistr
     for (const line of loaded.unknownKeys) {
       // The line already starts with its location.
       const at = line.indexOf(": ");
-      problems.push({ where: line.slice(0, at), text: `${line.slice(at + 2)}; fix or remove it ('trace-bench schema' lists the keys)` });
+      problems.push({ where: line.slice(0, at), text: `${line.slice(at + 2)}; fix or remove it ('${cliCommand("schema")}' lists the keys)` });
     }
   }
 
@@ -68,7 +69,7 @@ export async function configProblems(loaded: LoadedConfig, registry: TaskRegistr
     const info = findTrainer(trainer.id);
     if (info === undefined) {
       const near = didYouMean(trainer.id, trainerIds);
-      add(path, `trainer ${trainer.id}: unknown trainer${near}${near === "" ? ";" : ""} run 'trace-bench list-trainers --all' for the known ids`);
+      add(path, `trainer ${trainer.id}: unknown trainer${near}${near === "" ? ";" : ""} run '${cliCommand("list-trainers --all")}' for the known ids`);
       continue;
     }
     if (!info.available) add(path, `trainer ${trainer.id}: not available (${info.reason})`);

@@ -58,6 +58,8 @@ describe("trace-bench tokens", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`mismatch: results.csv job ${JOB} total_tokens: events ${total}, file ${total + 1}`);
     expect(r.stdout).toContain("not reconciled: 1 mismatch(es)");
+    // The command it names works as printed (started from the clone, not from PATH).
+    expect(r.stdout).toContain(`'npx trace-bench replay ${copy}' rebuilds the files`);
   });
 
   it("a missing summary.json is said, not an error; results.csv is still checked", () => {

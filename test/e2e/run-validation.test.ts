@@ -222,7 +222,7 @@ describe("validate: per-trainer kwargs and unknown keys", () => {
     expect(plain.stderr).toContain(`trace-bench: warning: ${cfg}:4: unknown key 'params_variant' (did you mean 'params_variants'?) in trainers[0] (ignored)`);
     const strict = runCli(["validate", "--config", cfg, "--strict", "--runs-dir", join(dir, "runs")]);
     expect(strict.code).toBe(1);
-    expect(strict.stdout).toContain(`[FAIL] unknown key 'params_variant' (did you mean 'params_variants'?) in trainers[0]; fix or remove it ('trace-bench schema' lists the keys) [${cfg}:4]`);
+    expect(strict.stdout).toContain(`[FAIL] unknown key 'params_variant' (did you mean 'params_variants'?) in trainers[0]; fix or remove it ('npx trace-bench schema' lists the keys) [${cfg}:4]`);
     expect(strict.stderr).not.toContain("params_variant");
   });
 });

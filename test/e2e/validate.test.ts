@@ -94,7 +94,7 @@ describe("validate", () => {
     expect(r.stdout).toMatch(/\[FAIL\] unknown trainer kwarg 'warp_speed' for PrioritySearch \(valid: verbose, threads, .*\)/);
     expect(r.stdout).toContain("[FAIL] optimizer not found: OptoSuper (known: OptoPrimeV2, OPROv2, OptoPrime, OPRO, TextGrad");
     expect(r.stdout).toContain("[FAIL] logger not found: FancyLogger");
-    expect(r.stdout).toContain("[FAIL] trainer NotATrainer: unknown trainer; did you mean 'NoOpTrainer'? run 'trace-bench list-trainers --all'");
+    expect(r.stdout).toContain("[FAIL] trainer NotATrainer: unknown trainer; did you mean 'NoOpTrainer'? run 'npx trace-bench list-trainers --all'"); // started from the clone, not from PATH
     expect(r.stdout).toContain("[FAIL] internal:nope: unknown task 'internal:nope'");
     expect(r.stdout).toContain("[OK] trace_examples:greeting_stub");
   });
