@@ -254,6 +254,8 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     const diagram = page.locator("[data-testid=machine-diagram]");
     await diagram.waitFor(WAIT);
     expect(await page.locator("[data-testid=job-state]").textContent()).toBe("done");
+    // What the job runs, its variant named as the job lines name it.
+    expect(await page.locator("[data-testid=job-subject]").textContent()).toBe("internal:multi_param × PrioritySearch [ps_batches=1,ps_steps=3] · seed 1 · attempt 1");
     expect(await diagram.locator("g.node").count()).toBe(11);
     expect(await diagram.locator("g.node.current").getAttribute("data-state")).toBe("done");
     expect(await diagram.locator("g.edge.taken").evaluateAll((gs) => gs.map((g) => g.getAttribute("data-edge")))).toEqual([

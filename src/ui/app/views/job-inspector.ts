@@ -168,7 +168,7 @@ export function jobInspector(root: HTMLElement, relDir: string, jobId: string): 
         " ",
         h("span", { class: `badge ${job.job.state}`, "data-testid": "job-state" }, job.job.state),
       ),
-      h("div", { class: "dim" }, `${job.job.task_id} × ${job.job.trainer_id} · seed ${job.job.seed} · attempt ${job.job.attempt}`),
+      h("div", { class: "dim", "data-testid": "job-subject" }, `${job.job.task_id} × ${job.job.trainer_id}${job.job.variant === "default" ? "" : ` [${job.job.variant}]`} · seed ${job.job.seed} · attempt ${job.job.attempt}`),
       finished === null
         ? null
         : h(
