@@ -5,8 +5,8 @@
 import { join } from "node:path";
 import type { RunReport } from "../engine/run-invocation.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
-import { llmSpending } from "./console-format.js";
-import { jobOutcomes, type JobOutcomes } from "../events/projections/job-outcomes.js";
+import type { JobOutcomes } from "../events/projections/job-outcomes.js";
+import { runClosing, type RunClosing } from "./run-closing.js";
 
 export interface RunSummaryJson {
   readonly run_id: string;
@@ -28,25 +28,32 @@ export interface RunSummaryJson {
 }
 
 export function runSummaryJson(report: RunReport, exitCode: number, resumeCommand: string | null): RunSummaryJson {
-  const dir = report.plan.runDir;
-  const counts: Record<string, number> = {};
-  for (const job of report.state.orderedJobs()) {
-    const status = job.finished?.status ?? "not_executed";
-    counts[status] = (counts[status] ?? 0) + 1;
-  }
-  const spent = llmSpending(report.state);
+  const { plan } = report;
+  const context = { runId: plan.runId, runDir: plan.runDir, matrixJobs: plan.jobs.length, ranJobs: report.ranJobs, interrupted: report.interrupted, behind: report.behind };
+  return closingJson(runClosing(report.state), context, exitCode, resumeCommand);
+}
+
+/** The document from the run's closing facts (run-closing.ts) and what this invocation did. */
+export function closingJson(
+  closing: RunClosing,
+  context: { readonly runId: string; readonly runDir: string; readonly matrixJobs: number; readonly ranJobs: number; readonly interrupted: boolean; readonly behind: readonly string[] },
+  exitCode: number,
+  resumeCommand: string | null,
+): RunSummaryJson {
+  const dir = context.runDir;
+  const spent = closing.spending;
   return {
-    run_id: report.plan.runId,
+    run_id: context.runId,
     run_dir: dir,
-    status: report.interrupted ? "interrupted" : "finished",
+    status: context.interrupted ? "interrupted" : "finished",
     exit_code: exitCode,
-    matrix_jobs: report.plan.jobs.length,
-    ran_jobs: report.ranJobs,
-    counts,
-    outcomes: jobOutcomes(report.state.orderedJobs()),
+    matrix_jobs: context.matrixJobs,
+    ran_jobs: context.ranJobs,
+    counts: Object.fromEntries(closing.tally),
+    outcomes: closing.outcomes,
     files: Object.fromEntries(Object.entries(RUN_FILES).map(([key, path]) => [key, join(dir, path)])),
     llm: { calls: spent.calls, failed: spent.failed, aborted: spent.aborted, ...spent.tokens, cost_usd: spent.cost },
-    behind: [...report.behind],
-    resume_command: report.interrupted ? resumeCommand : null,
+    behind: [...context.behind],
+    resume_command: context.interrupted ? resumeCommand : null,
   };
 }

@@ -30,16 +30,14 @@ import { RunCalls, type PriceOf } from "../llm/run-calls.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import { findTrainer } from "../opt/trainer-catalog.js";
 import { RUN_FILES } from "../events/projections/run-files.js";
-import { aggregateRows } from "../events/projections/aggregates.js";
-import { resultRows } from "../events/projections/results-table.js";
-import { scoresTable } from "./scores-table.js";
-import { jobOutcomes, outcomesLine } from "../events/projections/job-outcomes.js";
+import { outcomesLine } from "../events/projections/job-outcomes.js";
 import type { LlmPreflight } from "../events/event-schema.js";
-import type { RunState } from "../events/run-state.js";
-import { formatUsd, llmSpending } from "./console-format.js";
+import { formatUsd, type LlmSpending } from "./console-format.js";
+import { isRunClosing, runClosing, UNSUCCESSFUL, type RunClosing } from "./run-closing.js";
 import { ProgressReporter } from "./progress-reporter.js";
 import { llmFactory } from "../../adapters/llm/index.js";
-import { runSummaryJson } from "./run-summary-json.js";
+import { closingJson, runSummaryJson } from "./run-summary-json.js";
+import { nothingToDo } from "../engine/nothing-to-do.js";
 import { jobActorInspection } from "../engine/job-actor-inspection.js";
 import { DEFAULT_INSPECTOR_URL } from "../../adapters/inspector/default-inspector-url.js";
 import { shellWord } from "../codec/shell-word.js";
@@ -92,8 +90,8 @@ function inspectFlag(args: ParsedArgs): string | undefined {
 }
 
 /** What the run's LLM calls cost, every attempt (replayed replies are free): tokens, and USD when every model has a price. */
-function spendingLine(state: RunState): string {
-  const { calls, failed, aborted, tokens, cost } = llmSpending(state);
+function spendingLine(spending: LlmSpending): string {
+  const { calls, failed, aborted, tokens, cost } = spending;
   const trouble = [failed > 0 ? `${failed} failed` : "", aborted > 0 ? `${aborted} aborted` : ""].filter(Boolean).join(", ");
   const usd = cost === null ? "cost unknown (a model has no price; see configs/pricing.yaml)" : formatUsd(cost);
   return `LLM: ${calls} calls${trouble ? ` (${trouble})` : ""}, ${tokens.total_tokens} tokens (${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion), ${usd}`;
@@ -122,20 +120,37 @@ const ANNOUNCED_MATRIX_JOBS = 10_000;
 export const STUB_LABEL = STUB_CAVEAT;
 
 export function summaryLines(report: RunReport, resumeWith: string): string[] {
-  const dir = report.plan.runDir;
-  const counts = new Map<string, number>();
-  for (const job of report.state.orderedJobs()) {
-    const status = job.finished?.status ?? "not_executed";
-    counts.set(status, (counts.get(status) ?? 0) + 1);
-  }
-  const tally = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
+  return closingLines(runClosing(report.state), closingContext(report), resumeWith);
+}
+
+/** What the closing lines say besides the run's state: which run, where, and what this invocation did. */
+export interface ClosingContext {
+  readonly runId: string;
+  readonly runDir: string;
+  readonly matrixJobs: number;
+  readonly ranJobs: number;
+  readonly interrupted: boolean;
+  readonly behind: readonly string[];
+}
+
+const closingContext = (report: RunReport): ClosingContext => ({
+  runId: report.plan.runId,
+  runDir: report.plan.runDir,
+  matrixJobs: report.plan.jobs.length,
+  ranJobs: report.ranJobs,
+  interrupted: report.interrupted,
+  behind: report.behind,
+});
+
+export function closingLines(closing: RunClosing, context: ClosingContext, resumeWith: string): string[] {
+  const dir = context.runDir;
+  const tally = closing.tally.map(([status, n]) => `${n} ${status}`).join(", ");
   // The log holds everything; say so when some files could not be brought level with it.
-  const behind = report.behind.length === 0 ? [] : [`Reports behind the log (${report.behind.join(", ")}): rebuild them with ${cliCommand(`replay ${shellWord(dir)}`)}`];
-  const spending = [spendingLine(report.state), ...(report.state.started?.mode === "stub" ? [STUB_LABEL] : [])];
-  if (report.interrupted) {
-    const done = report.state.orderedJobs().filter((j) => j.finished && j.finished.status !== "cancelled").length;
+  const behind = context.behind.length === 0 ? [] : [`Reports behind the log (${context.behind.join(", ")}): rebuild them with ${cliCommand(`replay ${shellWord(dir)}`)}`];
+  const spending = [spendingLine(closing.spending), ...(closing.stub ? [STUB_LABEL] : [])];
+  if (context.interrupted) {
     return [
-      `Run interrupted: ${report.plan.runId} (${done}/${report.plan.jobs.length} jobs done; ${tally})`,
+      `Run interrupted: ${context.runId} (${closing.done}/${context.matrixJobs} jobs done; ${tally})`,
       `Run dir: ${dir}`,
       `Resume with: ${resumeWith}`,
       ...spending,
@@ -143,9 +158,9 @@ export function summaryLines(report: RunReport, resumeWith: string): string[] {
     ];
   }
   return [
-    `Jobs: ${tally} (${report.plan.jobs.length} in the matrix, ${report.ranJobs} run now)`,
-    outcomesLine(jobOutcomes(report.state.orderedJobs()), report.state.started?.mode === "stub"),
-    `Run complete: ${report.plan.runId}`,
+    `Jobs: ${tally} (${context.matrixJobs} in the matrix, ${context.ranJobs} run now)`,
+    outcomesLine(closing.outcomes, closing.stub),
+    `Run complete: ${context.runId}`,
     `Run dir: ${dir}`,
     `Manifest: ${join(dir, RUN_FILES.manifest_json)}`,
     `Results: ${join(dir, RUN_FILES.results_csv)}`,
@@ -153,19 +168,31 @@ export function summaryLines(report: RunReport, resumeWith: string): string[] {
     `Leaderboard: ${join(dir, RUN_FILES.leaderboard_csv)}`,
     `Aggregates: ${join(dir, RUN_FILES.aggregate_csv)}`,
     `Files index: ${join(dir, RUN_FILES.files_index)}`,
-    ...scoresTable(aggregateRows(resultRows(report.state))),
+    ...closing.scores,
     ...spending,
     ...behind,
   ];
 }
 
-/** A job ending so leaves the run without a result it was asked for: the run exits 1. */
-const UNSUCCESSFUL: readonly string[] = ["failed", "timeout", "cancelled", "no_valid_candidate"];
-
 export function exitCodeOf(report: RunReport): number {
   if (report.interrupted) return 130;
   const bad = report.state.orderedJobs().some((j) => j.finished !== null && UNSUCCESSFUL.includes(j.finished.status));
   return bad ? 1 : 0;
+}
+
+/**
+ * What a re-run with nothing to do prints and returns, as the full path would: the line saying
+ * the run is resumed with every job done, then the closing block (or `--json`'s document) of the
+ * finished run, with no job run now.
+ */
+function answerNothingToDo(closing: RunClosing, alreadyDone: number, plan: RunPlan, humanOut: NodeJS.WritableStream, json: boolean): number {
+  humanOut.write(`Resuming ${plan.runId}: ${alreadyDone}/${plan.jobs.length} jobs done\n`);
+  const context: ClosingContext = { runId: plan.runId, runDir: plan.runDir, matrixJobs: plan.jobs.length, ranJobs: 0, interrupted: false, behind: [] };
+  const exitCode = closing.unsuccessful ? 1 : 0;
+  // No budget cap is set on this path, so the budget line and document are empty.
+  if (json) process.stdout.write(`${JSON.stringify({ ...closingJson(closing, context, exitCode, null), budget: {} }, null, 2)}\n`);
+  else process.stdout.write(`${closingLines(closing, context, "").join("\n")}\n`);
+  return exitCode;
 }
 
 /** What a resumed run's earlier invocations spent, from its log (read-only: the writer lock is taken later). */
@@ -239,6 +266,12 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   );
   for (const warning of plan.warnings) process.stderr.write(`trace-bench: warning: ${warning}\n`);
   if (plan.picked === "latest") process.stdout.write(`--resume failed: retrying the failed jobs of ${plan.runId}, the latest run of this config in ${plan.config.runs_dir}\n`);
+  // A finished run with nothing left to do is answered from its record (nothing-to-do.ts): no
+  // preflight, no log fold, no invocation appended. --inspect takes the full path (it asked to watch).
+  if (inspector === null) {
+    const quick = nothingToDo(plan, process.env);
+    if (quick.answer !== null && isRunClosing(quick.answer.summary)) return answerNothingToDo(quick.answer.summary, quick.answer.alreadyDone, plan, humanOut, json);
+  }
   registry.configure({ ...(plan.config.eval_workers !== null ? { workers: plan.config.eval_workers } : {}), memoryMb: plan.config.eval_memory_mb });
 
   const progress = new ProgressReporter(humanOut, plan.jobs.length);
@@ -303,6 +336,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
       progress.alreadyDone(done);
     },
     report: (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr),
+    finishedSummary: runClosing,
     subscribers: (state) => [progress.subscriber(state), ...(inspection !== null ? [inspection.subscriber(state)] : [])],
   });
   stopRun = (error) => {

@@ -23,7 +23,7 @@ export interface InvocationPlan {
  * or searched and found no valid candidate, is a result, like ok: re-running it would spend the
  * same again; `failed` retries the latter.
  */
-function needsRun(status: FinishedStatus | null, mode: ResumeMode, resuming: boolean): boolean {
+export function needsRun(status: FinishedStatus | null, mode: ResumeMode, resuming: boolean): boolean {
   if (!resuming || mode === "none") return true;
   if (mode === "auto") return status === null || !["ok", "skipped", "budget_exhausted", "no_valid_candidate"].includes(status);
   return status !== null && ["failed", "timeout", "cancelled", "no_valid_candidate"].includes(status);

@@ -19,6 +19,7 @@ import type { EventData, FinishedStatus, JobSpecRecord, NewEvent } from "../even
 import { sanitize, yamlArtifact } from "../events/projections/artifact-format.js";
 import type { RunState } from "../events/run-state.js";
 import { planInvocation } from "./invocation-plan.js";
+import { planDigest } from "./plan-digest.js";
 import { JobNotRecorded } from "./job-recorder.js";
 import type { JobAttempt } from "./job-runner.js";
 import { captureEnvironment, captureGit, llmInfo } from "./run-environment.js";
@@ -38,6 +39,11 @@ export interface RunHooks {
   readonly now?: () => Date;
   /** How often run-level files are refreshed while jobs finish (ms). */
   readonly refreshMs?: number;
+  /**
+   * The closing summary of a finished run (JSON-safe), recorded with it when every file is level
+   * with the log, so that a re-run with nothing to do can say it without folding the log.
+   */
+  readonly finishedSummary?: (state: RunState) => unknown;
   /** Mode real: the preflight request made before the run started, recorded with RunStarted. */
   readonly preflight?: EventData<"RunStarted">["llm_preflight"];
 }
@@ -64,28 +70,58 @@ function specRecord(job: RunPlan["jobs"][number]): JobSpecRecord {
   return sanitize({ ...jobIdentityFields(job), resolved_kwargs: job.resolved_kwargs }) as JobSpecRecord;
 }
 
-function runStarted(plan: RunPlan, invocation: number, startedAt: Date, preflight: EventData<"RunStarted">["llm_preflight"]): NewEvent {
+/**
+ * What `RunStarted` records that the plan decides, but for the matrix (in the order the event
+ * holds them): equal for two invocations of the same plan in the same environment.
+ */
+export function plannedStart(plan: RunPlan, env: NodeJS.ProcessEnv) {
+  return {
+    config_hash: plan.configHash,
+    config_snapshot: sanitize(plan.snapshot) as Record<string, unknown>,
+    config_snapshot_yaml: yamlArtifact(plan.snapshot),
+    mode: plan.config.mode,
+    max_workers: plan.config.max_workers,
+    job_timeout_seconds: plan.timeoutSeconds,
+    resume_mode: plan.resumeMode,
+    fail_fast: plan.config.fail_fast,
+    tags: [...plan.config.tags],
+    llm: llmInfo(plan.config, env),
+    ...(plan.configName !== null ? { config_name: plan.configName } : {}),
+  };
+}
+
+function runStarted(plan: RunPlan, planned: ReturnType<typeof plannedStart>, invocation: number, startedAt: Date, preflight: EventData<"RunStarted">["llm_preflight"]): NewEvent {
   return {
     type: "RunStarted",
     data: {
       invocation,
-      config_hash: plan.configHash,
-      config_snapshot: sanitize(plan.snapshot) as Record<string, unknown>,
-      config_snapshot_yaml: yamlArtifact(plan.snapshot),
+      config_hash: planned.config_hash,
+      config_snapshot: planned.config_snapshot,
+      config_snapshot_yaml: planned.config_snapshot_yaml,
       matrix: plan.jobs.map(specRecord),
-      mode: plan.config.mode,
-      max_workers: plan.config.max_workers,
-      job_timeout_seconds: plan.timeoutSeconds,
-      resume_mode: plan.resumeMode,
-      fail_fast: plan.config.fail_fast,
-      tags: [...plan.config.tags],
-      llm: llmInfo(plan.config, process.env),
+      mode: planned.mode,
+      max_workers: planned.max_workers,
+      job_timeout_seconds: planned.job_timeout_seconds,
+      resume_mode: planned.resume_mode,
+      fail_fast: planned.fail_fast,
+      tags: planned.tags,
+      llm: planned.llm,
       env: captureEnvironment(process.env, startedAt),
       git: captureGit(),
       ...(preflight !== undefined ? { llm_preflight: preflight } : {}),
-      ...(plan.configName !== null ? { config_name: plan.configName } : {}),
+      ...(planned.config_name !== undefined ? { config_name: planned.config_name } : {}),
     },
   };
+}
+
+/** How many matrix jobs ended in each status (`unfinished`: not finished). */
+export function matrixStatuses(plan: Pick<RunPlan, "jobs">, state: Pick<RunState, "statusOf">): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const job of plan.jobs) {
+    const status = state.statusOf(job.job_id) ?? "unfinished";
+    counts[status] = (counts[status] ?? 0) + 1;
+  }
+  return counts;
 }
 
 /** The invocation as an Effect; `stop` completes with a signal name to interrupt it. */
@@ -119,7 +155,8 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
         catch: (error) => error as EventLogWriteError | EventLogCorruptError,
       });
       if (plan.resuming) hooks.onResume?.(plan.runId, invocation.alreadyDone, plan.jobs.length);
-      yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, invocation.invocation, now(), hooks.preflight)]), catch: (error) => error as AppendError });
+      const planned = plannedStart(plan, process.env);
+      yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, planned, invocation.invocation, now(), hooks.preflight)]), catch: (error) => error as AppendError });
 
       const calls = (yield* LlmSource).calls;
       const runLog = Layer.succeed(
@@ -204,6 +241,10 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       }
       if (closed._tag === "Left") return yield* Effect.fail(underlying(closed.left.error));
       const behind = closed.right ?? (yield* Effect.promise(() => session.finish(hooks.report)));
+      // Everything level with a finished run: a re-run with nothing to do is answered from its record.
+      if (closing.type === "RunFinished" && behind.length === 0 && hooks.finishedSummary !== undefined) {
+        session.recordFinishedRun({ plan: planDigest(plan, planned), statuses: matrixStatuses(plan, state), summary: hooks.finishedSummary(state) }, hooks.report);
+      }
       const ranJobs = [...ranNow.values()].filter((status) => status !== null).length;
       return { plan, state, interrupted: interruptedBy !== null, ranJobs, behind } satisfies RunReport;
     }),

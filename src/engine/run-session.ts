@@ -21,6 +21,8 @@ import { DerivedFiles, type DerivedFilesOutcome } from "../events/derived-files.
 import { PROJECTIONS } from "../events/projection-subscriber.js";
 import type { RunState } from "../events/run-state.js";
 import { openWriterState, saveWriterState } from "../events/writer-state.js";
+import { saveFinishedRun, type FinishedRunRecord } from "../events/finished-run-record.js";
+import { codeIdentity } from "./plan-digest.js";
 
 export interface SessionOptions {
   readonly now?: () => Date;
@@ -187,6 +189,18 @@ export class RunSession {
       }
     }
     return derived.behind;
+  }
+
+  /**
+   * Records a finished run (finished-run-record.ts) at the log's end, once `finishWith` left every
+   * file level with it; a failure only costs the next re-run the full path.
+   */
+  recordFinishedRun(record: Omit<FinishedRunRecord, "files">, report: (text: string) => void): void {
+    try {
+      saveFinishedRun(this.store, codeIdentity(), record);
+    } catch (error) {
+      report(`finished-run record: ${error instanceof Error ? error.message : String(error)} (the next re-run reads the log instead)`);
+    }
   }
 
   close(): void {

@@ -1,0 +1,63 @@
+/**
+ * A re-run with nothing to do, answered from the finished run's record (finished-run-record.ts)
+ * without folding the log, checking the mirrors or appending an invocation. It is taken only when
+ * the full path would run no job and change no file but what each invocation records of itself
+ * (its start, environment and closing), that is when all of these hold:
+ *
+ * * the run's last invocation finished and recorded it: the record is at the log's end, which
+ *   holds every event it gave out (none removed) and ends with `RunFinished`;
+ * * its projections are recorded level with that end, and every run-level report and the run's
+ *   mirror are on disk as the record left them (size and time);
+ * * no live process holds the writer lock;
+ * * this invocation's plan is the recorded one (plan-digest.ts: config, flags that change how it
+ *   runs, LLM, matrix), under the same trace-bench build;
+ * * every matrix job is finished and its resume mode re-runs none of them (`--force` re-runs all);
+ * * the config sets no budget cap (the closing budget line sums what the whole log spent).
+ *
+ * Anything else, or a log it cannot read, takes the full path, which says what is wrong.
+ */
+import { readFinishedRun, vouchedFiles } from "../events/finished-run-record.js";
+import { needsRun } from "./invocation-plan.js";
+import { codeIdentity, planDigest } from "./plan-digest.js";
+import { plannedStart } from "./run-invocation.js";
+import type { RunPlan } from "./run-plan.js";
+
+export interface NothingToDo {
+  /** The closing summary the finished run recorded (JSON, as the caller gave it). */
+  readonly summary: unknown;
+  /** Matrix jobs an earlier invocation finished (all of them). */
+  readonly alreadyDone: number;
+}
+
+/** Why the full path is taken, or null when the plan is answered from the record (`answer`). */
+export function nothingToDo(plan: RunPlan, env: NodeJS.ProcessEnv): { readonly answer: NothingToDo | null; readonly because: string } {
+  const no = (because: string) => ({ answer: null, because });
+  if (!plan.resuming) return no("a new run");
+  if (plan.resumeMode === "none") return no("resume mode none re-runs every job");
+  if (Object.values(plan.config.budget).some((limit) => typeof limit === "number" && limit > 0)) return no("a budget cap is set");
+  const facts = readFinishedRun(plan.runDir, codeIdentity());
+  if (facts === null) return no("no finished-run record at the log's end");
+  if (facts.lastGivenSeq !== facts.lastSeq || facts.events !== facts.lastSeq) return no("events were removed from the log");
+  if (facts.lastRunEvent !== "RunFinished") return no("the last invocation did not finish");
+  if (facts.projectionsAt !== facts.lastSeq) return no("the reports are behind the log");
+  if (facts.writing) return no("another process is writing the run");
+  const { record } = facts;
+  const files = vouchedFiles(plan.runDir);
+  if (files === null || !sameFiles(files, record.files)) return no("a report or the run's mirror changed since the run finished");
+  const statuses = Object.entries(record.statuses);
+  if (statuses.reduce((n, [, count]) => n + count, 0) !== plan.jobs.length) return no("the matrix changed");
+  if (statuses.some(([status]) => status === "unfinished" || needsRun(status as never, plan.resumeMode, true))) return no("some job is to run");
+  if (record.plan !== planDigest(plan, plannedStart(plan, env))) return no("the plan changed");
+  return { answer: { summary: record.summary, alreadyDone: plan.jobs.length }, because: "nothing to do" };
+}
+
+function sameFiles(now: Readonly<Record<string, readonly [number, number]>>, recorded: Readonly<Record<string, readonly [number, number]>> | undefined): boolean {
+  if (typeof recorded !== "object" || recorded === null) return false;
+  const names = Object.keys(now);
+  if (Object.keys(recorded).length !== names.length) return false;
+  return names.every((name) => {
+    const a = now[name]!;
+    const b = recorded[name];
+    return Array.isArray(b) && a[0] === b[0] && a[1] === b[1];
+  });
+}
