@@ -24,6 +24,21 @@ export function computeJobId(identity: JobIdentity): string {
   return sha256Hex(canonicalJson({ task_id, trainer_id, resolved_kwargs, seed, ...(llm_model !== undefined ? { llm_model } : {}) })).slice(0, 12);
 }
 
+/**
+ * `computeJobId` of each seed of one cell (task, trainer, resolved kwargs, model): the cell's part
+ * of the canonical payload is serialized once, not once per seed (a 50,000-seed cell's kwargs were
+ * serialized 50,000 times). The payload's keys in canonical order: llm_model, resolved_kwargs,
+ * seed, task_id, trainer_id.
+ */
+export function jobIdsOfCell(cell: Omit<JobIdentity, "seed">): (seed: number) => string {
+  const { task_id, trainer_id, resolved_kwargs, llm_model } = cell;
+  // One key's `"key": value`, as canonicalJson writes it inside an object.
+  const entry = (key: string, value: unknown) => canonicalJson({ [key]: value }).slice(1, -1);
+  const head = `{${llm_model !== undefined ? `${entry("llm_model", llm_model)}, ` : ""}${entry("resolved_kwargs", resolved_kwargs)}, `;
+  const tail = `, ${entry("task_id", task_id)}, ${entry("trainer_id", trainer_id)}}`;
+  return (seed) => sha256Hex(`${head}${entry("seed", seed)}${tail}`).slice(0, 12);
+}
+
 /** `YYYYMMDD-HHMMSS` in UTC. */
 export function utcStamp(now: Date): string {
   const iso = now.toISOString(); // 2026-11-21T18:04:43.123Z

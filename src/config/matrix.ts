@@ -5,7 +5,7 @@
  */
 import { deepFreeze } from "./deep-freeze.js";
 import { ConfigError } from "./config-error.js";
-import { computeJobId } from "./hashing.js";
+import { jobIdsOfCell } from "./hashing.js";
 import { cloneValue, type Kwargs } from "./kwargs.js";
 import { modelAxis } from "./model-axis.js";
 import type { RunConfig, TaskEntry, TrainerEntry } from "./run-config.js";
@@ -70,9 +70,10 @@ export function expandMatrix(config: RunConfig): JobSpec[] {
         const resolved_kwargs = deepFreeze(resolvedKwargsFor(task, trainer, params));
         const raw_params = deepFreeze(cloneValue(params));
         for (const llm_model of models) {
+          const model = llm_model !== undefined ? { llm_model } : {};
+          const jobIdOf = jobIdsOfCell({ task_id: task.id, trainer_id: trainer.id, resolved_kwargs, ...model });
           for (const seed of config.seeds) {
-            const model = llm_model !== undefined ? { llm_model } : {};
-            const job_id = computeJobId({ task_id: task.id, trainer_id: trainer.id, resolved_kwargs, seed, ...model });
+            const job_id = jobIdOf(seed);
             const earlier = seen.get(job_id);
             if (earlier !== undefined) {
               throw new ConfigError({

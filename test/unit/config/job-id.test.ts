@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { canonicalJson, PyFloat } from "../../../src/codec/python-json.js";
-import { computeJobId, sha256Hex } from "../../../src/config/hashing.js";
+import { computeJobId, jobIdsOfCell, sha256Hex } from "../../../src/config/hashing.js";
 
 describe("job_id golden vectors (computed with python3 hashlib + json.dumps(sort_keys=True))", () => {
   const resolved = (trainerKwargs: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
@@ -94,5 +94,17 @@ describe("job_id golden vectors (computed with python3 hashlib + json.dumps(sort
       String.raw`{"resolved_kwargs": {"eval_kwargs": {"k": [3, 1, 2], "objective_mode": "pareto"}, "guide": "LLMJudge", "guide_kwargs": {"rubric": {"strict": true, "weights": [0.5, 1.5]}}, "logger": "none", "logger_kwargs": {"logdir": null}, "optimizer": "OptoPrimeV2", "optimizer_kwargs": [{"lr": 0.5, "memory_size": 0}, {"extra": {"y": "x", "z": [1, 2, {"a": false, "b": null}]}, "lr": 0.25}], "trainer_kwargs": {"merge_every": 2, "num_search_iterations": 3, "pareto_subset_size": 2, "train_batch_size": 2, "verbose": true}}, "seed": -5, "task_id": "llm4ad_task", "trainer_id": "GEPA-UCB"}`,
     );
     expect(computeJobId(identity)).toBe("5837d80dc2e1");
+  });
+
+  it("a cell's ids, serialized once for its seeds, are computeJobId's (with and without a model, odd kwargs and seeds)", () => {
+    const cells = [
+      { task_id: "internal:numeric_param", trainer_id: "PrioritySearch", resolved_kwargs: resolved(psDefaults) },
+      { task_id: "llm4ad:online_bin_packing", trainer_id: "GEPA-Base", resolved_kwargs: resolved({ ...psDefaults, temperature: new PyFloat(1) }, { eval_kwargs: { "ü": [1, 0.5, null], a: { z: "x", b: true } } }), llm_model: "gpt-4o-mini" },
+      { task_id: "t", trainer_id: "NoOpTrainer", resolved_kwargs: resolved({}), llm_model: "" },
+    ];
+    for (const cell of cells) {
+      const idOf = jobIdsOfCell(cell);
+      for (const seed of [0, 1, 7, -3, 123456789, 2 ** 40]) expect(idOf(seed)).toBe(computeJobId({ ...cell, seed }));
+    }
   });
 });

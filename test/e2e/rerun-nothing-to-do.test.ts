@@ -1,0 +1,276 @@
+/**
+ * A re-run of a finished run with nothing to do is answered from the run's record
+ * (engine/nothing-to-do.ts): the same lines, JSON document and exit code as the full path, and
+ * nothing appended to the log. Every condition under which the full path must be taken is tried
+ * on a copy of one finished run, and the full path is seen taken (the log grows by an invocation,
+ * or the full path's own refusal).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { beforeAll, describe, expect, it } from "vitest";
+import { doctoredRunDirs, tempDir } from "../support/cli.js";
+import { describeRun, readEvents, runCliAsync } from "../support/crash-harness.js";
+
+const CHILD_TIMEOUT_MS = 60_000;
+const CONFIG_LINES = ["mode: stub", "seeds: [1, 2, 3, 4]", "tasks: [internal:numeric_param]", "trainers: [NoOpTrainer]"];
+const RUN_ID = "finished";
+
+let base = "";
+let config = "";
+/** The working directory of the finished run every case copies (its runs dir is `runs`, relative: a copy elsewhere plans the same run). */
+let finishedWork = "";
+/** What the first re-run of the finished run printed (answered from its record). */
+let answered: Awaited<ReturnType<typeof runCliAsync>>;
+let copies = 0;
+
+function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  if (extra.TRACE_BENCH_TEST_KILL_AFTER_SEQ === undefined) delete out.TRACE_BENCH_TEST_KILL_AFTER_SEQ;
+  return out;
+}
+
+/** `run` of the config in `work` (its runs dir `runs`, the run id `finished`). */
+function rerun(work: string, options: { args?: readonly string[]; config?: string; env?: NodeJS.ProcessEnv; killWhen?: () => boolean } = {}) {
+  return runCliAsync(["run", "--config", options.config ?? config, "--runs-dir", "runs", "--run-id", RUN_ID, ...(options.args ?? [])], {
+    cwd: work,
+    env: env(options.env),
+    timeoutMs: CHILD_TIMEOUT_MS,
+    ...(options.killWhen ? { killWhen: options.killWhen } : {}),
+  });
+}
+
+/** A copy of the finished run's working directory, times kept to the nanosecond (`cp -a`): its record still holds there. */
+function copyOfFinished(): { work: string; runDir: string } {
+  const work = join(base, `copy-${++copies}`);
+  const copied = spawnSync("cp", ["-a", finishedWork, work]);
+  if (copied.status !== 0) throw new Error(`cp -a: ${String(copied.stderr)}`);
+  return { work, runDir: join(work, "runs", RUN_ID) };
+}
+
+/** A new working directory for a run of its own. */
+function freshWork(name: string): { work: string; runDir: string } {
+  const work = join(base, name);
+  mkdirSync(work);
+  return { work, runDir: join(work, "runs", RUN_ID) };
+}
+
+const lastSeq = (runDir: string) => readEvents(runDir).at(-1)!.seq;
+
+function sql(runDir: string, statement: string, ...params: unknown[]): void {
+  const db = new Database(join(runDir, "events.db"));
+  try {
+    db.prepare(statement).run(...params);
+  } finally {
+    db.close();
+  }
+}
+
+/** Whether the re-run took the full path: it appended an invocation (RunStarted) to the log. */
+function tookFullPath(runDir: string, before: number): boolean {
+  return readEvents(runDir).some((e) => e.seq > before && e.type === "RunStarted");
+}
+
+describe("a re-run with nothing to do", () => {
+  beforeAll(async () => {
+    base = tempDir("trace-bench-rerun-");
+    config = join(base, "rerun.yaml");
+    writeFileSync(config, `${CONFIG_LINES.join("\n")}\n`);
+    const finished = freshWork("finished");
+    finishedWork = finished.work;
+    const first = await rerun(finishedWork);
+    if (first.code !== 0) throw new Error(describeRun("the first run", first));
+    const runDir = finished.runDir;
+    const seq = lastSeq(runDir);
+    answered = await rerun(finishedWork);
+    if (lastSeq(runDir) !== seq) throw new Error("the first re-run of a finished run appended to its log: it was not answered from the record");
+  }, 3 * CHILD_TIMEOUT_MS);
+
+  it("is answered from the record with the full path's lines and exit code, appending nothing", async () => {
+    expect(answered.code, describeRun("answered re-run", answered)).toBe(0);
+    expect(answered.stdout).toMatch(/^Resuming finished: 4\/4 jobs done\nJobs: 4 ok \(4 in the matrix, 0 run now\)\n/);
+    // The same run without its record: the full path.
+    const { work, runDir } = copyOfFinished();
+    sql(runDir, "DELETE FROM snapshots WHERE name = 'finished-run'");
+    const before = lastSeq(runDir);
+    const full = await rerun(work);
+    expect(tookFullPath(runDir, before)).toBe(true);
+    expect({ code: full.code, stdout: full.stdout, stderr: full.stderr }).toEqual({ code: answered.code, stdout: answered.stdout, stderr: answered.stderr });
+    // The full path recorded the run again: the next re-run is answered, with the same lines.
+    const seq = lastSeq(runDir);
+    const again = await rerun(work);
+    expect(lastSeq(runDir)).toBe(seq);
+    expect(again.stdout).toBe(full.stdout);
+  }, 3 * CHILD_TIMEOUT_MS);
+
+  it("--json: the same document as the full path's", async () => {
+    const fast = copyOfFinished();
+    const seq = lastSeq(fast.runDir);
+    const json = await rerun(fast.work, { args: ["--json"] });
+    expect(json.code, describeRun("--json re-run", json)).toBe(0);
+    expect(lastSeq(fast.runDir)).toBe(seq);
+    const full = copyOfFinished();
+    sql(full.runDir, "DELETE FROM snapshots WHERE name = 'finished-run'");
+    const fullJson = await rerun(full.work, { args: ["--json"] });
+    expect(tookFullPath(full.runDir, seq)).toBe(true);
+    expect(json.stdout).toBe(fullJson.stdout);
+    expect(json.stderr).toBe(fullJson.stderr);
+  }, 3 * CHILD_TIMEOUT_MS);
+
+  /** Each case changes a copy of the finished run (or the command), then re-runs it: the full path must be taken. */
+  const fallThrough: { name: string; change?: (runDir: string) => void; args?: readonly string[]; config?: () => string; check: (out: { code: number | null; stdout: string; stderr: string }, runDir: string, before: number) => void }[] = [
+    {
+      name: "a flag that changes how the plan runs (--max-workers)",
+      args: ["--max-workers", "2"],
+      check: (out, runDir, before) => {
+        expect(out.stdout).toContain("0 run now");
+        expect(tookFullPath(runDir, before)).toBe(true);
+      },
+    },
+    {
+      name: "a config changed in a key that is not the experiment's (fail_fast: the same run, another plan)",
+      config: () => {
+        const path = join(base, "fail-fast.yaml");
+        writeFileSync(path, `${[...CONFIG_LINES, "fail_fast: true"].join("\n")}\n`);
+        return path;
+      },
+      check: (out, runDir, before) => {
+        expect(out.stdout).toContain("0 run now");
+        expect(tookFullPath(runDir, before)).toBe(true);
+      },
+    },
+    {
+      name: "a budget cap in the config (the budget line sums the whole log)",
+      config: () => {
+        const path = join(base, "budget.yaml");
+        writeFileSync(path, `${[...CONFIG_LINES, "budget: {max_tokens_per_run: 1000000}"].join("\n")}\n`);
+        return path;
+      },
+      check: (out, runDir, before) => {
+        expect(out.stdout).toMatch(/^Budget: max_tokens_per_run 1000000: \d+ spent/m);
+        expect(tookFullPath(runDir, before)).toBe(true);
+      },
+    },
+    {
+      name: "--force (every job runs again)",
+      args: ["--force"],
+      check: (out, runDir, before) => {
+        expect(out.stdout).toContain("4 run now");
+        expect(tookFullPath(runDir, before)).toBe(true);
+      },
+    },
+    {
+      name: "--resume failed (another resume mode: another plan)",
+      args: ["--resume", "failed"],
+      check: (out, runDir, before) => {
+        expect(out.stdout).toContain("0 run now");
+        expect(tookFullPath(runDir, before)).toBe(true);
+      },
+    },
+    {
+      name: "reports recorded behind the log (a replay cut short)",
+      change: (runDir) => sql(runDir, "UPDATE subscriber_positions SET position = 0 WHERE name = 'projections'"),
+      check: (out, runDir, before) => {
+        expect(out.code).toBe(0);
+        expect(tookFullPath(runDir, before)).toBe(true);
+      },
+    },
+    {
+      name: "a report removed since the run finished (the full path writes it again)",
+      change: (runDir) => rmSync(join(runDir, "results.csv")),
+      check: (_out, runDir, before) => {
+        expect(tookFullPath(runDir, before)).toBe(true);
+        expect(readFileSync(join(runDir, "results.csv"), "utf8").trim().split("\n")).toHaveLength(5);
+      },
+    },
+    {
+      name: "the run's mirror cut short (the full path mends it from the log)",
+      change: (runDir) => {
+        const mirror = join(runDir, "events.jsonl");
+        const text = readFileSync(mirror, "utf8");
+        truncateSync(mirror, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1)));
+      },
+      check: (_out, runDir, before) => {
+        expect(tookFullPath(runDir, before)).toBe(true);
+        const lines = readFileSync(join(runDir, "events.jsonl"), "utf8").trim().split("\n");
+        expect(lines.map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual(readEvents(runDir).map((e) => e.seq));
+      },
+    },
+    {
+      name: "a report touched since the run finished (same size, another time)",
+      change: (runDir) => utimesSync(join(runDir, "summary.json"), new Date(), new Date(Date.now() + 5_000)),
+      check: (out, runDir, before) => {
+        expect(out.code).toBe(0);
+        expect(tookFullPath(runDir, before)).toBe(true);
+      },
+    },
+    {
+      name: "a record written by another trace-bench build",
+      change: (runDir) => sql(runDir, "UPDATE snapshots SET format = 'another build' WHERE name = 'finished-run'"),
+      check: (out, runDir, before) => {
+        expect(out.code).toBe(0);
+        expect(tookFullPath(runDir, before)).toBe(true);
+      },
+    },
+    {
+      name: "an event removed from the log (the full path refuses the damaged log)",
+      change: (runDir) => {
+        doctoredRunDirs.add(runDir);
+        // A job's first event: its stream has a hole, which the writer refuses.
+        sql(runDir, "DELETE FROM events WHERE seq = (SELECT MIN(seq) FROM events WHERE job_id IS NOT NULL)");
+      },
+      check: (out) => {
+        expect(out.code).toBe(2);
+        expect(out.stderr).toMatch(/damaged|removed/);
+      },
+    },
+    {
+      name: "a live process holding the writer lock (the full path says so)",
+      change: (runDir) => sql(runDir, "INSERT OR REPLACE INTO writer (id, pid, host, process_start, started_at, command) VALUES (1, ?, ?, NULL, ?, 'trace-bench run')", process.pid, hostname(), new Date().toISOString()),
+      check: (out) => {
+        expect(out.code).toBe(2);
+        expect(out.stderr).toMatch(/lock|being written|another/i);
+      },
+    },
+  ];
+
+  for (const testCase of fallThrough) {
+    it(`takes the full path on ${testCase.name}`, async () => {
+      const { work, runDir } = copyOfFinished();
+      const before = lastSeq(runDir);
+      testCase.change?.(runDir);
+      const out = await rerun(work, { ...(testCase.args ? { args: testCase.args } : {}), ...(testCase.config ? { config: testCase.config() } : {}) });
+      testCase.check(out, runDir, before);
+    }, 2 * CHILD_TIMEOUT_MS);
+  }
+
+  it("takes the full path on a run killed right after RunFinished committed (no record was written)", async () => {
+    const { work, runDir } = copyOfFinished();
+    // The same run again, killed as its second invocation's RunFinished commits.
+    const finishedAt = lastSeq(runDir) + 2;
+    sql(runDir, "DELETE FROM snapshots WHERE name = 'finished-run'");
+    const killed = await rerun(work, { env: { TRACE_BENCH_TEST_KILL_AFTER_SEQ: String(finishedAt) } });
+    expect(killed.signal, describeRun("killed re-run", killed)).toBe("SIGKILL");
+    expect(readEvents(runDir).at(-1)).toMatchObject({ seq: finishedAt, type: "RunFinished" });
+    const out = await rerun(work);
+    expect(out.code, describeRun("re-run after the kill", out)).toBe(0);
+    expect(tookFullPath(runDir, finishedAt)).toBe(true);
+    // The mirror line the kill left unwritten is there now.
+    const mirror = readFileSync(join(runDir, "events.jsonl"), "utf8").trim().split("\n");
+    expect(mirror).toHaveLength(readEvents(runDir).length);
+  }, 4 * CHILD_TIMEOUT_MS);
+
+  it("takes the full path on a run whose last invocation was interrupted, and runs what is left", async () => {
+    const { work, runDir } = freshWork("interrupted");
+    // Killed after its first job finished: the jobs left are not terminal.
+    const killed = await rerun(work, { args: ["--max-workers", "1"], killWhen: () => readEvents(runDir).some((e) => e.type === "JobFinished") });
+    expect(killed.signal).toBe("SIGKILL");
+    const before = lastSeq(runDir);
+    const out = await rerun(work);
+    expect(out.code, describeRun("resumed run", out)).toBe(0);
+    expect(tookFullPath(runDir, before)).toBe(true);
+    expect(out.stdout).toMatch(/Jobs: 4 ok \(4 in the matrix, [1-4] run now\)/);
+  }, 3 * CHILD_TIMEOUT_MS);
+});
