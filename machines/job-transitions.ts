@@ -3,7 +3,7 @@
  * lead to?" and records the answer as an event before doing any more work.
  */
 import { getInitialSnapshot, transition, type SnapshotFrom } from "xstate";
-import { jobMachine, type JobMachineEvent, type JobState } from "./job.machine.js";
+import { jobMachine, type JobMachineEvent, type JobState, type RecordedJobEvent } from "./job.machine.js";
 
 export type JobSnapshot = SnapshotFrom<typeof jobMachine>;
 
@@ -32,9 +32,39 @@ export function jobStateOf(snapshot: JobSnapshot): JobState {
 const answers = new WeakMap<JobSnapshot, Map<string, JobSnapshot | null>>();
 
 function computeStep(snapshot: JobSnapshot, event: JobMachineEvent): JobSnapshot | null {
+  return computeStepRecorded(snapshot, event)?.snapshot ?? null;
+}
+
+/** A step, and the event it records: the one the machine raised in its place (a verdict), else the event. */
+function computeStepRecorded(snapshot: JobSnapshot, event: JobMachineEvent): { snapshot: JobSnapshot; recorded: JobMachineEvent } | null {
   if (!snapshot.can(event)) return null;
-  const [next] = transition(jobMachine, snapshot, event);
-  return next;
+  const [next, actions] = transition(jobMachine, snapshot, event);
+  let recorded: JobMachineEvent = event;
+  for (const action of actions) {
+    const raised = (action as { type?: string; params?: { event?: JobMachineEvent } }).params?.event;
+    if (action.type === "xstate.raise" && raised !== undefined) recorded = raised;
+  }
+  return { snapshot: next, recorded };
+}
+
+/** Events the machine takes from a phase but never records: it records what they lead to. */
+const REPORT_EVENTS: ReadonlySet<string> = new Set(["TRAINING_ENDED"]);
+
+/**
+ * The next snapshot and the event the transition records: for a report (`TRAINING_ENDED`), the
+ * verdict its guards picked, which leads from the same snapshot to the same next one.
+ */
+export function stepJobRecorded(snapshot: JobSnapshot, event: JobMachineEvent): { snapshot: JobSnapshot; recorded: RecordedJobEvent } {
+  const step = computeStepRecorded(snapshot, event);
+  if (step === null) throw new IllegalJobTransition(`job machine refuses ${event.type} in state '${jobStateOf(snapshot)}'`);
+  if (REPORT_EVENTS.has(step.recorded.type)) throw new IllegalJobTransition(`job machine took ${event.type} in state '${jobStateOf(snapshot)}' without a verdict`);
+  return step as { snapshot: JobSnapshot; recorded: RecordedJobEvent };
+}
+
+/** A recorded event as the machine takes it; a report is never recorded, so a log holding one is refused. */
+export function recordedEvent(event: JobMachineEvent): RecordedJobEvent {
+  if (REPORT_EVENTS.has(event.type)) throw new IllegalJobTransition(`${event.type} is a phase's report, never a recorded transition`);
+  return event as RecordedJobEvent;
 }
 
 /** The next snapshot, or an `IllegalJobTransition` when the machine refuses the event. */

@@ -4,16 +4,33 @@
  * carried in events and enforced by the engine, so they survive a restart).
  *
  *   queued → building → training → evaluating → done
+ *   training —TRAINING_ENDED→ its verdict (TRAINED, TRAINING_FAILED or BUDGET_EXHAUSTED), picked by
+ *     guards over the training report the event carries; the verdict is what the log records
  *   training —BUDGET_EXHAUSTED→ evaluating → budget_exhausted (the best state so far is still scored)
  *   evaluating —NO_VALID_CANDIDATE→ no_valid_candidate (its result is the task's failure value)
  *   any active state → failed | timeout | cancelled;  building → skipped
  */
-import { assign, setup } from "xstate";
+import { assign, raise, setup } from "xstate";
 
 export const TERMINAL_JOB_STATES = ["done", "failed", "timeout", "skipped", "cancelled", "budget_exhausted", "no_valid_candidate"] as const;
 export type TerminalJobState = (typeof TERMINAL_JOB_STATES)[number];
 export type ActiveJobState = "building" | "training" | "evaluating";
 export type JobState = "queued" | ActiveJobState | TerminalJobState;
+
+/** What the training phase saw, for the machine's verdict on it (`TRAINING_ENDED`). */
+export interface TrainingReport {
+  /** Why a token or cost budget stopped training, else null. */
+  readonly budgetExhausted: string | null;
+  /** The job's LLM calls during training. */
+  readonly calls: { readonly started: number; readonly completed: number; readonly failed: number; readonly usable: number; readonly unusable: number };
+  readonly lastCallFailure: string | null;
+  readonly lastUnusableReply: string | null;
+  /** What the trainer threw (its first line, and its stack for the job's stdout.log), else null. */
+  readonly trainerError: { readonly message: string; readonly stack: string } | null;
+}
+
+/** The events a transition records (`TRAINING_ENDED` is never recorded: its verdict is). */
+export type RecordedJobEvent = Exclude<JobMachineEvent, { type: "TRAINING_ENDED" }>;
 
 export type JobMachineEvent =
   /** The engine picked the job up: load the bundle, check it, score the initial parameters. */
@@ -22,8 +39,17 @@ export type JobMachineEvent =
   | { type: "BUILT" }
   /** The trainer returned. */
   | { type: "TRAINED" }
-  /** The trainer threw: the final evaluation still runs, then the job fails. */
-  | { type: "TRAINING_FAILED"; reason: string }
+  /**
+   * The trainer returned or threw: the machine's guards pick the verdict (one of the three events
+   * below) from the report, and step with it.
+   */
+  | { type: "TRAINING_ENDED"; report: TrainingReport }
+  /**
+   * Training failed (the trainer threw, or the LLM never gave a usable reply): the final evaluation
+   * still runs, then the job fails. `detail`: what the one-line reason leaves out (a stack), for
+   * the job's stdout.log; not part of the machine's state.
+   */
+  | { type: "TRAINING_FAILED"; reason: string; detail?: string }
   /** The job's (or the run's) token or cost budget is spent: training stops, the final evaluation runs. */
   | { type: "BUDGET_EXHAUSTED"; reason: string }
   /** Final (and test) evaluation recorded. */
@@ -48,6 +74,10 @@ export interface JobMachineContext {
   /** Set when a budget stopped training; the job ends budget_exhausted after its final evaluation. */
   readonly budgetExhausted: string | null;
 }
+
+/** The report a `TRAINING_ENDED` carries; one without (a log cannot record one) reads as a clean end. */
+const NO_REPORT: TrainingReport = { budgetExhausted: null, calls: { started: 0, completed: 0, failed: 0, usable: 0, unusable: 0 }, lastCallFailure: null, lastUnusableReply: null, trainerError: null };
+const reportOf = (event: JobMachineEvent): TrainingReport => (event.type === "TRAINING_ENDED" ? (event.report ?? NO_REPORT) : NO_REPORT);
 
 const interruptions = {
   FAIL: { target: "failed", actions: "recordReason" },
@@ -76,10 +106,35 @@ export const jobMachine = setup({
     endWithBudgetExhausted: assign({
       reason: ({ context }) => context.budgetExhausted,
     }),
+    // The training verdicts, in the order the guards below try them: budgets and LLM trouble before the trainer's own word.
+    verdictBudgetExhausted: raise(({ event }) => ({ type: "BUDGET_EXHAUSTED" as const, reason: `budget_exhausted: ${reportOf(event).budgetExhausted}` })),
+    verdictLlmUnavailable: raise(({ event }) => {
+      const r = reportOf(event);
+      return { type: "TRAINING_FAILED" as const, reason: `llm_unavailable: ${r.calls.failed} of ${r.calls.started} LLM calls failed; last: ${r.lastCallFailure ?? "unknown error"}` };
+    }),
+    verdictNoUsableReplies: raise(({ event }) => {
+      const r = reportOf(event);
+      return { type: "TRAINING_FAILED" as const, reason: `no_usable_replies: none of ${r.calls.unusable} optimizer replies could be applied; last: ${r.lastUnusableReply ?? ""}` };
+    }),
+    verdictTrainerThrew: raise(({ event }) => {
+      const error = reportOf(event).trainerError!;
+      return { type: "TRAINING_FAILED" as const, reason: `training_error: ${error.message}`, detail: error.stack };
+    }),
+    verdictTrained: raise({ type: "TRAINED" as const }),
   },
   guards: {
     trainingFailed: ({ context }) => context.trainingError !== null,
     budgetExhausted: ({ context }) => context.budgetExhausted !== null,
+    reportsBudgetExhausted: ({ event }) => reportOf(event).budgetExhausted !== null,
+    reportsLlmUnavailable: ({ event }) => {
+      const c = reportOf(event).calls;
+      return c.started > 0 && c.completed === 0 && c.failed > 0;
+    },
+    reportsNoUsableReplies: ({ event }) => {
+      const c = reportOf(event).calls;
+      return c.completed > 0 && c.usable === 0 && c.unusable > 0;
+    },
+    reportsTrainerError: ({ event }) => reportOf(event).trainerError !== null,
   },
 }).createMachine({
   id: "job",
@@ -96,6 +151,14 @@ export const jobMachine = setup({
     training: {
       tags: ["active"],
       on: {
+        // Targetless: each branch raises its verdict, which the transitions below take (in the same step).
+        TRAINING_ENDED: [
+          { guard: "reportsBudgetExhausted", actions: "verdictBudgetExhausted" },
+          { guard: "reportsLlmUnavailable", actions: "verdictLlmUnavailable" },
+          { guard: "reportsNoUsableReplies", actions: "verdictNoUsableReplies" },
+          { guard: "reportsTrainerError", actions: "verdictTrainerThrew" },
+          { actions: "verdictTrained" },
+        ],
         TRAINED: "evaluating",
         TRAINING_FAILED: { target: "evaluating", actions: "recordTrainingError" },
         BUDGET_EXHAUSTED: { target: "evaluating", actions: "recordBudgetExhausted" },

@@ -3,13 +3,14 @@
  * event of a job stream is produced here, so the log holds only what the machine allows:
  * transitions come from the machine's answer, and `JobFinished.status` (what every report reads)
  * from its final state alone. `evolve` folds committed events back into the state; the same pair
- * re-checks a whole log (`replay --verify`).
+ * re-checks a whole log (`replay --verify`). The recorder keeps its state by folding what `decide`
+ * returned with `evolve`, so a live job's state is the one a replay of its log reaches.
  *
  * Pure: no I/O, no clock. The engine performs each phase and turns its outcome into a command.
  */
 import * as Data from "effect/Data";
-import { initialJobSnapshot, isTerminal, jobStateOf, stepJob, type JobSnapshot } from "../../machines/job-transitions.js";
-import type { JobMachineEvent, TerminalJobState } from "../../machines/job.machine.js";
+import { initialJobSnapshot, isTerminal, jobStateOf, recordedEvent, stepJob, stepJobRecorded, type JobSnapshot } from "../../machines/job-transitions.js";
+import type { JobMachineEvent, RecordedJobEvent, TerminalJobState } from "../../machines/job.machine.js";
 import type { EventBody, EventData, FinishedStatus, NewEvent } from "../events/event-schema.js";
 
 /** Facts recorded while a phase runs. */
@@ -88,7 +89,7 @@ export function evolve(state: JobDecisionState, event: EventBody): JobDecisionSt
     case "JobQueued":
       return { version, attempt: event.data.attempt, snapshot: initialJobSnapshot(), finished: false };
     case "JobTransitioned":
-      return { ...state, version, snapshot: stepJob(state.snapshot, machineEventOf(event.data)) };
+      return { ...state, version, snapshot: stepJob(state.snapshot, recordedEvent(machineEventOf(event.data))) };
     case "JobFinished":
       return { ...state, version, finished: true };
     default:
@@ -96,21 +97,14 @@ export function evolve(state: JobDecisionState, event: EventBody): JobDecisionSt
   }
 }
 
-export const foldJobStream = (events: Iterable<EventBody>): JobDecisionState => {
-  let state = initialJobDecisionState();
+export const foldJobStream = (events: Iterable<EventBody>, from: JobDecisionState = initialJobDecisionState()): JobDecisionState => {
+  let state = from;
   for (const event of events) state = evolve(state, event);
   return state;
 };
 
+/** The events `command` adds to job `jobId`'s stream in `state`; throws `JobCommandRejected`. */
 export function decide(jobId: string, state: JobDecisionState, command: JobCommand): NewEvent[] {
-  return decideAndFold(jobId, state, command).events;
-}
-
-/**
- * `decide`, and the state after its events, computed in one pass: the same as folding the events
- * with `evolve`, without stepping the machine twice (the recorder's hot path).
- */
-export function decideAndFold(jobId: string, state: JobDecisionState, command: JobCommand): { events: NewEvent[]; state: JobDecisionState } {
   const reject = (reason: string): never => {
     throw new JobCommandRejected({ jobId, command: command.type === "Advance" ? `Advance(${command.event.type})` : command.type, reason });
   };
@@ -121,9 +115,9 @@ export function decideAndFold(jobId: string, state: JobDecisionState, command: J
       if (fact.data.attempt !== attempt) reject(`a fact of attempt ${fact.data.attempt} in attempt ${attempt}`);
       return { ...fact, job_id: jobId } as NewEvent;
     });
-  const step = (from: JobSnapshot, event: JobMachineEvent): JobSnapshot => {
+  const step = (from: JobSnapshot, event: JobMachineEvent): { snapshot: JobSnapshot; recorded: RecordedJobEvent } => {
     try {
-      return stepJob(from, event);
+      return stepJobRecorded(from, event);
     } catch {
       return reject(`the machine refuses ${event.type} in state '${jobStateOf(from)}'`);
     }
@@ -133,28 +127,28 @@ export function decideAndFold(jobId: string, state: JobDecisionState, command: J
     case "StartAttempt": {
       if (command.attempt !== attempt + 1) reject(`attempt ${command.attempt} cannot follow attempt ${attempt}`);
       const from = initialJobSnapshot();
-      const to = step(from, { type: "START" });
-      const events: NewEvent[] = [
+      const to = step(from, { type: "START" }).snapshot;
+      return [
         { type: "JobQueued", job_id: jobId, data: { attempt: command.attempt, invocation: command.invocation } },
         { type: "JobTransitioned", job_id: jobId, data: { attempt: command.attempt, from: jobStateOf(from), to: jobStateOf(to), event: "START", reason: null, deadline: command.deadline } },
       ];
-      return { events, state: { version: state.version + 2, attempt: command.attempt, snapshot: to, finished: false } };
     }
     case "RecordFacts": {
       if (!inProgress) reject(state.finished ? `attempt ${attempt} already finished` : "no attempt in progress");
-      const events = stamp(command.facts);
-      return { events, state: { ...state, version: state.version + events.length } };
+      return stamp(command.facts);
     }
     case "Advance": {
       if (!inProgress) reject(state.finished ? `attempt ${attempt} already finished` : "no attempt in progress");
-      const next = step(state.snapshot, command.event);
-      const reason = "reason" in command.event ? command.event.reason : null;
+      // The event recorded is the machine's: for a phase's report, the verdict its guards picked.
+      const { snapshot: next, recorded } = step(state.snapshot, command.event);
+      const reason = "reason" in recorded ? recorded.reason : null;
+      const detail = "detail" in recorded && recorded.detail !== undefined ? recorded.detail : command.detail;
       const events: NewEvent[] = [
         ...stamp(command.facts ?? []),
         {
           type: "JobTransitioned",
           job_id: jobId,
-          data: { attempt, from: jobStateOf(state.snapshot), to: jobStateOf(next), event: command.event.type, reason, ...(command.detail !== undefined ? { detail: command.detail } : {}) },
+          data: { attempt, from: jobStateOf(state.snapshot), to: jobStateOf(next), event: recorded.type, reason, ...(detail !== undefined ? { detail } : {}) },
         },
       ];
       if (isTerminal(next)) {
@@ -164,7 +158,19 @@ export function decideAndFold(jobId: string, state: JobDecisionState, command: J
         const feedback = status === "ok" ? outcome.feedback : (next.context.reason ?? outcome.feedback);
         events.push({ type: "JobFinished", job_id: jobId, data: { attempt, status, ...outcome, feedback } });
       }
-      return { events, state: { version: state.version + events.length, attempt, snapshot: next, finished: isTerminal(next) } };
+      return events;
     }
   }
 }
+
+/**
+ * The job decider as one value (Emmett's shape, the stream id passed to `decide`): what the
+ * recorder runs commands through and what `replay --verify` re-derives a log with.
+ */
+export interface Decider<State, Command, Event, Stored = Event> {
+  readonly initialState: () => State;
+  readonly decide: (streamId: string, state: State, command: Command) => Event[];
+  readonly evolve: (state: State, event: Stored) => State;
+}
+
+export const jobDecider: Decider<JobDecisionState, JobCommand, NewEvent, EventBody> = { initialState: initialJobDecisionState, decide, evolve };

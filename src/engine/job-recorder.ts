@@ -11,9 +11,10 @@
 import * as Data from "effect/Data";
 import * as Either from "effect/Either";
 import { jobStateOf } from "../../machines/job-transitions.js";
+import type { JobMachineContext } from "../../machines/job.machine.js";
 import type { Contents } from "../events/content-ref.js";
 import { jobStream, type EventBody } from "../events/event-schema.js";
-import { decideAndFold, foldJobStream, type JobCommand, type JobCommandRejected, type JobDecisionState } from "./job-decider.js";
+import { decide, foldJobStream, type JobCommand, type JobCommandRejected, type JobDecisionState } from "./job-decider.js";
 import type { RunLog, AppendError } from "./run-services.js";
 
 /** The log did not take the job's events (disk full, read-only, another writer): the attempt stops here. */
@@ -36,6 +37,8 @@ export interface JobRecorder {
   readonly attempt: () => number;
   /** The machine's state in the latest attempt. */
   readonly state: () => string;
+  /** The machine's context in the latest attempt (what it recorded of training's verdict). */
+  readonly context: () => JobMachineContext;
   /** Whether the latest attempt recorded its outcome. */
   readonly finished: () => boolean;
   /**
@@ -70,7 +73,9 @@ function recorderOver(log: RunLog["Type"], jobId: string, history: readonly Even
   }
 
   const executeNow = (command: JobCommand, contents?: Contents): void => {
-    const { events, state: after } = decideAndFold(jobId, state, command);
+    const events = decide(jobId, state, command);
+    // The state after them is what folding them gives, as it will be on replay.
+    const after = foldJobStream(events, state);
     const appended = log.append(stream, state.version, events, contents);
     if (Either.isLeft(appended)) {
       // The log reported an error: whether the events got in decides what happened.
@@ -85,6 +90,7 @@ function recorderOver(log: RunLog["Type"], jobId: string, history: readonly Even
     jobId,
     attempt: () => state.attempt,
     state: () => jobStateOf(state.snapshot),
+    context: () => state.snapshot.context,
     finished: () => state.finished,
     executeNow,
   };

@@ -1,0 +1,48 @@
+/**
+ * `building`: load the trainer and a fresh task bundle, check it, score the initial parameters.
+ * Ends `BUILT` with the initial evaluation; a task this machine cannot run ends `SKIP`.
+ */
+import { initialValues, trainableParameters } from "../../domain/parameter.js";
+import { toPlain } from "../../config/kwargs.js";
+import type { Trainer } from "../../opt/trainer.js";
+import { evaluationSplit, scoreDataset } from "../../tasks/score-dataset.js";
+import { CandidateLedger } from "../candidate-ledger.js";
+import { evaluationFact, type AttemptScope } from "./attempt-scope.js";
+import { errorText, fail, JobStop, phaseWork } from "./attempt-stops.js";
+import type { PhaseEnd } from "./job-phase.js";
+
+/**
+ * Trainer implementations are stateless: each is imported once per process, keyed by the catalog's
+ * entry (so another TrainerSource, a test's, never gets a trainer cached from the first).
+ */
+const loadedTrainers = new WeakMap<object, Trainer>();
+
+export async function building(scope: AttemptScope): Promise<PhaseEnd> {
+  const { job, services, recorder, abort, progress } = scope;
+  const attempt = recorder.attempt();
+  const trainerInfo = services.trainers.find(job.trainer_id);
+  if (trainerInfo === undefined) throw fail(`unknown trainer '${job.trainer_id}'; run 'trace-bench list-trainers --all'`);
+  if (!trainerInfo.available || trainerInfo.load === undefined) throw fail(`trainer '${job.trainer_id}' is not available: ${trainerInfo.reason ?? "unknown reason"}`);
+  const trainer: Trainer = loadedTrainers.get(trainerInfo) ?? (await phaseWork(abort, () => trainerInfo.load!()));
+  loadedTrainers.set(trainerInfo, trainer);
+  const bundle = await phaseWork(
+    abort,
+    () => Promise.resolve().then(() => services.tasks.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs))),
+    (error) =>
+      (error as { _tag?: string })._tag === "TaskUnavailableError" ? new JobStop({ type: "SKIP", reason: errorText(error) }) : fail(`task_load_error: ${errorText(error)}`),
+  );
+  progress.bundle = bundle;
+  if (trainableParameters(bundle.parameters).length === 0) throw fail("no_trainable_parameters");
+  const split = evaluationSplit(bundle);
+  // The task's own output (a candidate's prints) goes to the job's log.
+  const context = { signal: abort.signal, log: (text: string) => recorder.executeNow({ type: "RecordFacts", facts: [{ type: "TaskOutput", data: { attempt, text } }] }) };
+  const initial = initialValues(bundle.parameters);
+  progress.initial = initial;
+  progress.latest = initial;
+  const ledger = new CandidateLedger(bundle.parameters, { train: bundle.train_dataset, validate: bundle.validate_dataset });
+  const initialScore = await phaseWork(abort, () => scoreDataset(bundle, initial, split, context));
+  progress.initialScore = initialScore;
+  scope.built = { trainer, bundle, split, context, ledger, initial, initialScore };
+  const candidate = ledger.candidateOf(initial);
+  return { event: { type: "BUILT" }, facts: [evaluationFact("initial", attempt, initialScore, candidate.id)], contents: candidate.contents };
+}
