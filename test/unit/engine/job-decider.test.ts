@@ -1,10 +1,15 @@
 /**
  * The job decider in the given / when / then style: given the events a job's stream already
- * holds, when a command arrives, then these events (or this rejection) follow.
+ * holds, when a command arrives, then these events (or this rejection) follow, and the stream
+ * they make passes `replay --verify`.
  */
-import { describe, expect, it } from "vitest";
-import { decide, foldJobStream, JobCommandRejected, type JobCommand, type JobOutcome } from "../../../src/engine/job-decider.js";
+import { describe, it } from "vitest";
+import type { TrainingReport } from "../../../machines/job.machine.js";
+import { jobDecider, JobCommandRejected, type JobCommand, type JobOutcome } from "../../../src/engine/job-decider.js";
+import { verifyLog } from "../../../src/engine/verify-log.js";
 import type { NewEvent } from "../../../src/events/event-schema.js";
+import { deciderSpec } from "../../support/decider-spec.js";
+import { storedStream } from "../../support/stored-stream.js";
 
 const JOB = "j1";
 
@@ -23,23 +28,14 @@ const outcome: JobOutcome = {
   best_values: { x: 2 },
 };
 
-/** given(history).when(command) → { then(events) | thenRejects(pattern) } */
-function given(history: readonly NewEvent[]) {
-  return {
-    when(command: JobCommand) {
-      const run = () => decide(JOB, foldJobStream(history), command);
-      return {
-        then(expected: readonly Partial<NewEvent>[]) {
-          expect(run()).toEqual(expected.map((e) => expect.objectContaining(e)));
-        },
-        thenRejects(reason: RegExp) {
-          expect(run).toThrow(JobCommandRejected);
-          expect(run).toThrow(reason);
-        },
-      };
-    },
-  };
-}
+/** given(history).when(command) → then(events) | thenThrows(JobCommandRejected, pattern); every `then` stream also passes `replay --verify`. */
+const { given: givenSpec } = deciderSpec(jobDecider, JOB, { verify: (stream) => verifyLog(storedStream(stream)) });
+const given = (history: readonly NewEvent[]) => ({
+  when: (command: JobCommand) => {
+    const when = givenSpec(history).when(command);
+    return { then: when.then, thenRejects: (reason: RegExp) => when.thenThrows(JobCommandRejected, reason) };
+  },
+});
 
 const transition = (attempt: number, from: string, to: string, event: string, reason: string | null = null): NewEvent => ({
   type: "JobTransitioned",
@@ -136,5 +132,49 @@ describe("job decider: the machine decides", () => {
     given(finishedOk()).when({ type: "Advance", event: { type: "FAIL", reason: "late" }, outcome }).thenRejects(/attempt 1 already finished/);
     given(finishedOk()).when({ type: "Advance", event: { type: "CANCEL", reason: "late" }, outcome }).thenRejects(/attempt 1 already finished/);
     given(finishedOk()).when({ type: "RecordFacts", facts: [evaluation(1) as never] }).thenRejects(/attempt 1 already finished/);
+  });
+});
+
+describe("job decider: training's verdict comes from the machine's guards over the report", () => {
+  const report = (over: Partial<TrainingReport> = {}): TrainingReport => ({
+    budgetExhausted: null,
+    calls: { started: 0, completed: 0, failed: 0, usable: 0, unusable: 0 },
+    lastCallFailure: null,
+    lastUnusableReply: null,
+    trainerError: null,
+    ...over,
+  });
+  const ended = (r: TrainingReport): JobCommand => ({ type: "Advance", event: { type: "TRAINING_ENDED", report: r } });
+
+  it("records the verdict, never the report: a clean end is TRAINED", () => {
+    given(built()).when(ended(report())).then([transition(1, "training", "evaluating", "TRAINED")]);
+  });
+
+  it("a spent budget wins over everything else the report says", () => {
+    const r = report({ budgetExhausted: "job tokens 100/100", calls: { started: 3, completed: 0, failed: 3, usable: 0, unusable: 0 }, trainerError: { message: "boom", stack: "Error: boom\n at x" } });
+    given(built()).when(ended(r)).then([transition(1, "training", "evaluating", "BUDGET_EXHAUSTED", "budget_exhausted: job tokens 100/100")]);
+  });
+
+  it("every LLM call failing is llm_unavailable, before the trainer's own error", () => {
+    const r = report({ calls: { started: 2, completed: 0, failed: 2, usable: 0, unusable: 0 }, lastCallFailure: "HTTP 500", trainerError: { message: "boom", stack: "s" } });
+    given(built()).when(ended(r)).then([transition(1, "training", "evaluating", "TRAINING_FAILED", "llm_unavailable: 2 of 2 LLM calls failed; last: HTTP 500")]);
+  });
+
+  it("replies that could never be applied are no_usable_replies", () => {
+    const r = report({ calls: { started: 2, completed: 2, failed: 0, usable: 0, unusable: 2 }, lastUnusableReply: "no JSON" });
+    given(built()).when(ended(r)).then([transition(1, "training", "evaluating", "TRAINING_FAILED", "no_usable_replies: none of 2 optimizer replies could be applied; last: no JSON")]);
+  });
+
+  it("the trainer's error is the reason, its stack the transition's detail; the job then fails after evaluating", () => {
+    const r = report({ calls: { started: 1, completed: 1, failed: 0, usable: 1, unusable: 0 }, trainerError: { message: "boom", stack: "Error: boom\n    at train" } });
+    const [event] = given(built()).when(ended(r)).then([{ type: "JobTransitioned", data: { attempt: 1, from: "training", to: "evaluating", event: "TRAINING_FAILED", reason: "training_error: boom", detail: "Error: boom\n    at train" } }]);
+    given([...built(), event!]).when({ type: "Advance", event: { type: "EVALUATED" }, outcome }).then([
+      transition(1, "evaluating", "failed", "EVALUATED"),
+      { type: "JobFinished", data: { attempt: 1, status: "failed", ...outcome, feedback: "training_error: boom" } },
+    ]);
+  });
+
+  it("a report is refused outside training", () => {
+    given(trained()).when(ended(report())).thenRejects(/the machine refuses TRAINING_ENDED in state 'evaluating'/);
   });
 });

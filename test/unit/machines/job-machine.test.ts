@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { IllegalJobTransition, initialJobSnapshot, isTerminal, jobStateOf, stepJob, type JobSnapshot } from "../../../machines/job-transitions.js";
-import { jobMachine, type JobMachineEvent } from "../../../machines/job.machine.js";
+import { IllegalJobTransition, initialJobSnapshot, isTerminal, jobStateOf, recordedEvent, stepJob, stepJobRecorded, type JobSnapshot } from "../../../machines/job-transitions.js";
+import { jobMachine, type JobMachineEvent, type TrainingReport } from "../../../machines/job.machine.js";
 
 const run = (...events: JobMachineEvent[]): JobSnapshot => events.reduce(stepJob, initialJobSnapshot());
 const reason = "why";
@@ -130,5 +130,39 @@ describe("job machine definition", () => {
     expect(jobStateOf(stepJob(s, { type: "BUILT" }))).toBe("training");
     expect(jobStateOf(stepJob(s, { type: "FAIL", reason }))).toBe("failed");
     expect(jobStateOf(s)).toBe("building");
+  });
+});
+
+describe("job machine: training's verdict", () => {
+  const training = () => run({ type: "START" }, { type: "BUILT" });
+  const report = (over: Partial<TrainingReport> = {}): TrainingReport => ({
+    budgetExhausted: null,
+    calls: { started: 0, completed: 0, failed: 0, usable: 0, unusable: 0 },
+    lastCallFailure: null,
+    lastUnusableReply: null,
+    trainerError: null,
+    ...over,
+  });
+  const boom = { message: "boom", stack: "Error: boom\n    at train" };
+
+  it.each([
+    ["a clean end", report(), { type: "TRAINED" }],
+    ["a spent budget, whatever else", report({ budgetExhausted: "tokens 10/10", trainerError: boom, calls: { started: 1, completed: 0, failed: 1, usable: 0, unusable: 0 } }), { type: "BUDGET_EXHAUSTED", reason: "budget_exhausted: tokens 10/10" }],
+    ["every call failed, before the trainer's error", report({ trainerError: boom, calls: { started: 2, completed: 0, failed: 2, usable: 0, unusable: 0 }, lastCallFailure: "HTTP 503" }), { type: "TRAINING_FAILED", reason: "llm_unavailable: 2 of 2 LLM calls failed; last: HTTP 503" }],
+    ["no reply usable", report({ calls: { started: 3, completed: 3, failed: 0, usable: 0, unusable: 3 }, lastUnusableReply: "no JSON" }), { type: "TRAINING_FAILED", reason: "no_usable_replies: none of 3 optimizer replies could be applied; last: no JSON" }],
+    ["some calls failed, some replies used: the trainer's own word", report({ calls: { started: 3, completed: 2, failed: 1, usable: 1, unusable: 1 } }), { type: "TRAINED" }],
+    ["the trainer threw", report({ trainerError: boom }), { type: "TRAINING_FAILED", reason: "training_error: boom", detail: boom.stack }],
+  ] as const)("%s: the guards pick the verdict, and the report leads where the verdict does", (_case, r, verdict) => {
+    const { snapshot, recorded } = stepJobRecorded(training(), { type: "TRAINING_ENDED", report: r });
+    expect(recorded).toEqual(verdict);
+    // What the log records (the verdict) replays to the same state and context.
+    const replayed = stepJob(training(), verdict as JobMachineEvent);
+    expect(jobStateOf(snapshot)).toBe("evaluating");
+    expect([jobStateOf(replayed), replayed.context]).toEqual([jobStateOf(snapshot), snapshot.context]);
+  });
+
+  it("a report is refused as a recorded event, and outside training", () => {
+    expect(() => recordedEvent({ type: "TRAINING_ENDED", report: report() })).toThrow(/a phase's report, never a recorded transition/);
+    expect(() => stepJob(run({ type: "START" }), { type: "TRAINING_ENDED", report: report() })).toThrow(IllegalJobTransition);
   });
 });
