@@ -23,28 +23,44 @@ export function jobStateOf(snapshot: JobSnapshot): JobState {
   return snapshot.value as JobState;
 }
 
-/**
- * Answers to events that carry nothing but their type, per snapshot (null: refused). The machine
- * is pure and snapshots are immutable, so the answer is the same every time: every job of a run
- * walks the same few snapshots (queued → building → ...) and XState is asked once per step, not
- * once per job. Events with a reason are not kept (each reason would be a new entry).
- */
-const answers = new WeakMap<JobSnapshot, Map<string, JobSnapshot | null>>();
-
-function computeStep(snapshot: JobSnapshot, event: JobMachineEvent): JobSnapshot | null {
-  return computeStepRecorded(snapshot, event)?.snapshot ?? null;
+/** A step: the next snapshot, and the event it records (for a report, the verdict the machine raised). */
+interface Step {
+  readonly snapshot: JobSnapshot;
+  readonly recorded: JobMachineEvent;
 }
 
-/** A step, and the event it records: the one the machine raised in its place (a verdict), else the event. */
-function computeStepRecorded(snapshot: JobSnapshot, event: JobMachineEvent): { snapshot: JobSnapshot; recorded: JobMachineEvent } | null {
+/**
+ * Answers per snapshot and event (null: refused). The machine is pure and snapshots are
+ * immutable, so the answer is the same every time: every job of a run walks the same few
+ * snapshots (queued → building → ...) with the same few events, and XState is asked once per
+ * step, not once per job (a transition is the costly part of a trivial job's bookkeeping: see
+ * docs/performance.md). An event with data is keyed by its JSON, at most `MAX_KEYED` per snapshot
+ * (reasons and reports that vary from job to job are asked every time).
+ */
+const answers = new WeakMap<JobSnapshot, Map<string, Step | null>>();
+const MAX_KEYED = 64;
+
+function computeStep(snapshot: JobSnapshot, event: JobMachineEvent): Step | null {
   if (!snapshot.can(event)) return null;
   const [next, actions] = transition(jobMachine, snapshot, event);
   let recorded: JobMachineEvent = event;
   for (const action of actions) {
-    const raised = (action as { type?: string; params?: { event?: JobMachineEvent } }).params?.event;
+    const raised = (action as { params?: { event?: JobMachineEvent } }).params?.event;
     if (action.type === "xstate.raise" && raised !== undefined) recorded = raised;
   }
   return { snapshot: next, recorded };
+}
+
+function cachedStep(snapshot: JobSnapshot, event: JobMachineEvent): Step | null {
+  const key = Object.keys(event).length === 1 ? event.type : JSON.stringify(event);
+  let known = answers.get(snapshot);
+  if (known === undefined) answers.set(snapshot, (known = new Map()));
+  let step = known.get(key);
+  if (step === undefined) {
+    step = computeStep(snapshot, event);
+    if (known.size < MAX_KEYED) known.set(key, step);
+  }
+  return step;
 }
 
 /** Events the machine takes from a phase but never records: it records what they lead to. */
@@ -55,7 +71,7 @@ const REPORT_EVENTS: ReadonlySet<string> = new Set(["TRAINING_ENDED"]);
  * verdict its guards picked, which leads from the same snapshot to the same next one.
  */
 export function stepJobRecorded(snapshot: JobSnapshot, event: JobMachineEvent): { snapshot: JobSnapshot; recorded: RecordedJobEvent } {
-  const step = computeStepRecorded(snapshot, event);
+  const step = cachedStep(snapshot, event);
   if (step === null) throw new IllegalJobTransition(`job machine refuses ${event.type} in state '${jobStateOf(snapshot)}'`);
   if (REPORT_EVENTS.has(step.recorded.type)) throw new IllegalJobTransition(`job machine took ${event.type} in state '${jobStateOf(snapshot)}' without a verdict`);
   return step as { snapshot: JobSnapshot; recorded: RecordedJobEvent };
@@ -69,17 +85,9 @@ export function recordedEvent(event: JobMachineEvent): RecordedJobEvent {
 
 /** The next snapshot, or an `IllegalJobTransition` when the machine refuses the event. */
 export function stepJob(snapshot: JobSnapshot, event: JobMachineEvent): JobSnapshot {
-  let next: JobSnapshot | null | undefined;
-  if (Object.keys(event).length === 1) {
-    let known = answers.get(snapshot);
-    if (known === undefined) answers.set(snapshot, (known = new Map()));
-    next = known.get(event.type);
-    if (next === undefined) known.set(event.type, (next = computeStep(snapshot, event)));
-  } else {
-    next = computeStep(snapshot, event);
-  }
+  const next = cachedStep(snapshot, event);
   if (next === null) throw new IllegalJobTransition(`job machine refuses ${event.type} in state '${jobStateOf(snapshot)}'`);
-  return next;
+  return next.snapshot;
 }
 
 export function isTerminal(snapshot: JobSnapshot): boolean {
