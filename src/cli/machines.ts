@@ -19,7 +19,12 @@ export async function execute(args: ParsedArgs): Promise<number> {
     const tags = [...node.tags].join(",");
     lines.push(`${name}${node.type === "final" ? " (final)" : ""}${tags ? ` [${tags}]` : ""}`);
     for (const [event, transitions] of node.transitions) {
-      for (const t of transitions) lines.push(`  ${event} -> ${t.target?.map((s) => s.key).join(",") ?? "(self)"}${t.guard ? ` if ${typeof t.guard === "string" ? t.guard : "guard"}` : ""}`);
+      for (const t of transitions) {
+        // A targetless branch acts in place: the job machine's raise a verdict (TRAINING_ENDED), shown by name.
+        const actions = t.actions.map((a) => (typeof a === "string" ? a : ((a as { type?: string }).type ?? "action")));
+        const target = t.target?.map((s) => s.key).join(",") ?? (actions.length > 0 ? `(${actions.join(", ")})` : "(self)");
+        lines.push(`  ${event} -> ${target}${t.guard ? ` if ${typeof t.guard === "string" ? t.guard : "guard"}` : ""}`);
+      }
     }
   }
   process.stdout.write(`${lines.join("\n")}\n`);
