@@ -42,6 +42,8 @@ export interface JobRunOptions {
   readonly timeoutSeconds: number;
   /** Something went wrong that is not the job's outcome (reported, never recorded as its status). */
   readonly onWarning: (text: string) => void;
+  /** Why a cancelled job was cancelled, when it was not the whole run (one job cancelled alone). */
+  readonly cancelReason?: (jobId: string) => string | undefined;
 }
 
 /** The machine drives: state → phase → how it ended → recorded (the machine's next state), until a final state. */
@@ -114,7 +116,7 @@ function startAttempt(job: JobAttempt, options: JobRunOptions, services: JobServ
       if (isRecordError(error)) throw error;
       // Cancelled: recorded as such whatever the phase ended with (its error came from the abort).
       if (error instanceof JobCancelled || abort.signal.reason instanceof RunCancelled) {
-        if (!recorder.finished()) end({ type: "CANCEL", reason: "cancelled: the run was interrupted before this job finished (it is re-run on resume)" });
+        if (!recorder.finished()) end({ type: "CANCEL", reason: options.cancelReason?.(job.spec.job_id) ?? "cancelled: the run was interrupted before this job finished (it is re-run on resume)" });
       } else if (error instanceof JobStop) end(error.event, error.detail);
       else if (error instanceof JobTimedOut) end({ type: "TIME_OUT", reason: `job_timeout: exceeded ${options.timeoutSeconds}s (work interrupted, child processes killed)` });
       // Anything else is a bug: recorded as the job's internal error, with its stack.

@@ -6,15 +6,15 @@
  */
 import * as Deferred from "effect/Deferred";
 import * as Effect from "effect/Effect";
-import * as Either from "effect/Either";
+import * as Duration from "effect/Duration";
 import * as Exit from "effect/Exit";
 import * as Fiber from "effect/Fiber";
-import * as Layer from "effect/Layer";
+import type * as Layer from "effect/Layer";
 import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Schedule from "effect/Schedule";
 import * as Cause from "effect/Cause";
 import { jobIdentityFields } from "../config/matrix.js";
 import type { Subscriber } from "../events/event-bus.js";
-import type { EventLogCorruptError, EventLogWriteError, RunLockedError } from "../events/event-log-errors.js";
 import type { EventData, FinishedStatus, JobSpecRecord, NewEvent } from "../events/event-schema.js";
 import { sanitize, yamlArtifact } from "../events/projections/artifact-format.js";
 import type { RunState } from "../events/run-state.js";
@@ -24,10 +24,15 @@ import { JobNotRecorded } from "./job-recorder.js";
 import type { JobAttempt } from "./job-runner.js";
 import { captureEnvironment, captureGit, llmInfo } from "./run-environment.js";
 import type { RunPlan } from "./run-plan.js";
-import { LlmSource, RunLog, type AppendError, type TaskSource, type TrainerSource } from "./run-services.js";
+import { cancelledAloneReason, removeControlDir, takeJobCancelRequests } from "./job-cancel-requests.js";
+import { appendFailure, logReadFailure } from "./log-errors.js";
+import { LlmSource, RunLog, type TaskSource, type TrainerSource } from "./run-services.js";
 import { RunDirError } from "./run-dir-error.js";
-import { RunSession } from "./run-session.js";
-import { superviseJobs } from "./supervisor.js";
+import { ActiveRunSession, runLogOf, runSessionLayer } from "./run-session-layer.js";
+import { Supervisor } from "./supervisor.js";
+
+/** How often a running invocation looks for cancel requests (a failed readdir when there is none). */
+const CANCEL_REQUEST_POLL_MS = 250;
 
 export interface RunHooks {
   /** Printed before jobs start when an existing run is resumed. */
@@ -124,25 +129,36 @@ export function matrixStatuses(plan: Pick<RunPlan, "jobs">, state: Pick<RunState
   return counts;
 }
 
+/** Takes the cancel requests dropped into the run dir (job-cancel-requests.ts) and cancels each job asked for, alone. */
+function cancelRequestedJobs(supervisor: Supervisor, plan: RunPlan, report: (text: string) => void): Effect.Effect<void> {
+  // Suspended: the folder is read each time the effect runs (it is repeated), not once when built.
+  return Effect.suspend(() => Effect.forEach(
+    takeJobCancelRequests(plan.runDir, plan.runId),
+    (request) => {
+      if (!request.ok) return Effect.sync(() => report(`ignored ${request.file}: ${request.problem}`));
+      return Effect.map(supervisor.cancelJob(request.jobId, cancelledAloneReason(request.by)), (outcome) => {
+        if (outcome.cancelled) report(`job ${request.jobId} cancelled alone, as ${request.by} asked (it is re-run on resume)`);
+        else if (outcome.why === "not_running") report(`ignored a request to cancel job ${request.jobId}: it is not running in this invocation`);
+      });
+    },
+    { discard: true },
+  ));
+}
+
 /** The invocation as an Effect; `stop` completes with a signal name to interrupt it. */
 export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Deferred<string>) {
-  return Effect.scoped(
-    Effect.gen(function* () {
-      const now = hooks.now ?? (() => new Date());
-      const session = yield* Effect.acquireRelease(
-        Effect.try({
-          try: () =>
-            RunSession.open(plan.runDir, plan.runId, {
-              now,
-              command: "trace-bench run",
-              report: hooks.report,
-              ...(hooks.refreshMs !== undefined ? { refreshMs: hooks.refreshMs } : {}),
-              ...(hooks.subscribers ? { subscribers: hooks.subscribers } : {}),
-            }),
-          catch: (error) => error as RunLockedError | EventLogWriteError | EventLogCorruptError,
-        }),
-        (s) => Effect.sync(() => s.close()),
-      );
+  const now = hooks.now ?? (() => new Date());
+  const sessionLayer = runSessionLayer({
+    runDir: plan.runDir,
+    runId: plan.runId,
+    now,
+    command: "trace-bench run",
+    report: hooks.report,
+    ...(hooks.refreshMs !== undefined ? { refreshMs: hooks.refreshMs } : {}),
+    ...(hooks.subscribers ? { subscribers: hooks.subscribers } : {}),
+  });
+  return Effect.gen(function* () {
+      const session = yield* ActiveRunSession;
       const state = session.state;
       if (!plan.resuming && state.invocations > 0) {
         // Another `run` started this run directory between our look at it and our taking its lock.
@@ -150,25 +166,18 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
           new RunDirError({ problem: `${plan.runDir} was started by another trace-bench process while this one was starting; nothing was written: run the same command again to resume it` }),
         );
       }
-      const invocation = yield* Effect.try({
-        try: () => planInvocation(plan, state, (jobId) => session.history(jobId)),
-        catch: (error) => error as EventLogWriteError | EventLogCorruptError,
-      });
+      const invocation = yield* Effect.try({ try: () => planInvocation(plan, state, (jobId) => session.history(jobId)), catch: (error) => error }).pipe(Effect.catchAll(logReadFailure));
       if (plan.resuming) hooks.onResume?.(plan.runId, invocation.alreadyDone, plan.jobs.length);
       const planned = plannedStart(plan, process.env);
-      yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, planned, invocation.invocation, now(), hooks.preflight)]), catch: (error) => error as AppendError });
+      // Requests left from before this invocation are not for its jobs; the folder goes with the run's end.
+      for (const stale of takeJobCancelRequests(plan.runDir, plan.runId)) hooks.report(`discarded ${stale.ok ? `a request to cancel job ${stale.jobId}` : stale.file} left from before this invocation`);
+      yield* Effect.addFinalizer(() => Effect.sync(() => removeControlDir(plan.runDir)));
+      yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, planned, invocation.invocation, now(), hooks.preflight)]), catch: (error) => error }).pipe(Effect.catchAll(appendFailure));
 
       const calls = (yield* LlmSource).calls;
-      const runLog = Layer.succeed(
-        RunLog,
-        RunLog.of({
-          append: (stream, expected, events, contents) => Either.try({ try: () => session.append(stream, expected, events, contents), catch: (error) => error as AppendError }),
-          streamVersion: (stream) => Either.try({ try: () => session.streamVersion(stream), catch: (error) => error as EventLogWriteError | EventLogCorruptError }),
-          contents: (refs) => Either.try({ try: () => session.contents(refs), catch: (error) => error as EventLogWriteError | EventLogCorruptError }),
-        }),
-      );
+      const jobSupervisor = new Supervisor();
       const supervisor = yield* Effect.fork(
-        superviseJobs({
+        jobSupervisor.supervise({
           jobs: invocation.jobs,
           maxWorkers: plan.config.max_workers,
           failFast: plan.config.fail_fast,
@@ -176,8 +185,10 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
           timeoutSeconds: plan.timeoutSeconds,
           onWarning: hooks.report,
           mayStart: () => calls.runBudgetSpent() === null && calls.stoppedBy === null,
-        }).pipe(Effect.provide(runLog)),
+        }).pipe(Effect.provideService(RunLog, runLogOf(session))),
       );
+      // The dashboard's per-job Cancel: a request in the run dir, polled while jobs run.
+      const requests = yield* Effect.fork(Effect.repeat(cancelRequestedJobs(jobSupervisor, plan, hooks.report), Schedule.spaced(Duration.millis(CANCEL_REQUEST_POLL_MS))));
       let interruptedBy: string | null = null;
       const stopper = yield* Effect.fork(
         Deferred.await(stop).pipe(
@@ -189,6 +200,8 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       );
       const exit = yield* Fiber.await(supervisor);
       yield* Fiber.interrupt(stopper); // a signal after the last job is not an interruption
+      yield* Fiber.interrupt(requests);
+      const cancelledAlone = jobSupervisor.cancelledJobs();
 
       // The log stopped taking events: record the interruption if it still can, then fail with why.
       const fault = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : undefined;
@@ -220,7 +233,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
               data: {
                 invocation: invocation.invocation,
                 signal: logError !== null ? "log_error" : interruptedBy!,
-                running_jobs: [...ranNow].filter(([, status]) => status === "cancelled").map(([id]) => id),
+                running_jobs: [...ranNow].filter(([id, status]) => status === "cancelled" && !cancelledAlone.has(id)).map(([id]) => id),
                 not_run: notRun,
               },
             }
@@ -247,8 +260,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       }
       const ranJobs = [...ranNow.values()].filter((status) => status !== null).length;
       return { plan, state, interrupted: interruptedBy !== null, ranJobs, behind } satisfies RunReport;
-    }),
-  );
+    }).pipe(Effect.scoped, Effect.provide(sessionLayer));
 }
 
 function countStatuses(statuses: Iterable<FinishedStatus | null>): Record<string, number> {

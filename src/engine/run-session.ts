@@ -36,6 +36,16 @@ export interface SessionOptions {
   readonly subscribers?: (state: RunState) => readonly Subscriber[];
 }
 
+/** The log of a run directory opened for writing, and the writer's state folded from it (before anything follows it). */
+export interface OpenedRunLog {
+  readonly runDir: string;
+  readonly store: EventStore;
+  readonly state: RunState;
+  /** Fixes the time the store gives the next appends (null: the clock's). */
+  readonly pinClock: (at: Date | null) => void;
+  readonly now: () => Date;
+}
+
 export class RunSession {
   private constructor(
     readonly runDir: string,
@@ -43,34 +53,57 @@ export class RunSession {
     readonly state: RunState,
     private readonly derived: DerivedFiles,
     private readonly bus: EventBus,
-    /** Fixes the time the store gives the next appends (null: the clock's). */
     private readonly pinClock: (at: Date | null) => void,
     private readonly now: () => Date,
   ) {}
 
-  /** Opens `runDir` for writing; throws `RunLockedError`, `EventLogWriteError` or `EventLogCorruptError`. */
-  static open(runDir: string, runId: string, options: SessionOptions): RunSession {
+  /**
+   * Opens `runDir`'s log for writing (the writer lock) and folds the writer's state; throws
+   * `RunLockedError`, `EventLogWriteError` or `EventLogCorruptError`. Closing it is `log.store.close()`.
+   */
+  static openLog(runDir: string, runId: string, options: Pick<SessionOptions, "now" | "command">): OpenedRunLog {
     const now = options.now ?? (() => new Date());
     let pinned: Date | null = null;
     const store = EventStore.open(runDir, runId, { command: options.command, groupCommit: true, now: () => pinned ?? now() });
     try {
       const state = openWriterState(store);
-      const derived = new DerivedFiles({ runDir, fresh: state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
-      const bus = new EventBus([derived, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
-      store.onCommit(
-        (events) => {
-          for (const event of events) state.apply(event);
-          bus.publish(events);
-        },
-        // Every job's next append fails with the same error and stops the run; this says when it happened.
-        (error) => options.report(`event log: ${error instanceof Error ? error.message : String(error)}`),
-      );
       const pinClock = (at: Date | null) => {
         pinned = at;
       };
-      return new RunSession(runDir, store, state, derived, bus, pinClock, now);
+      return { runDir, store, state, pinClock, now };
     } catch (error) {
       store.close();
+      throw error;
+    }
+  }
+
+  /** The follower that keeps the mirrors and projections of `log` (closed by its owner, before the log). */
+  static follower(log: OpenedRunLog, options: Pick<SessionOptions, "refreshMs" | "report">): DerivedFiles {
+    return new DerivedFiles({ runDir: log.runDir, fresh: log.state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
+  }
+
+  /** The session over an opened log and its follower: each commit is folded into the state, then published. Closing is the owners'. */
+  static attach(log: OpenedRunLog, derived: DerivedFiles, options: Pick<SessionOptions, "report" | "subscribers">): RunSession {
+    const { store, state } = log;
+    const bus = new EventBus([derived, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
+    store.onCommit(
+      (events) => {
+        for (const event of events) state.apply(event);
+        bus.publish(events);
+      },
+      // Every job's next append fails with the same error and stops the run; this says when it happened.
+      (error) => options.report(`event log: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    return new RunSession(log.runDir, store, state, derived, bus, log.pinClock, log.now);
+  }
+
+  /** Opens `runDir` for writing, with its follower; throws `RunLockedError`, `EventLogWriteError` or `EventLogCorruptError`. `close()` ends both. */
+  static open(runDir: string, runId: string, options: SessionOptions): RunSession {
+    const log = RunSession.openLog(runDir, runId, options);
+    try {
+      return RunSession.attach(log, RunSession.follower(log, options), options);
+    } catch (error) {
+      log.store.close();
       throw error;
     }
   }

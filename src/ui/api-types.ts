@@ -220,6 +220,8 @@ export interface JobPayload {
   /** The job's files, relative to the run directory. */
   readonly artifacts: readonly string[];
   readonly finished: unknown;
+  /** The job is running in a live `run`: the page may cancel it alone. */
+  readonly cancellable: boolean;
 }
 
 export interface ConfigListPayload {

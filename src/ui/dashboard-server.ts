@@ -196,6 +196,11 @@ export class Dashboard {
         }));
       case "/api/run/cancel":
         return this.json(response, this.launcher.cancel(runParam()));
+      case "/api/job/cancel": {
+        const job = url.searchParams.get("job");
+        if (job === null) throw new HttpError(400, "missing ?job=");
+        return this.json(response, this.launcher.cancelJob(runParam(), job));
+      }
       case "/api/run/resume": {
         const mode = text("mode");
         if (mode !== "auto" && mode !== "failed") throw new HttpError(400, "mode must be auto or failed");

@@ -4,7 +4,8 @@
  * never stops a run. Cancel sends SIGINT to the process holding a run's writer lock, once it is
  * verified as that run's writer (the run then cancels its jobs, records RunInterrupted and stays
  * resumable, as with Ctrl-C); Resume and Retry failed start `run --resume auto|failed` on the
- * run's own config snapshot, and signal nothing.
+ * run's own config snapshot, and signal nothing. Cancel job signals nothing either: it drops a
+ * request into the run dir that the running `run` takes, checks and acts on (job-cancel-requests.ts).
  */
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
@@ -15,6 +16,8 @@ import type { LaunchPayload, LaunchStatusPayload } from "./api-types.js";
 import type { RunsIndex } from "./runs-index.js";
 import { relativePosix, resolveInside } from "../fs/safe-path.js";
 import { writerDoubt } from "./run-writer-check.js";
+import { requestJobCancel } from "../engine/job-cancel-requests.js";
+import { jobCancellable } from "./job-cancellable.js";
 import type { WatchedRun } from "./watched-run.js";
 
 /** A request the launcher refuses as asked (HTTP 400 or 409, with the message). */
@@ -104,6 +107,19 @@ export class Launcher {
       throw new LaunchError(`run ${run.relDir}: cannot signal process ${writer.pid} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, 409);
     }
     return { pid: writer.pid };
+  }
+
+  /**
+   * Asks the process writing the run to cancel one running job (no pid is trusted: the run takes
+   * the request from its own run dir and checks it); the job then records `cancelled`, the run goes on.
+   */
+  cancelJob(run: WatchedRun, jobId: string): { requested: string } {
+    const job = run.jobStates().find((j) => j.job_id === jobId);
+    if (job === undefined) throw new LaunchError(`run ${run.relDir} has no job '${jobId}'`, 400);
+    const refused = jobCancellable(run, job);
+    if (refused !== null) throw new LaunchError(`job ${jobId} was not cancelled: ${refused}`, 409);
+    requestJobCancel(run.runDir, run.run.runId, jobId, "the dashboard");
+    return { requested: jobId };
   }
 
   status(id: string): LaunchStatusPayload {

@@ -20,6 +20,7 @@ import { tokenAudit, type TokenAudit } from "../events/projections/token-audit.j
 import type { AuditGroup, CallEntry, CandidatesEntry, IterationPoint, JobPayload, RunPayload, TokensPayload } from "./api-types.js";
 import { resumeArgs } from "./launcher.js";
 import type { WatchedRun } from "./watched-run.js";
+import { jobCancellable } from "./job-cancellable.js";
 
 /** The page could not find what it named inside the run (HTTP 404). */
 export class UnknownJobError extends Error {
@@ -183,6 +184,7 @@ export function jobPayload(run: WatchedRun, jobId: string): JobPayload {
     calls,
     candidates,
     artifacts: filesUnder(run.runDir, jobDir(jobId)),
+    cancellable: jobCancellable(run, state) === null,
     finished:
       finished === null
         ? null

@@ -4,7 +4,7 @@
  * call with prompt and reply, the event timeline, and links to its files. Live while it runs.
  */
 import type { CallEntry, CandidatesEntry, IterationEntry, JobPayload, MachinePayload, TransitionStep } from "../../api-types.js";
-import { fileUrl, follow, get, type RunUpdate } from "../api.js";
+import { fileUrl, follow, get, post, type RunUpdate } from "../api.js";
 import { fill, h } from "../dom.js";
 import { int, score, usd, when } from "../format.js";
 import { lineDiff, valueText } from "../text-diff.js";
@@ -167,7 +167,10 @@ export function jobInspector(root: HTMLElement, relDir: string, jobId: string): 
         h("span", { class: "mono" }, job.job.job_id),
         " ",
         h("span", { class: `badge ${job.job.state}`, "data-testid": "job-state" }, job.job.state),
+        " ",
+        job.cancellable ? h("button", { class: "danger", "data-testid": "cancel-job", onclick: () => void cancelJob() }, "Cancel job") : null,
       ),
+      message,
       h("div", { class: "dim", "data-testid": "job-subject" }, `${job.job.task_id} × ${job.job.trainer_id}${job.job.variant === "default" ? "" : ` [${job.job.variant}]`} · seed ${job.job.seed} · attempt ${job.job.attempt}`),
       finished === null
         ? null
@@ -210,6 +213,17 @@ export function jobInspector(root: HTMLElement, relDir: string, jobId: string): 
       ),
     );
     for (const d of root.querySelectorAll("details")) if (open.has(d.getAttribute("data-step") ?? d.querySelector("summary")?.textContent ?? "")) d.setAttribute("open", "");
+  };
+  // Kept across renders: what the last Cancel job said.
+  const message = h("div", { class: "message", "data-testid": "job-message" });
+  const cancelJob = async () => {
+    message.textContent = "Cancel job…";
+    try {
+      await post("/api/job/cancel", {}, { run: relDir, job: jobId });
+      message.textContent = "Cancel job: asked the run to cancel this job alone; it records `cancelled` (re-run on resume) and the other jobs go on";
+    } catch (error) {
+      message.textContent = `Cancel job failed: ${(error as Error).message}`;
+    }
   };
   const load = async () => {
     if (loading) {
