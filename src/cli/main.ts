@@ -5,8 +5,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../fs/package-root.js";
-import { escapeControls } from "../codec/control-chars.js";
 import { UsageError, parseVerbArgs, verbHelp, type ParsedArgs, type VerbSpec } from "./args.js";
+import { userErrorExit } from "./user-errors.js";
 import { boundHeapGrowth, tuneV8ForJobs } from "./v8-tuning.js";
 
 export interface Verb {
@@ -47,30 +47,6 @@ function mainHelp(): string {
     "Exit codes: 0 success; 1 a check failed or a job failed/timed out; 2 a usage, config or environment error",
     "(one line, no stack trace); 70 an internal error (a bug: the stack is printed); 130 interrupted.",
   ].join("\n");
-}
-
-/** Errors that are the user's (or their machine's) to fix: one clear line, exit code 2, no stack trace. */
-const USER_ERROR_TAGS = new Set([
-  "UsageError",
-  "BenchSelectorError",
-  "RunDirError",
-  "RunLockedError",
-  "EventLogWriteError",
-  "EventLogCorruptError",
-  "EventLogLostError",
-  "LogRepairError",
-  "RunQueryError",
-  "SandboxSettingError",
-  "TaskModuleError",
-  "TaskNotFoundError",
-]);
-
-function userErrorLines(error: unknown): string[] | undefined {
-  const tag = (error as { _tag?: unknown } | null)?._tag;
-  // Each line escaped: a config's task ids and keys are echoed, and may hold escape sequences.
-  if (tag === "ConfigError") return (error as { problems: string[] }).problems.map((p) => `trace-bench: config error: ${escapeControls(p)}`);
-  if (typeof tag === "string" && USER_ERROR_TAGS.has(tag)) return [`trace-bench: ${(error as Error).message.split("\n").map(escapeControls).join("\n")}`];
-  return undefined;
 }
 
 /** Like the original's python-dotenv: a `.env` in the working directory fills in unset variables. */
@@ -126,10 +102,10 @@ export async function runVerb(argv: readonly string[]): Promise<number> {
     }
     return await verb.execute(args);
   } catch (error) {
-    const lines = userErrorLines(error);
-    if (lines === undefined) throw error;
-    process.stderr.write(`${lines.join("\n")}\n`);
-    return 2;
+    const exit = userErrorExit(error);
+    if (exit === undefined) throw error;
+    process.stderr.write(`${exit.lines.join("\n")}\n`);
+    return exit.exitCode;
   }
 }
 
