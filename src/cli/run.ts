@@ -17,7 +17,7 @@ import { loadRunConfig } from "../config/run-config.js";
 import { isJobTimeoutInRange, JOB_TIMEOUT_RANGE } from "../config/job-timeout-range.js";
 import { configProblems } from "../engine/config-checks.js";
 import { loggerFlagProblem } from "../engine/trainer-loggers.js";
-import { LlmSource, TaskSource, TrainerSource } from "../engine/run-services.js";
+import { LlmSource, scopedTaskSource, TrainerSource } from "../engine/run-services.js";
 import type { LlmError } from "../llm/llm-error.js";
 import { PREFLIGHT_REQUEST, preflight } from "../llm/preflight.js";
 import { NOTHING, type Spend } from "../llm/budget-ledger.js";
@@ -324,7 +324,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   // One model: one record, as before; several: the list.
   const preflightRecord: RunHooks["preflight"] = preflightRecords.length <= 1 ? preflightRecords[0] : preflightRecords;
   const sources = Layer.mergeAll(
-    Layer.succeed(TaskSource, registry),
+    scopedTaskSource(registry),
     Layer.succeed(TrainerSource, { find: findTrainer }),
     Layer.succeed(LlmSource, { forJob, calls }),
   );

@@ -4,7 +4,9 @@
  * their own (a log that fails on purpose, tasks that block until interrupted) on the same program.
  */
 import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
 import type * as Either from "effect/Either";
+import * as Layer from "effect/Layer";
 import type { JobSpec } from "../config/matrix.js";
 import type { EventLogCorruptError, EventLogWriteError, InvalidAppendError, WrongExpectedVersionError } from "../events/event-log-errors.js";
 import type { Contents } from "../events/content-ref.js";
@@ -35,6 +37,17 @@ export class RunLog extends Context.Tag("trace-bench/RunLog")<
 
 /** Where task bundles come from. */
 export class TaskSource extends Context.Tag("trace-bench/TaskSource")<TaskSource, Pick<TaskRegistry, "load">>() {}
+
+/**
+ * The registry as the run's scoped task source: closing the scope (the run's runtime disposed,
+ * however the run ended) closes its suites, and with them their evaluation worker pools (python
+ * workers, JavaScript isolates): none outlives the run.
+ */
+export const scopedTaskSource = (registry: Pick<TaskRegistry, "load" | "close">): Layer.Layer<TaskSource> =>
+  Layer.scoped(
+    TaskSource,
+    Effect.acquireRelease(Effect.succeed(registry), (owned) => Effect.sync(() => owned.close())),
+  );
 
 /** Which trainers exist and how to load them. */
 export class TrainerSource extends Context.Tag("trace-bench/TrainerSource")<TrainerSource, { readonly find: (id: string) => TrainerInfo | undefined }>() {}
