@@ -74,6 +74,3 @@ export function runSessionLayer(settings: RunSessionSettings): Layer.Layer<Activ
   const log = openRunLog(settings);
   return Layer.provideMerge(session(settings), Layer.provideMerge(follower(settings), log));
 }
-
-/** `RunLog` over the active session. */
-export const runLogLayer = Layer.effect(RunLog, Effect.map(ActiveRunSession, runLogOf));
