@@ -24,13 +24,13 @@ export function deciderSpec<State, Command, Event>(decider: Decider<State, Comma
             /** The decided events match `expected` (each a subset of its event), in order; returns them. */
             then(expected: readonly Partial<Event>[]): Event[] {
               const events = decide();
-              expect(events).toEqual(expected.map((e) => expect.objectContaining(e)));
+              expect(events).toEqual(expected.map((e) => expect.objectContaining(e as Record<string, unknown>) as unknown));
               expect(() => fold(events, fold(history))).not.toThrow();
               if (options.verify) expect(options.verify([...history, ...events])).toEqual([]);
               return events;
             },
             /** The decider refuses the command with an error of `type` whose message matches `reason`. */
-            thenThrows(type: abstract new (...args: never[]) => Error, reason: RegExp): void {
+            thenThrows(type: new (...args: never[]) => Error, reason: RegExp): void {
               expect(decide).toThrow(type);
               expect(decide).toThrow(reason);
             },
