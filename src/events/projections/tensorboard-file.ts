@@ -34,17 +34,34 @@ const PART_SEPARATOR = "__";
 /** A variant label shortened to fit keeps at least this many bytes besides its `~` and hash. */
 const LEAST_LABEL_BYTES = 24 + 9;
 
+/** Portable parts by their text, remembered (a matrix repeats its tasks, trainers and labels job after job); a few hundred at most. */
+const portableParts = new Map<string, string>();
+const PARTS_KEPT = 512;
+function portablePart(text: string): string {
+  let part = portableParts.get(text);
+  if (part === undefined) {
+    part = portableFolderName(text);
+    if (portableParts.size >= PARTS_KEPT) portableParts.delete(portableParts.keys().next().value!);
+    portableParts.set(text, part);
+  }
+  return part;
+}
+
+const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");
+
 /**
  * The folder that names the job's TensorBoard run (see the file comment). Each part is made
  * portable on its own (portable-folder-name.ts) and, when the whole would be too long, the
  * variant label gives way first (cut, with a hash of it), so task, trainer, seed and model stay whole.
  */
 export function tbRunName(job: TbRunSubject): string {
-  const before = [job.task_id, job.trainer_id].map((p) => portableFolderName(p));
-  const after = [`seed=${job.seed}`, ...(job.llm_model !== undefined ? [`model=${job.llm_model}`] : [])].map((p) => portableFolderName(p));
-  const label = variantLabel(job.raw_params);
-  const others = [...before, ...after].reduce((n, p) => n + Buffer.byteLength(p, "utf8") + PART_SEPARATOR.length, 0);
-  const labelPart = portableFolderName(label, Math.max(LEAST_LABEL_BYTES, MAX_NAME_BYTES - others));
+  const before = [portablePart(job.task_id), portablePart(job.trainer_id)];
+  const after = [portablePart(`seed=${job.seed}`), ...(job.llm_model !== undefined ? [portablePart(`model=${job.llm_model}`)] : [])];
+  const label = portablePart(variantLabel(job.raw_params));
+  const others = [...before, ...after].reduce((n, p) => n + utf8Bytes(p) + PART_SEPARATOR.length, 0);
+  // Portable parts joined by `__` are a portable name: only its length is left to check.
+  if (others + utf8Bytes(label) <= MAX_NAME_BYTES) return [...before, label, ...after].join(PART_SEPARATOR);
+  const labelPart = portableFolderName(variantLabel(job.raw_params), Math.max(LEAST_LABEL_BYTES, MAX_NAME_BYTES - others));
   return portableFolderName([...before, labelPart, ...after].join(PART_SEPARATOR));
 }
 
