@@ -259,7 +259,7 @@ describe("mode real: interruption", () => {
     expect(csvRows(join(dir, "a", "results.csv"))[0]!.status).toBe("timeout");
     const aborted = eventsOf(join(dir, "a")).filter((e) => e.type === "LlmCallAborted");
     expect(aborted.map((e) => e.data.reason)).toEqual(["job_timeout"]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => work(s).some((q) => q.aborted));
     expect(work(s).map((q) => q.aborted)).toEqual([true]);
   });
 
@@ -291,7 +291,7 @@ describe("mode real: interruption", () => {
     const { code } = await exited;
     expect(code, output()).toBe(130);
     expect(Date.now() - sentAt).toBeLessThan(15_000); // far less than the 30 s the reply would take
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => work(s)[0]!.aborted);
     expect(work(s)[0]!.aborted).toBe(true);
     const aborted = eventsOf(join(dir, "a")).filter((e) => e.type === "LlmCallAborted");
     expect(aborted).toHaveLength(1);

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { EventLogCorruptError, RunLockedError, WrongExpectedVersionError } from "../../../src/events/event-log-errors.js";
 import { EventReader, peekRun, readableRuns } from "../../../src/events/event-reader.js";
 import { EventStore } from "../../../src/events/event-store.js";
@@ -266,10 +266,17 @@ describe("EventReader.follow", () => {
     const stop = reader.follow(0, (events) => seen.push(events.map((e) => e.seq)), 10);
     expect(seen).toEqual([[1]]);
     appendEvents(store, finishedJob("a").slice(0, 2));
-    await new Promise((r) => setTimeout(r, 60));
+    await vi.waitFor(() => expect(seen).toEqual([[1], [2, 3]]), { timeout: 10_000 });
     stop();
+    // A second follower on the same interval hands over two commits made after the stop, one poll or
+    // more apart: the first, were it still polling, would have polled between them and seen the first.
+    const later: number[] = [];
+    const stopLater = reader.follow(3, (events) => later.push(...events.map((e) => e.seq)), 10);
     appendEvents(store, finishedJob("a").slice(2, 3));
-    await new Promise((r) => setTimeout(r, 40));
+    await vi.waitFor(() => expect(later).toEqual([4]), { timeout: 10_000 });
+    appendEvents(store, finishedJob("a").slice(3, 4));
+    await vi.waitFor(() => expect(later).toEqual([4, 5]), { timeout: 10_000 });
+    stopLater();
     reader.close();
     expect(seen).toEqual([[1], [2, 3]]);
   });

@@ -5,7 +5,7 @@
  * benign call made after each hostile one answers exactly as it does alone.
  */
 import { createServer, type Server } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CodeExecutionError, JsSandbox } from "../../../adapters/sandbox/js-sandbox.js";
 
 const sandboxes: JsSandbox[] = [];
@@ -120,13 +120,14 @@ describe("the JavaScript sandbox", () => {
     const js = sandbox();
     const controller = new AbortController();
     const running = js.run("() => { for (;;) {} }", [], { timeoutMs: 30_000, signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // In flight once its isolate is live: the loop has been handed to the isolate.
+    await vi.waitFor(() => expect(js.liveIsolates()).toBe(1), { timeout: 10_000, interval: 5 });
     const reason = new Error("cancelled");
     controller.abort(reason);
     await expect(running).rejects.toBe(reason);
     expect(await liveIsolates(js)).toBe(0);
     const inFlight = js.run("() => { for (;;) {} }", [], { timeoutMs: 30_000 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.waitFor(() => expect(js.liveIsolates()).toBe(1), { timeout: 10_000, interval: 5 });
     js.close();
     await expect(inFlight).rejects.toThrow(CodeExecutionError);
     await expect(js.run(BENIGN, BENIGN_ARGS)).rejects.toThrow(/closed/);
