@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displayURL, redactSecrets } from "../../../adapters/llm/openai-failure.js";
+import { displayURL, redactSecrets, timeoutFailure } from "../../../adapters/llm/openai-failure.js";
 
 describe("failure messages", () => {
   it("redact the exact key and anything shaped like a key, on one line", () => {
@@ -15,6 +15,12 @@ describe("failure messages", () => {
 
   it("cut a long server page down", () => {
     expect(redactSecrets("x".repeat(5000), "key").length).toBeLessThanOrEqual(300);
+  });
+
+  it("give a timeout under a second in ms and a longer one in seconds", () => {
+    expect(timeoutFailure(200)).toMatchObject({ kind: "timeout", httpStatus: null, message: "timeout after 200 ms", retryable: true });
+    expect(timeoutFailure(2500).message).toBe("timeout after 2.5 s");
+    expect(timeoutFailure(120_000).message).toBe("timeout after 120 s");
   });
 
   it("show the base URL without credentials", () => {

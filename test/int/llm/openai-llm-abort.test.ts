@@ -11,6 +11,14 @@ const messages = [{ role: "user" as const, content: "hello" }];
 const fast = (baseURL: string, more: Partial<OpenAiLlmOptions> = {}) => createOpenAiLlm({ model: "m", apiKey: "k", baseURL, backoffBaseMs: 1, backoffMaxMs: 5, ...more });
 /** Far longer than any bound below: a call that waited for it has not been aborted. */
 const SLOW = { reply: "too late", delayMs: 20_000 };
+/**
+ * The per-attempt timeouts below: long enough that on a loaded machine a prompt reply arrives, and
+ * each attempt's request reaches the server (which records it once it has read the body), before
+ * they run out. At 200 ms, and once at 1000 ms under a load of 20 on two cores, a starved test
+ * process timed out before the server had read its request.
+ */
+const TIMEOUT_MS = 1000;
+const TIMEOUT_SEEN_MS = 2500;
 
 async function failure(promise: Promise<unknown>): Promise<LlmError> {
   const error = await promise.then(
@@ -34,21 +42,21 @@ async function abortAfter(s: FakeOpenAiServer, requests: number, controller: Abo
 describe("timeouts", () => {
   it("gives up on a reply slower than timeoutMs with kind timeout, and hangs up on the server each time", async () => {
     const s = await server([], { fallback: SLOW });
-    const error = await failure(fast(s.baseURL, { timeoutMs: 200, maxRetries: 1 }).complete({ messages }));
-    expect(error).toMatchObject({ kind: "timeout", httpStatus: null, retries: 1, message: "timeout after 200 ms (1 retry)" });
+    const error = await failure(fast(s.baseURL, { timeoutMs: TIMEOUT_SEEN_MS, maxRetries: 1 }).complete({ messages }));
+    expect(error).toMatchObject({ kind: "timeout", httpStatus: null, retries: 1, message: "timeout after 2.5 s (1 retry)" });
     expect(s.received).toHaveLength(2);
     await vi.waitFor(() => expect(s.received.map((r) => r.aborted)).toEqual([true, true]), { timeout: 5000 });
   });
 
   it("covers the reply's body too: a reply that stalls after its headers times out", async () => {
     const s = await server([{ reply: "half", bodyDelayMs: 20_000 }, "whole"]);
-    expect(await fast(s.baseURL, { timeoutMs: 300 }).complete({ messages })).toMatchObject({ content: "whole", retries: 1 });
+    expect(await fast(s.baseURL, { timeoutMs: TIMEOUT_MS }).complete({ messages })).toMatchObject({ content: "whole", retries: 1 });
     await vi.waitFor(() => expect(s.received[0]!.aborted).toBe(true), { timeout: 5000 });
   });
 
   it("retries a timeout and takes the next, prompt reply", async () => {
     const s = await server([SLOW, "in time"]);
-    expect(await fast(s.baseURL, { timeoutMs: 200 }).complete({ messages })).toMatchObject({ content: "in time", retries: 1 });
+    expect(await fast(s.baseURL, { timeoutMs: TIMEOUT_MS }).complete({ messages })).toMatchObject({ content: "in time", retries: 1 });
   });
 });
 
