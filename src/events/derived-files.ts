@@ -1,9 +1,13 @@
 /**
  * A run's derived files kept level with its log: the jsonl mirrors and the projections
  * (results.csv, summary, each job's files). They are kept on the writer's thread, but off the
- * jobs' path: `handle` only schedules a look, and the work comes in steps (one batch of events
- * read from the log through a read-only connection of its own, rendered and written) with a rest
- * after each as long as the step took, so that while jobs run they keep at least half the thread.
+ * jobs' path: `handle` queues the committed events it is handed (the very objects the commit
+ * made, with the payload as stored: one pass from commit to file, nothing read back or decoded
+ * twice) and schedules a look; the work comes in steps (one batch of events rendered and written)
+ * with a rest after each as long as the step took, so that while jobs run they keep at least half
+ * the thread. The log itself (a read-only connection of its own) is read only when the queue
+ * cannot say what was committed: on reopening, after a gap or a failure (`catchUp`), and when the
+ * queue would outgrow its bound (a follower far behind holds one batch, never the backlog).
  * Run-level files and jobs that lag are written at `finish`, which brings everything level.
  *
  * They had a worker thread of their own, whose isolate and heap cost more memory than keeping them
@@ -20,9 +24,9 @@ import { performance } from "node:perf_hooks";
 import type { Subscriber } from "./event-bus.js";
 import { EventBus } from "./event-bus.js";
 import { EventReader } from "./event-reader.js";
-import { jobStream, type StoredEvent } from "./event-schema.js";
+import { decodeEvent, jobStream, type StoredEvent } from "./event-schema.js";
 import { decodeRow } from "./event-store.js";
-import { storedPayload, type EventRow } from "./log-database.js";
+import { payloadOf, storedPayload, type EventRow } from "./log-database.js";
 import { MirrorWriter, type MirrorCatchUp } from "./mirror-writer.js";
 import { PROJECTIONS, ProjectionSubscriber } from "./projection-subscriber.js";
 import { ProjectionWriter } from "./projection-writer.js";
@@ -53,12 +57,27 @@ const NOTIFY_EVERY_MS = 50;
 const FOLLOW_BATCH = 250;
 /** Rows of a reopened run's log folded per step (a row is only folded and compared, not rendered). */
 const REOPEN_BATCH = 1000;
+/**
+ * Committed events queued beyond this are dropped and read from the log instead: what a follower
+ * far behind holds stays bounded (a few batches), whatever the backlog.
+ */
+const MAX_QUEUED = 8 * FOLLOW_BATCH;
 const ALL_BEHIND = ["mirrors", "projections"];
 
 const decoded = (row: EventRow) => {
   const event = decodeRow(row);
   storedPayload.set(event, row.data); // the mirrors copy the stored bytes
   return event;
+};
+
+/**
+ * A committed event as a reader of the log gets it (an older payload shape upgraded), keeping the
+ * payload as stored for the mirrors: usually the event itself.
+ */
+const asRead = (event: StoredEvent) => {
+  const read = decodeEvent(event);
+  if (read !== event) storedPayload.set(read, payloadOf(event));
+  return read;
 };
 
 /** Everything the follower holds while it runs: dropped as a whole when it stops. */
@@ -71,8 +90,13 @@ class LogFollower {
   readonly behindAtStart: string[] = [];
   /** The position the projections reflect once `catchUp` wrote them; the writer records it. */
   projectionsAt: number | null = null;
-  /** The last seq read from the log. */
+  /** The last seq handed on to the subscribers. */
   seen = 0;
+  /** Committed events handed over and not yet handed on, in seq order (from `queueStart`). */
+  private queue: StoredEvent[] = [];
+  private queueStart = 0;
+  /** The queue cannot say what was committed (reopening, a gap, a failure, an overflow): the log is read until it is level. */
+  private fromLog = true;
   /** A reopened run's fold, while it lasts. */
   reopening: ReopenFold | null = null;
   bus: EventBus | null = null;
@@ -87,7 +111,8 @@ class LogFollower {
       this.state,
       new ProjectionWriter(setup.runDir, setup.fresh),
       {
-        readAfter: (afterSeq) => this.reader.readAfter(afterSeq),
+        // The state holds everything handed on; what follows is still queued (the bus hands it over next).
+        readAfter: (afterSeq) => (afterSeq >= this.seen && !this.fromLog ? [] : this.reader.readAfter(afterSeq)),
         jobHistory: (jobId) => this.reader.readStream(jobStream(jobId)),
         subscriberPosition: (name) => this.reader.subscriberPosition(name),
         recordSubscriberPosition: (name, position) => {
@@ -97,8 +122,25 @@ class LogFollower {
       setup.refreshMs ?? 1000,
       true,
     );
-    if (setup.fresh) this.startFollowing();
-    else this.reopening = new ReopenFold(this);
+    if (setup.fresh) {
+      this.fromLog = false;
+      this.startFollowing();
+    } else this.reopening = new ReopenFold(this);
+  }
+
+  /** Committed events, in order: queued to be handed on by the next steps (or read from the log, see `fromLog`). */
+  take(events: readonly StoredEvent[]): void {
+    if (this.fromLog || events.length === 0) return;
+    const expected = this.queue.length === 0 ? this.seen + 1 : this.queue.at(-1)!.seq + 1;
+    if (events[0]!.seq !== expected || this.queue.length - this.queueStart + events.length > MAX_QUEUED) return this.readFromLog();
+    for (const event of events) this.queue.push(event);
+  }
+
+  /** Whatever was handed over may not be all that was committed: the log says. */
+  readFromLog(): void {
+    this.fromLog = true;
+    this.queue = [];
+    this.queueStart = 0;
   }
 
   /** One step of work; returns whether more is waiting. Throws only when the log cannot be read. */
@@ -119,6 +161,8 @@ class LogFollower {
   level(upTo: number, ahead: readonly StoredEvent[] = []): DerivedFilesOutcome {
     while (this.reopening !== null) this.step();
     while (this.follow(FOLLOW_BATCH) === FOLLOW_BATCH);
+    if (this.seen < upTo) this.readFromLog(); // committed without being handed over
+    while (this.follow(FOLLOW_BATCH) === FOLLOW_BATCH);
     const behind = this.bus!.settle(upTo);
     try {
       this.projections.catchUp(ahead);
@@ -136,6 +180,8 @@ class LogFollower {
    */
   finish(upTo: number): DerivedFilesOutcome {
     if (this.projectionsAt === null || this.projectionsAt < upTo) return this.level(upTo);
+    while (this.follow(FOLLOW_BATCH) === FOLLOW_BATCH);
+    if (this.seen < upTo) this.readFromLog();
     while (this.follow(FOLLOW_BATCH) === FOLLOW_BATCH);
     return { behind: this.bus!.settle(upTo), projectionsAt: this.projectionsAt };
   }
@@ -167,11 +213,32 @@ class LogFollower {
 
   /** Hands at most `limit` events committed since the last look to the subscribers; returns how many. */
   private follow(limit: number): number {
-    const fresh = this.reader.rowsAfter(this.seen, limit).map(decoded);
+    const fresh = this.fromLog ? this.readLog(limit) : this.dequeue(limit);
     if (fresh.length === 0) return 0;
     this.seen = fresh.at(-1)!.seq;
     this.bus!.publish(fresh);
     return fresh.length;
+  }
+
+  /** Up to `limit` queued events after `seen`. */
+  private dequeue(limit: number): StoredEvent[] {
+    const { queue } = this;
+    while (this.queueStart < queue.length && queue[this.queueStart]!.seq <= this.seen) this.queueStart++;
+    const fresh = queue.slice(this.queueStart, this.queueStart + limit).map(asRead);
+    this.queueStart += fresh.length;
+    if (this.queueStart === queue.length) {
+      this.queue = [];
+      this.queueStart = 0;
+    }
+    return fresh;
+  }
+
+  /** Up to `limit` rows after `seen` from the log; once it has no more, the queue takes over again. */
+  private readLog(limit: number): StoredEvent[] {
+    const fresh = this.reader.rowsAfter(this.seen, limit).map(decoded);
+    // Everything committed so far was read (events are committed and handed over on this thread).
+    if (fresh.length < limit) this.fromLog = false;
+    return fresh;
   }
 }
 
@@ -267,11 +334,13 @@ export class DerivedFiles implements Subscriber {
     if (!setup.fresh) this.schedule(0);
   }
 
-  handle(_events: readonly StoredEvent[]): void {
+  handle(events: readonly StoredEvent[]): void {
+    this.follower?.take(events);
     this.schedule(NOTIFY_EVERY_MS);
   }
 
   catchUp(): void {
+    this.follower?.readFromLog();
     this.schedule(NOTIFY_EVERY_MS);
   }
 

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { DerivedFiles } from "../../../src/events/derived-files.js";
+import { EventReader } from "../../../src/events/event-reader.js";
+import type { StoredEvent } from "../../../src/events/event-schema.js";
 import { EventStore } from "../../../src/events/event-store.js";
 import { jobMirrorPath, RUN_MIRROR } from "../../../src/events/mirror-writer.js";
 import { tempDir } from "../../support/cli.js";
@@ -51,8 +53,7 @@ describe("DerivedFiles", () => {
     const dir = tempDir();
     const s = store(dir);
     const d = derived(dir, true);
-    appendEvents(s, [runStarted(["a", "b"]), ...finishedJob("a")]);
-    d.handle([]);
+    d.handle(appendEvents(s, [runStarted(["a", "b"]), ...finishedJob("a")]));
     expect(existsSync(jobMirrorPath(dir, "a"))).toBe(false); // the append only scheduled the work
     await until(() => existsSync(join(dir, "jobs", "a", "results.json")));
     expect(readFileSync(jobMirrorPath(dir, "a"), "utf8").trim().split("\n")).toHaveLength(finishedJob("a").length);
@@ -61,6 +62,39 @@ describe("DerivedFiles", () => {
     expect(outcome).toEqual({ behind: [], projectionsAt: s.lastSeq() });
     expect(readFileSync(join(dir, RUN_MIRROR), "utf8").trim().split("\n")).toHaveLength(s.lastSeq());
     expect(readFileSync(join(dir, "results.csv"), "utf8").trim().split("\n")).toHaveLength(3);
+  });
+
+  it("renders the committed events it is handed without reading them back from the log", () => {
+    const dir = tempDir();
+    const s = store(dir);
+    const d = derived(dir, true);
+    const reads = vi.spyOn(EventReader.prototype, "rowsAfter");
+    try {
+      d.handle(appendEvents(s, [runStarted(["a", "b"]), ...finishedJob("a")]));
+      d.handle(appendEvents(s, finishedJob("b")));
+      expect(d.finish(s.lastSeq())).toEqual({ behind: [], projectionsAt: s.lastSeq() });
+      expect(reads).not.toHaveBeenCalled();
+    } finally {
+      reads.mockRestore();
+    }
+    expect(readFileSync(join(dir, RUN_MIRROR), "utf8").trim().split("\n")).toHaveLength(s.lastSeq());
+    expect(readFileSync(jobMirrorPath(dir, "b"), "utf8").trim().split("\n")).toHaveLength(finishedJob("b").length);
+    expect(readFileSync(join(dir, "results.csv"), "utf8").trim().split("\n")).toHaveLength(3);
+  });
+
+  it.each([
+    ["skips events (committed, never handed over)", (handed: StoredEvent[][]) => handed.filter((_, i) => i !== 1)],
+    ["would outgrow its queue (handed over at once)", (handed: StoredEvent[][]) => [handed.flat()]],
+  ])("reads the log instead when what it is handed %s", (_, handOver) => {
+    const dir = tempDir();
+    const s = store(dir);
+    const d = derived(dir, true);
+    const handed = [appendEvents(s, [runStarted(ids(300))]), ...ids(300).map((id) => appendEvents(s, finishedJob(id)))];
+    for (const events of handOver(handed)) d.handle(events);
+    expect(d.finish(s.lastSeq())).toEqual({ behind: [], projectionsAt: s.lastSeq() });
+    expect(readFileSync(join(dir, RUN_MIRROR), "utf8").trim().split("\n")).toHaveLength(s.lastSeq());
+    expect(readFileSync(join(dir, "results.csv"), "utf8").trim().split("\n")).toHaveLength(301);
+    for (const id of ["j0", "j1", "j299"]) expect(readFileSync(jobMirrorPath(dir, id), "utf8").trim().split("\n")).toHaveLength(finishedJob(id).length);
   });
 
   it("on a reopened run, checks and mends the mirrors in steps before the finish", async () => {
