@@ -1,5 +1,5 @@
 /**
- * The writer's own run state (lean: attempts, outcomes, LLM use) and its snapshot. Reopening a
+ * The writer's own views (views/projector.ts `WRITER`: attempts, outcomes, LLM use) and their snapshot. Reopening a
  * finished 10,000-job run to decide what to resume folded 20,000 rows of the log each time; the
  * writer now saves its state at the end of each invocation with the log position it reflects,
  * and the next writer restores it and folds only what was committed after. The snapshot is a
@@ -7,16 +7,20 @@
  * and the log stays the only truth (`replay` and `replay --verify` never read it).
  */
 import type { EventStore } from "./event-store.js";
-import { LEAN_FOLD_TYPES, RunState } from "./run-state.js";
+import { RunState } from "./run-state.js";
+import { typesOf, WRITER } from "./views/projector.js";
+import { fromWriterSnapshot, writerSnapshot } from "./views/view-snapshot.js";
 
 const SNAPSHOT = "writer-state";
-/** Changes whenever the lean fold or its snapshot's shape does: a snapshot of another format is ignored. */
-const FORMAT = `5:${LEAN_FOLD_TYPES.join(",")}`;
+/** The rows the writer's views fold. */
+const WRITER_TYPES = typesOf(WRITER);
+/** Changes whenever the writer's projections or their snapshot's shape do: a snapshot of another format is ignored. */
+const FORMAT = `6:${WRITER_TYPES.join(",")}`;
 
-/** The writer's lean state of the log `store` holds: its snapshot, if usable, and what came after. */
+/** The writer's views of the log `store` holds: its snapshot, if usable, and what came after. */
 export function openWriterState(store: EventStore): RunState {
-  const state = restored(store) ?? new RunState(false);
-  state.skipTo(store.scan((event) => state.apply(event), LEAN_FOLD_TYPES, state.lastSeq));
+  const state = restored(store) ?? RunState.writer();
+  state.skipTo(store.scan((event) => state.apply(event), WRITER_TYPES, state.lastSeq));
   return state;
 }
 
@@ -24,7 +28,7 @@ function restored(store: EventStore): RunState | null {
   const saved = store.snapshot(SNAPSHOT);
   if (saved === null || saved.format !== FORMAT || saved.seq > store.lastSeq()) return null;
   try {
-    const state = RunState.fromLeanSnapshot(saved.data);
+    const state = fromWriterSnapshot(saved.data);
     return state.lastSeq === saved.seq ? state : null;
   } catch {
     return null;
@@ -43,5 +47,5 @@ const KEEP_SNAPSHOT_WITHIN = 1_000;
 export function saveWriterState(store: EventStore, state: RunState): void {
   const saved = store.snapshotPosition(SNAPSHOT);
   if (saved !== null && saved.format === FORMAT && saved.seq <= state.lastSeq && state.lastSeq - saved.seq < KEEP_SNAPSHOT_WITHIN) return;
-  store.saveSnapshot(SNAPSHOT, state.lastSeq, FORMAT, state.leanSnapshot());
+  store.saveSnapshot(SNAPSHOT, state.lastSeq, FORMAT, writerSnapshot(state));
 }

@@ -5,7 +5,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { EventStore } from "../../../src/events/event-store.js";
-import { LEAN_FOLD_TYPES, RunState } from "../../../src/events/run-state.js";
+import { RunState } from "../../../src/events/run-state.js";
+import { typesOf, WRITER } from "../../../src/events/views/projector.js";
+import { writerSnapshot } from "../../../src/events/views/view-snapshot.js";
 import { openWriterState, saveWriterState } from "../../../src/events/writer-state.js";
 import { tempDir } from "../../support/cli.js";
 import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/events.js";
@@ -23,8 +25,8 @@ function open(dir: string): EventStore {
 
 /** A lean fold of the whole log, snapshot aside. */
 function folded(store: EventStore): RunState {
-  const state = new RunState(false);
-  state.skipTo(store.scan((event) => state.apply(event), LEAN_FOLD_TYPES));
+  const state = RunState.writer();
+  state.skipTo(store.scan((event) => state.apply(event), typesOf(WRITER)));
   return state;
 }
 
@@ -52,7 +54,7 @@ describe("the writer's state", () => {
 
     const restored = openWriterState(store);
     const whole = folded(store);
-    expect(restored.leanSnapshot()).toBe(whole.leanSnapshot());
+    expect(writerSnapshot(restored)).toBe(writerSnapshot(whole));
     // Field by field too: the snapshot leaves out what a new view holds, and restoring puts it back.
     for (const id of ["a", "b", "c"]) expect(restored.jobs.get(id)).toEqual(whole.jobs.get(id));
     expect(restored.jobs.get("a")!.finished!.tokens.total_tokens, "a job with LLM use").toBeGreaterThan(0);
@@ -67,11 +69,11 @@ describe("the writer's state", () => {
     expect(restored.jobs.get("a")!.spec).toBe(restored.started!.matrix[0]);
     expect(restored.order).toEqual(["a", "b", "c"]);
     // Saved now, the snapshot holds c's spec itself (no longer in the latest matrix).
-    store.saveSnapshot("writer-state", restored.lastSeq, store.snapshot("writer-state")!.format, restored.leanSnapshot());
+    store.saveSnapshot("writer-state", restored.lastSeq, store.snapshot("writer-state")!.format, writerSnapshot(restored));
     const again = openWriterState(store);
-    expect(again.leanSnapshot()).toBe(whole.leanSnapshot());
+    expect(writerSnapshot(again)).toBe(writerSnapshot(whole));
     // What jobs repeat (kwargs, agent, feedback, token totals) is written once; each attempt still gets totals of its own.
-    const values = (JSON.parse(whole.leanSnapshot()) as { values: unknown[] }).values.map((v) => JSON.stringify(v));
+    const values = (JSON.parse(writerSnapshot(whole)) as { values: unknown[] }).values.map((v) => JSON.stringify(v));
     expect(new Set(values).size).toBe(values.length);
     expect(again.jobs.get("a")!.finished!.tokens).toEqual(again.jobs.get("c")!.finished!.tokens);
     expect(again.jobs.get("a")!.finished!.tokens).not.toBe(again.jobs.get("c")!.finished!.tokens);
@@ -115,11 +117,11 @@ describe("the writer's state", () => {
     const dir = tempDir();
     const store = startedLog(dir);
     const state = openWriterState(store);
-    const whole = folded(store).leanSnapshot();
+    const whole = writerSnapshot(folded(store));
     saveWriterState(store, state);
     const format = store.snapshot("writer-state")!.format;
     // A doctored state (job a said to have timed out): had it been read, the state would differ.
-    const saved = JSON.parse(state.leanSnapshot()) as { lastSeq: number; jobs: { job_id: string; finished: { status: string } | null }[] };
+    const saved = JSON.parse(writerSnapshot(state)) as { lastSeq: number; jobs: { job_id: string; finished: { status: string } | null }[] };
     saved.jobs.find((j) => j.job_id === "a")!.finished!.status = "timeout";
     const doctored = JSON.stringify(saved);
     const ahead = JSON.stringify({ ...saved, lastSeq: state.lastSeq + 5 });
@@ -129,7 +131,7 @@ describe("the writer's state", () => {
       [state.lastSeq, format, "{not json"],
     ] as const) {
       store.saveSnapshot("writer-state", seq, fmt, data);
-      expect(openWriterState(store).leanSnapshot(), `${seq} ${fmt}`).toBe(whole);
+      expect(writerSnapshot(openWriterState(store)), `${seq} ${fmt}`).toBe(whole);
     }
   });
 });

@@ -33,7 +33,7 @@ describe("projections are folds over the event log", () => {
 
   it("a lean state (the writer's) agrees with a full fold on what the writer reads: attempts, statuses, LLM use, order", () => {
     const full = RunState.fold(log);
-    const lean = new RunState(false);
+    const lean = RunState.writer();
     for (const e of log) lean.apply(e);
     const reads = (s: RunState) => ({
       jobs: s.orderedJobs().map((j) => [j.job_id, j.attempt, s.statusOf(j.job_id), j.finished?.score_val ?? null, j.allAttemptTokens, j.allAttemptCost]),
@@ -47,6 +47,20 @@ describe("projections are folds over the event log", () => {
     expect(reads(lean)).toEqual(reads(full));
     // ...and keeps none of the details only the job files need.
     expect(lean.orderedJobs().every((j) => j.log === "" && j.iterations.length === 0 && (j.finished === null || j.finished.best_values === null))).toBe(true);
+  });
+
+  it("the writer's views are the whole run's views released at each finish (but what the rows they skip give: a job's machine state, last seq, iteration count)", () => {
+    const whole = new RunState();
+    const writer = RunState.writer();
+    for (const e of log) {
+      whole.apply(e);
+      writer.apply(e);
+      if (e.type === "JobFinished") whole.releaseDetail(e.job_id!);
+    }
+    const views = (s: RunState) =>
+      s.orderedJobs().map(({ state: _state, lastSeq: _lastSeq, finished, ...rest }) => ({ ...rest, finished: finished === null ? null : { ...finished, iteration_count: undefined } }));
+    expect(views(writer)).toEqual(views(whole));
+    expect([writer.started, writer.order, writer.llmByModel, writer.preflight]).toEqual([whole.started, whole.order, whole.llmByModel, whole.preflight]);
   });
 
   it("equal kwargs and names of different jobs are one frozen instance in the state", () => {

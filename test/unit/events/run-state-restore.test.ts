@@ -57,7 +57,7 @@ describe("RunState.restoreDetail", () => {
     const view = state.jobs.get("a")!;
     state.restoreDetail("a", historyOf("a"));
     expect(state.jobs.get("a")).toBe(view);
-    const lean = new RunState(false);
+    const lean = RunState.writer();
     for (const event of settled) lean.apply(event);
     const leanView = lean.jobs.get("a")!;
     lean.restoreDetail("a", historyOf("a"));

@@ -1,0 +1,188 @@
+/**
+ * The writer's views as text, to be saved with the log position they reflect (writer-state.ts):
+ * a writer reopening a big finished run restores them instead of folding the log again.
+ * Everything in them came from the log as JSON, so JSON gives it back exactly.
+ */
+import type { JobSpecRecord } from "../event-schema.js";
+import { RunState } from "../run-state.js";
+import { SnapshotValues } from "../snapshot-values.js";
+import { finishedAttempt, newJobView, NO_EVALUATIONS, NO_FINISHED_DETAIL, NO_ITERATIONS, NO_MARKS, type FinishedAttempt, type JobView, type RunStartedData } from "./job-view.js";
+import { WRITER } from "./projector.js";
+import { sharedSpec } from "./run-header-projection.js";
+import type { LlmUse, TokenTotals } from "./totals.js";
+
+/** What a finished attempt keeps in the writer's views: only a job's own files show the rest. */
+type KeptFinished = Omit<FinishedAttempt, keyof typeof NO_FINISHED_DETAIL>;
+
+/** Every field the writer's views keep, in the order a snapshot writes their values (a record, so that none can be missed). */
+const KEPT_FINISHED_FIELDS = Object.keys({
+  attempt: true,
+  status: true,
+  feedback: true,
+  score_val_initial: true,
+  score_val_final: true,
+  score_val: true,
+  score_test: true,
+  time_seconds: true,
+  resolved: true,
+  agent: true,
+  no_search: true,
+  ts: true,
+  tokens: true,
+  llm_calls: true,
+  llm_errors: true,
+  replayed_calls: true,
+  unusable_replies: true,
+  cost_usd: true,
+  estimated_tokens: true,
+  iteration_count: true,
+} satisfies Record<keyof KeptFinished, true>) as (keyof KeptFinished)[];
+
+/** Fields whose values repeat across jobs: a snapshot writes their index into its values. */
+const INDEXED_FINISHED_FIELDS: ReadonlySet<keyof KeptFinished> = new Set(["feedback", "resolved", "agent", "tokens"]);
+
+/** A finished attempt in a snapshot: the values of `KEPT_FINISHED_FIELDS` in that order, the indexed ones as indexes. */
+type SavedFinished = unknown[];
+
+/** A job spec in a snapshot: its kwargs as indexes into the snapshot's values. */
+type SavedSpec = Omit<JobSpecRecord, "raw_params" | "resolved_kwargs"> & { readonly raw_params: number; readonly resolved_kwargs: number };
+
+/**
+ * A job's view in a snapshot: its id, and only the fields that differ from a view no event touched
+ * (its spec when not the matrix's): mostly zeros and empty lists otherwise (see docs/performance.md).
+ */
+type SavedView = Partial<Omit<JobView, "spec" | "finished">> & {
+  readonly job_id: string;
+  readonly spec?: SavedSpec;
+  finished?: SavedFinished;
+};
+
+/** A view's fields a snapshot holds only when they differ from a new view's. */
+type DefaultedViewField = Exclude<keyof JobView, "job_id" | "spec" | "finished">;
+
+/**
+ * The fields of a view that a snapshot leaves out when they hold what a new view holds: every
+ * field but its id, spec and outcome (a record, so that a field added to `JobView` and not here
+ * does not compile, instead of being lost on the way through a snapshot).
+ */
+const DEFAULTED_VIEW_FIELDS = Object.keys({
+  attempt: true,
+  state: true,
+  evaluations: true,
+  iterations: true,
+  iterationMarks: true,
+  llmCalls: true,
+  llmErrors: true,
+  llmAborted: true,
+  replayedCalls: true,
+  unusableReplies: true,
+  tokens: true,
+  cost: true,
+  estimatedTokens: true,
+  allAttemptTokens: true,
+  allAttemptCost: true,
+  log: true,
+  lastSeq: true,
+  released: true,
+} satisfies Record<DefaultedViewField, true>) as DefaultedViewField[];
+
+/** The value each of those fields has before any event, as JSON (what a snapshot compares with). */
+const DEFAULT_FIELD_JSON: ReadonlyMap<string, string> = (() => {
+  const fresh = newJobView({ job_id: "" } as JobSpecRecord);
+  return new Map(DEFAULTED_VIEW_FIELDS.map((field) => [field, JSON.stringify(fresh[field])]));
+})();
+
+/** What a snapshot holds: the store's fields, with maps as entry lists. */
+interface WriterSnapshot
+  extends Pick<RunState, "lastSeq" | "runId" | "configName" | "startedTs" | "lastTs" | "invocations" | "notRun" | "interrupted" | "finished" | "preflight" | "order"> {
+  readonly started: (Omit<RunStartedData, "matrix"> & { readonly matrix: readonly SavedSpec[] }) | null;
+  readonly jobs: SavedView[];
+  /** What the indexes in `started.matrix` and `jobs` refer to. */
+  readonly values: unknown[];
+  readonly llmByModel: [string, LlmUse][];
+  readonly llmByRole: [string, LlmUse][];
+}
+
+/** The writer's views (`RunState.writer()`) as a snapshot's text. */
+export function writerSnapshot(state: RunState): string {
+  if (!state.isWriterViews()) throw new Error("only the writer's views are saved as a snapshot");
+  const { lastSeq, runId, started, configName, startedTs, lastTs, invocations, notRun, interrupted, finished, preflight, order } = state;
+  // Each job's spec is in the matrix, and the values jobs repeat are written once each.
+  const values = new SnapshotValues();
+  const savedSpec = (spec: JobSpecRecord): SavedSpec => ({ ...spec, raw_params: values.indexOf(spec.raw_params), resolved_kwargs: values.indexOf(spec.resolved_kwargs) });
+  const inMatrix = new Set(started?.matrix ?? []);
+  const jobs = [...state.jobs.values()].map((view) => {
+    const saved: SavedView = { job_id: view.job_id, ...(inMatrix.has(view.spec) ? {} : { spec: savedSpec(view.spec) }) };
+    for (const key of DEFAULTED_VIEW_FIELDS) {
+      if (JSON.stringify(view[key]) !== DEFAULT_FIELD_JSON.get(key)) (saved as Record<string, unknown>)[key] = view[key];
+    }
+    const finished = view.finished;
+    if (finished !== null) saved.finished = KEPT_FINISHED_FIELDS.map((key) => (INDEXED_FINISHED_FIELDS.has(key) ? values.indexOf(finished[key]) : finished[key]));
+    return saved;
+  });
+  return JSON.stringify({
+    lastSeq,
+    runId,
+    started: started === null ? null : { ...started, matrix: started.matrix.map(savedSpec) },
+    configName,
+    startedTs,
+    lastTs,
+    invocations,
+    notRun,
+    interrupted,
+    finished,
+    preflight,
+    order,
+    jobs,
+    values: values.values,
+    llmByModel: [...state.llmByModel],
+    llmByRole: [...state.llmByRole],
+  } satisfies WriterSnapshot);
+}
+
+/** The writer's views a `writerSnapshot` holds; throws when the text is not one. */
+export function fromWriterSnapshot(text: string): RunState {
+  const saved = JSON.parse(text) as WriterSnapshot;
+  const state = new RunState(WRITER);
+  state.lastSeq = saved.lastSeq;
+  state.runId = saved.runId;
+  state.configName = saved.configName;
+  state.startedTs = saved.startedTs;
+  state.lastTs = saved.lastTs;
+  state.invocations = saved.invocations;
+  state.notRun = saved.notRun;
+  state.interrupted = saved.interrupted;
+  state.finished = saved.finished;
+  state.order = saved.order;
+  Object.assign(state.preflight, saved.preflight);
+  for (const [model, use] of saved.llmByModel) state.llmByModel.set(model, use);
+  for (const [role, use] of saved.llmByRole) state.llmByRole.set(role, use);
+  // Views share their matrix entries with `started`, and every job its repeated values, as in a fold.
+  const values = saved.values.map((value) => state.shared.value(value));
+  const spec = (s: SavedSpec) =>
+    sharedSpec(state.shared, { ...s, raw_params: values[s.raw_params] as JobSpecRecord["raw_params"], resolved_kwargs: values[s.resolved_kwargs] as JobSpecRecord["resolved_kwargs"] });
+  const specs = new Map<string, JobSpecRecord>();
+  if (saved.started !== null) {
+    const matrix = saved.started.matrix.map(spec);
+    for (const s of matrix) specs.set(s.job_id, s);
+    state.started = { ...saved.started, matrix };
+  }
+  for (const saving of saved.jobs) {
+    // A new view (its own zeroed totals, which later events add to), with what the snapshot kept.
+    const view = newJobView(saving.spec === undefined ? specs.get(saving.job_id)! : spec(saving.spec));
+    for (const key of DEFAULTED_VIEW_FIELDS) if (saving[key] !== undefined) (view as unknown as Record<string, unknown>)[key] = saving[key];
+    if (view.released) {
+      view.evaluations = NO_EVALUATIONS;
+      view.iterations = NO_ITERATIONS;
+      view.iterationMarks = NO_MARKS;
+    }
+    if (saving.finished !== undefined) {
+      const kept: Record<string, unknown> = {};
+      KEPT_FINISHED_FIELDS.forEach((key, i) => (kept[key] = INDEXED_FINISHED_FIELDS.has(key) ? values[saving.finished![i] as number] : saving.finished![i]));
+      // Each attempt its own totals, as a fold gives it.
+      view.finished = finishedAttempt(kept as unknown as FinishedAttempt, { ...NO_FINISHED_DETAIL, tokens: { ...(kept.tokens as TokenTotals) } });
+    }
+    state.jobs.set(view.job_id, view);
+  }
+  return state;
+}
