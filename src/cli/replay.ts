@@ -16,20 +16,13 @@ import { UsageError } from "./args.js";
 import { RunDirError } from "../engine/run-dir-error.js";
 import { EventReader, peekRun } from "../events/event-reader.js";
 import { EventStore } from "../events/event-store.js";
-import type { StoredEvent } from "../events/event-schema.js";
+import { replayLog, type ReplayOutcome } from "../events/replay-run.js";
 import { removedTailText } from "../events/log-checks.js";
 import { EVENTS_DB } from "../events/log-database.js";
-import { MirrorWriter } from "../events/mirror-writer.js";
-import { PROJECTIONS } from "../events/projection-subscriber.js";
-import { ProjectionWriter } from "../events/projection-writer.js";
 import { RunState } from "../events/run-state.js";
-import type { JobRenderContext } from "../events/projections/results-table.js";
-import { JobFolderRewriter } from "../events/job-folder-rewriter.js";
-import { ReplayHelperThread, wantsReplayHelper } from "../events/replay-helper-thread.js";
-import { RunDirListing } from "../events/run-dir-listing.js";
 import { shellWord } from "../codec/shell-word.js";
 import { cliCommand } from "../fs/cli-command.js";
-import { findStrays, moveStraysAside, STRAYS_DIR } from "../events/run-dir-strays.js";
+import { STRAYS_DIR } from "../events/run-dir-strays.js";
 
 export const spec: VerbSpec = {
   name: "replay",
@@ -41,80 +34,17 @@ export const spec: VerbSpec = {
   positional: { name: "run_dir", description: "A run directory (runs/<run_id>).", required: true },
 };
 
-export interface ReplayOutcome {
-  readonly state: RunState;
-  /** What the directory held besides the log and its derived files, relative to it, sorted (a folder ends in `/`). */
-  readonly strays: readonly string[];
-  /** Where `prune` moved them (relative to the run directory), or null: left in place. */
-  readonly movedTo: string | null;
-}
-
 const noLog = (runDir: string) => new UsageError({ verb: "replay", problem: `${runDir} has no event log (${EVENTS_DB}); pass a run directory such as runs/<run_id>` });
 
 function requireRun(runDir: string): void {
   if (!existsSync(runDir) || peekRun(runDir) === null) throw noLog(runDir);
 }
 
-/**
- * Reads the log once, in seq order, and settles each job the moment its last event is read: its
- * mirror checked, its files rendered and written, strays in its folder removed, its details
- * dropped. So memory holds the jobs being read, not the matrix (a 10,000-job run's whole fold
- * was about 60 MB of job logs alone). Run-level files follow the last event. On a machine with
- * more than one core, a helper thread writes the folders of the jobs it is handed meanwhile.
- * `helper`: by default one starts for runs of `REPLAY_HELPER_MIN_JOBS` jobs or more; true starts
- * one and waits until it is ready (so that it takes jobs even from a short log); false, none.
- * `prune`: move what the log does not produce aside rather than leave it where it is.
- */
+/** `replayLog` on the run at `runDir` (see events/replay-run.ts); a directory without a log is the user's error. */
 export async function replayRun(runDir: string, helper?: boolean, prune = false): Promise<ReplayOutcome> {
   const store = existsSync(runDir) ? EventStore.openExisting(runDir, { command: "trace-bench replay" }) : null;
   if (store === null) throw noLog(runDir);
-  let helperThread: ReplayHelperThread | null = null;
-  try {
-    // Before any file changes: a replay cut short (a log that cannot be read to its end) must
-    // leave the projections marked behind, so the next writer or replay rebuilds them.
-    store.recordSubscriberPosition(PROJECTIONS, 0);
-    // A job's files show the run's latest start (its LLM columns), which may come after the job's
-    // last event. Only the latest start is kept, decoded once for the scan below too; a job's files
-    // use none of its matrix, so the context (copied to the helper thread) goes without it.
-    const start = store.latestRunStarted();
-    const context: JobRenderContext = { runId: start?.run_id ?? "", started: start?.type === "RunStarted" ? { ...start.data, matrix: [] } : null };
-    const startEvents = new Map<number, StoredEvent>(start === null ? [] : [[start.seq, start]]);
-    const lastPositions = store.lastPositions();
-    const listing = new RunDirListing(runDir);
-    // Each projection is compared with the file the listing found, and written where it differs.
-    // Made before the helper starts: it clears the temp folder the helper's own goes in.
-    const writer = new ProjectionWriter(runDir, false, listing);
-    if (helper ?? wantsReplayHelper(lastPositions.size)) helperThread = new ReplayHelperThread(runDir, context);
-    if (helper === true) await helperThread!.ready();
-    const rewriter = new JobFolderRewriter(context, writer, listing);
-    const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastPositions);
-    const state = new RunState();
-    const settled = new Set<string>();
-    const strays: string[] = [];
-    store.scanLines((event, line) => {
-      state.apply(event);
-      mirrors.addLine(line, event);
-      const jobId = event.job_id;
-      if (jobId === null || lastPositions.get(event.stream) !== event.position) return;
-      const job = state.jobs.get(jobId)!;
-      if (helperThread?.offer(job) === true) writer.renderedElsewhere(context, job);
-      else for (const stray of rewriter.rewrite(job)) strays.push(stray);
-      state.releaseDetail(jobId);
-      settled.add(jobId);
-    }, startEvents);
-    mirrors.finish();
-    for (const stray of (await helperThread?.finish()) ?? []) strays.push(stray);
-    // Run-level files, and the files of jobs that never ran (no event settled them).
-    writer.writeAll(state);
-    strays.push(...findStrays(state.jobs.keys(), listing, settled));
-    strays.sort();
-    const movedTo = prune && strays.length > 0 ? moveStraysAside(runDir, strays) : null;
-    store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
-    return { state, strays, movedTo };
-  } finally {
-    await helperThread?.stop();
-    store.close();
-  }
+  return replayLog(store, runDir, helper, prune);
 }
 
 /**

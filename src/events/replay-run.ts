@@ -1,0 +1,85 @@
+/**
+ * Replay's engine: a run's every derived file rebuilt from its log (`trace-bench replay` is its
+ * command, cli/replay.ts). The log is read once and driven through the same projector as a live
+ * run's files (views/projector.ts), the events coming from SQLite instead of a commit.
+ */
+import { EventStore } from "./event-store.js";
+import type { StoredEvent } from "./event-schema.js";
+import { JobFolderRewriter } from "./job-folder-rewriter.js";
+import { MirrorWriter } from "./mirror-writer.js";
+import { PROJECTIONS } from "./projection-subscriber.js";
+import { ProjectionWriter } from "./projection-writer.js";
+import type { JobRenderContext } from "./projections/results-table.js";
+import { ReplayHelperThread, wantsReplayHelper } from "./replay-helper-thread.js";
+import { RunDirListing } from "./run-dir-listing.js";
+import { findStrays, moveStraysAside } from "./run-dir-strays.js";
+import { RunState } from "./run-state.js";
+
+export interface ReplayOutcome {
+  readonly state: RunState;
+  /** What the directory held besides the log and its derived files, relative to it, sorted (a folder ends in `/`). */
+  readonly strays: readonly string[];
+  /** Where `prune` moved them (relative to the run directory), or null: left in place. */
+  readonly movedTo: string | null;
+}
+
+/**
+ * Reads the log once, in seq order, and settles each job the moment its last event is read: its
+ * mirror checked, its files rendered and written, strays in its folder removed, its details
+ * dropped. So memory holds the jobs being read, not the matrix (see docs/performance.md). Run-level files follow the last event. On a machine with
+ * more than one core, a helper thread writes the folders of the jobs it is handed meanwhile.
+ * `helper`: by default one starts for runs of `REPLAY_HELPER_MIN_JOBS` jobs or more; true starts
+ * one and waits until it is ready (so that it takes jobs even from a short log); false, none.
+ * `prune`: move what the log does not produce aside rather than leave it where it is. `store`:
+ * the run's log, opened for writing (replay is a writer); closed when this returns.
+ */
+export async function replayLog(store: EventStore, runDir: string, helper?: boolean, prune = false): Promise<ReplayOutcome> {
+  let helperThread: ReplayHelperThread | null = null;
+  try {
+    // Before any file changes: a replay cut short (a log that cannot be read to its end) must
+    // leave the projections marked behind, so the next writer or replay rebuilds them.
+    store.recordSubscriberPosition(PROJECTIONS, 0);
+    // A job's files show the run's latest start (its LLM columns), which may come after the job's
+    // last event. Only the latest start is kept, decoded once for the scan below too; a job's files
+    // use none of its matrix, so the context (copied to the helper thread) goes without it.
+    const start = store.latestRunStarted();
+    const context: JobRenderContext = { runId: start?.run_id ?? "", started: start?.type === "RunStarted" ? { ...start.data, matrix: [] } : null };
+    const startEvents = new Map<number, StoredEvent>(start === null ? [] : [[start.seq, start]]);
+    const lastPositions = store.lastPositions();
+    const listing = new RunDirListing(runDir);
+    // Each projection is compared with the file the listing found, and written where it differs.
+    // Made before the helper starts: it clears the temp folder the helper's own goes in.
+    const writer = new ProjectionWriter(runDir, false, listing);
+    if (helper ?? wantsReplayHelper(lastPositions.size)) helperThread = new ReplayHelperThread(runDir, context);
+    if (helper === true) await helperThread!.ready();
+    const rewriter = new JobFolderRewriter(context, writer, listing);
+    const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastPositions);
+    const state = new RunState();
+    const settled = new Set<string>();
+    const strays: string[] = [];
+    store.scanLines((event, line) => {
+      state.apply(event);
+      mirrors.addLine(line, event);
+      const jobId = event.job_id;
+      if (jobId === null || lastPositions.get(event.stream) !== event.position) return;
+      const job = state.jobs.get(jobId)!;
+      if (helperThread?.offer(job) === true) writer.renderedElsewhere(context, job);
+      else for (const stray of rewriter.rewrite(job)) strays.push(stray);
+      state.releaseDetail(jobId);
+      settled.add(jobId);
+    }, startEvents);
+    mirrors.finish();
+    for (const stray of (await helperThread?.finish()) ?? []) strays.push(stray);
+    // Run-level files, and the files of jobs that never ran (no event settled them).
+    writer.writeAll(state);
+    strays.push(...findStrays(state.jobs.keys(), listing, settled));
+    strays.sort();
+    const movedTo = prune && strays.length > 0 ? moveStraysAside(runDir, strays) : null;
+    store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
+    return { state, strays, movedTo };
+  } finally {
+    await helperThread?.stop();
+    store.close();
+  }
+}
+
