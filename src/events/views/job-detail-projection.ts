@@ -2,8 +2,11 @@
  * What only a job's own files show: its machine state, evaluations, iterations (with their wall
  * time and tokens) and the parameter values its finished attempt recorded.
  */
-import { finishedAttempt } from "./job-view.js";
+import type { FinishedAttempt } from "./job-view.js";
 import type { JobProjection } from "./projection.js";
+
+/** The fields of a finished attempt only a job's own files show, writable. */
+type FinishedDetail = { -readonly [K in "parameters" | "initial_values" | "final_values" | "best_values" | "iterations" | "iteration_marks"]: FinishedAttempt[K] };
 
 export const jobDetailProjection: JobProjection = {
   canHandle: new Set(["JobQueued", "JobTransitioned", "EvaluationCompleted", "IterationCompleted", "JobFinished"]),
@@ -25,16 +28,16 @@ export const jobDetailProjection: JobProjection = {
         view.iterationMarks.push({ wall_time: Date.parse(event.ts) / 1000, total_tokens: view.estimatedTokens ? null : view.tokens.total_tokens });
         return;
       case "JobFinished": {
-        // After the attempt projection, which recorded the outcome and its totals.
+        // After the attempt projection, which recorded the outcome and its totals in an object of
+        // its own that nothing else holds yet: filled in place (no second object per finished job).
         const data = event.data;
-        view.finished = finishedAttempt(view.finished!, {
-          parameters: run.shared.value(data.parameters),
-          initial_values: data.initial_values,
-          final_values: data.final_values,
-          best_values: data.best_values,
-          iterations: view.iterations,
-          iteration_marks: view.iterationMarks,
-        });
+        const finished = view.finished as FinishedDetail;
+        finished.parameters = run.shared.value(data.parameters);
+        finished.initial_values = data.initial_values;
+        finished.final_values = data.final_values;
+        finished.best_values = data.best_values;
+        finished.iterations = view.iterations;
+        finished.iteration_marks = view.iterationMarks;
         return;
       }
     }
