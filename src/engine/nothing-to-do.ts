@@ -8,7 +8,7 @@
  *   holds every event it gave out (none removed) and ends with `RunFinished`;
  * * its projections are recorded level with that end, and every run-level report and the run's
  *   mirror are on disk as the record left them (size and time);
- * * no live process holds the writer lock;
+ * * no live process holds the writer lock, and the machine did not reboot since (files are not synced);
  * * this invocation's plan is the recorded one (plan-digest.ts: config, flags that change how it
  *   runs, LLM, matrix), under the same trace-bench build;
  * * every matrix job is finished and its resume mode re-runs none of them (`--force` re-runs all);
@@ -16,7 +16,7 @@
  *
  * Anything else, or a log it cannot read, takes the full path, which says what is wrong.
  */
-import { readFinishedRun, vouchedFiles } from "../events/finished-run-record.js";
+import { bootId, readFinishedRun, vouchedFiles } from "../events/finished-run-record.js";
 import { needsRun } from "./invocation-plan.js";
 import { codeIdentity, planDigest } from "./plan-digest.js";
 import { plannedStart } from "./run-invocation.js";
@@ -42,6 +42,7 @@ export function nothingToDo(plan: RunPlan, env: NodeJS.ProcessEnv): { readonly a
   if (facts.projectionsAt !== facts.lastSeq) return no("the reports are behind the log");
   if (facts.writing) return no("another process is writing the run");
   const { record } = facts;
+  if (record.boot !== bootId()) return no("the machine rebooted since the run finished");
   const files = vouchedFiles(plan.runDir);
   if (files === null || !sameFiles(files, record.files)) return no("a report or the run's mirror changed since the run finished");
   const statuses = Object.entries(record.statuses);

@@ -228,7 +228,7 @@ export class RunSession {
    * Records a finished run (finished-run-record.ts) at the log's end, once `finishWith` left every
    * file level with it; a failure only costs the next re-run the full path.
    */
-  recordFinishedRun(record: Omit<FinishedRunRecord, "files">, report: (text: string) => void): void {
+  recordFinishedRun(record: Omit<FinishedRunRecord, "files" | "boot">, report: (text: string) => void): void {
     try {
       saveFinishedRun(this.store, codeIdentity(), record);
     } catch (error) {

@@ -9,7 +9,7 @@
  * everything it vouches for, so a kill at any instant leaves either no record at the log's end or
  * one that is true.
  */
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { EventStore } from "./event-store.js";
 import { openReadableDatabase } from "./log-database.js";
@@ -30,6 +30,21 @@ export interface FinishedRunRecord {
   readonly files: Readonly<Record<string, readonly [number, number]>>;
   /** The closing block's facts (cli/run-closing.ts), JSON. */
   readonly summary: unknown;
+  /** The machine's boot when it was saved (`bootId`). */
+  readonly boot: string;
+}
+
+/**
+ * This boot of the machine (Linux's boot id; "" elsewhere). The files a record vouches for were
+ * written, not synced: a record saved before a reboot (a power loss may have kept the log's commit
+ * and lost file pages, the jobs' mirrors included) is not trusted after it.
+ */
+export function bootId(): string {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    return "";
+  }
 }
 
 /** The files a record vouches for: the run-level reports and the run's mirror. */
@@ -56,12 +71,12 @@ export function vouchedFiles(runDir: string): Record<string, readonly [number, n
  * Returns whether it was saved. `format` names the code that wrote it (a record of other code is
  * never read as this one's).
  */
-export function saveFinishedRun(store: EventStore, format: string, record: Omit<FinishedRunRecord, "files">): boolean {
+export function saveFinishedRun(store: EventStore, format: string, record: Omit<FinishedRunRecord, "files" | "boot">): boolean {
   const seq = store.lastSeq();
   if (store.subscriberPosition(PROJECTIONS) !== seq) return false;
   const files = vouchedFiles(store.runDir);
   if (files === null) return false;
-  store.saveSnapshot(SNAPSHOT, seq, format, JSON.stringify({ ...record, files }));
+  store.saveSnapshot(SNAPSHOT, seq, format, JSON.stringify({ ...record, files, boot: bootId() }));
   return true;
 }
 

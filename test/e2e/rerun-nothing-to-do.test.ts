@@ -215,6 +215,14 @@ describe("a re-run with nothing to do", () => {
       },
     },
     {
+      name: "a record saved before the machine rebooted (the files it vouches for were not synced)",
+      change: (runDir) => sql(runDir, "UPDATE snapshots SET data = json_set(data, '$.boot', 'an earlier boot') WHERE name = 'finished-run'"),
+      check: (out, runDir, before) => {
+        expect(out.code).toBe(0);
+        expect(tookFullPath(runDir, before)).toBe(true);
+      },
+    },
+    {
       name: "an event removed from the log (the full path refuses the damaged log)",
       change: (runDir) => {
         doctoredRunDirs.add(runDir);
@@ -264,9 +272,10 @@ describe("a re-run with nothing to do", () => {
 
   it("takes the full path on a run whose last invocation was interrupted, and runs what is left", async () => {
     const { work, runDir } = freshWork("interrupted");
-    // Killed after its first job finished: the jobs left are not terminal.
-    const killed = await rerun(work, { args: ["--max-workers", "1"], killWhen: () => readEvents(runDir).some((e) => e.type === "JobFinished") });
-    expect(killed.signal).toBe("SIGKILL");
+    // Killed as its third event commits, one job at a time: jobs are left unfinished.
+    const killed = await rerun(work, { args: ["--max-workers", "1"], env: { TRACE_BENCH_TEST_KILL_AFTER_SEQ: "3" } });
+    expect(killed.signal, describeRun("killed run", killed)).toBe("SIGKILL");
+    expect(readEvents(runDir).filter((e) => e.type === "JobFinished").length).toBeLessThan(4);
     const before = lastSeq(runDir);
     const out = await rerun(work);
     expect(out.code, describeRun("resumed run", out)).toBe(0);
