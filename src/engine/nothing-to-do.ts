@@ -9,6 +9,7 @@
  * * its projections are recorded level with that end, and every run-level report and the run's
  *   mirror are on disk as the record left them (size and time);
  * * no live process holds the writer lock, and the machine did not reboot since (files are not synced);
+ * * SQLite finds every page of the log sound (`quick_check`, as a writer does before it appends);
  * * this invocation's plan is the recorded one (plan-digest.ts: config, flags that change how it
  *   runs, LLM, matrix), under the same trace-bench build;
  * * every matrix job is finished and its resume mode re-runs none of them (`--force` re-runs all);
@@ -16,7 +17,7 @@
  *
  * Anything else, or a log it cannot read, takes the full path, which says what is wrong.
  */
-import { bootId, readFinishedRun, vouchedFiles } from "../events/finished-run-record.js";
+import { bootId, readFinishedRun, soundPages, vouchedFiles } from "../events/finished-run-record.js";
 import { needsRun } from "./invocation-plan.js";
 import { codeIdentity, planDigest } from "./plan-digest.js";
 import { plannedStart } from "./run-invocation.js";
@@ -49,6 +50,8 @@ export function nothingToDo(plan: RunPlan, env: NodeJS.ProcessEnv): { readonly a
   if (statuses.reduce((n, [, count]) => n + count, 0) !== plan.jobs.length) return no("the matrix changed");
   if (statuses.some(([status]) => status === "unfinished" || needsRun(status as never, plan.resumeMode, true))) return no("some job is to run");
   if (record.plan !== planDigest(plan, plannedStart(plan, env))) return no("the plan changed");
+  // Last, as it reads every page: damage where nothing above looked is refused by the full path.
+  if (!soundPages(plan.runDir)) return no("the log's pages are damaged");
   return { answer: { summary: record.summary, alreadyDone: plan.jobs.length }, because: "nothing to do" };
 }
 

@@ -80,6 +80,26 @@ export function saveFinishedRun(store: EventStore, format: string, record: Omit<
   return true;
 }
 
+/**
+ * Whether SQLite finds every page of `runDir`'s log sound (its `quick_check`, what a writer runs
+ * before it appends): a damaged log is the full path's to refuse, with its one line.
+ */
+export function soundPages(runDir: string): boolean {
+  let opened: ReturnType<typeof openReadableDatabase>;
+  try {
+    opened = openReadableDatabase(runDir);
+  } catch {
+    return false;
+  }
+  try {
+    return (opened.db.pragma("quick_check(1)") as { quick_check: string }[]).every((row) => row.quick_check === "ok");
+  } catch {
+    return false;
+  } finally {
+    opened.close();
+  }
+}
+
 /** What a reader finds of a finished run's record and of the log around it, read in one transaction. */
 export interface FinishedRunFacts {
   readonly record: FinishedRunRecord;
