@@ -6,6 +6,7 @@ import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
 import { resolvedColumns, resultRow, TOKEN_SCOPE, type JobRenderContext } from "./results-table.js";
 import { stateSnapshot } from "./state-snapshot.js";
 import { tbEventFilePath, tensorboardEventFile } from "./tensorboard-file.js";
+import { BoundedMemo } from "./bounded-memo.js";
 
 /** A file's content: text (UTF-8), or bytes (TensorBoard event files). */
 export type FileContent = string | Uint8Array;
@@ -16,8 +17,7 @@ export type FileContent = string | Uint8Array;
  * a job's files. The key is the snapshot's JSON (-0 told apart from 0, which JSON is not); the
  * snapshots come from parsed events, so they hold nothing JSON cannot say.
  */
-const renderedStates = new Map<string, { readonly json: string; readonly yaml: string }>();
-const RENDERED_STATES_KEPT = 256;
+const renderedStates = new BoundedMemo<string, { readonly json: string; readonly yaml: string }>(256);
 let plainOnly = true;
 function keyReplacer(_key: string, value: unknown): unknown {
   if (value === 0 && 1 / value < 0) return "\u0000-0";
@@ -37,13 +37,7 @@ function renderedState(snapshot: unknown): { readonly json: string; readonly yam
   const key = JSON.stringify(snapshot, keyReplacer);
   // A class instance (a test's PyFloat) is not told apart by its JSON: render it every time.
   if (!plainOnly) return renderState(snapshot);
-  let rendered = renderedStates.get(key);
-  if (rendered === undefined) {
-    rendered = renderState(snapshot);
-    if (renderedStates.size >= RENDERED_STATES_KEPT) renderedStates.delete(renderedStates.keys().next().value!);
-    renderedStates.set(key, rendered);
-  }
-  return rendered;
+  return renderedStates.get(key, () => renderState(snapshot));
 }
 
 export function jobFiles(state: JobRenderContext, job: JobView): Map<string, FileContent> {

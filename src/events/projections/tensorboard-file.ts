@@ -19,6 +19,7 @@ import { MAX_NAME_BYTES, portableFolderName } from "../../fs/portable-folder-nam
 import type { JobSpecRecord } from "../event-schema.js";
 import type { FinishedAttempt, JobView } from "../run-state.js";
 import { tbDir } from "./job-paths.js";
+import { BoundedMemo } from "./bounded-memo.js";
 
 /** Whether a job with this logger (as configured or resolved) writes TensorBoard event files (as the original decides where to inject a logdir: a name holding "tensorboard", any case). */
 export function writesTensorboard(logger: string | null): boolean {
@@ -35,16 +36,9 @@ const PART_SEPARATOR = "__";
 const LEAST_LABEL_BYTES = 24 + 9;
 
 /** Portable parts by their text, remembered (a matrix repeats its tasks, trainers and labels job after job); a few hundred at most. */
-const portableParts = new Map<string, string>();
-const PARTS_KEPT = 512;
+const portableParts = new BoundedMemo<string, string>(512);
 function portablePart(text: string): string {
-  let part = portableParts.get(text);
-  if (part === undefined) {
-    part = portableFolderName(text);
-    if (portableParts.size >= PARTS_KEPT) portableParts.delete(portableParts.keys().next().value!);
-    portableParts.set(text, part);
-  }
-  return part;
+  return portableParts.get(text, () => portableFolderName(text));
 }
 
 const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");

@@ -9,6 +9,7 @@ import type { ConfigSource } from "../../../src/config/config-file.js";
 import { PyFloat } from "../../../src/codec/python-json.js";
 import { readSimpleYaml, simpleYamlVerdict } from "../../../src/config/simple-yaml.js";
 import { readWithYamlPackage } from "../../../src/config/yaml-package-reader.js";
+import { mulberry32 } from "../../support/mulberry32.js";
 
 /** A text rendering that tells apart everything the two readers could disagree on. */
 function typed(value: unknown): string {
@@ -104,17 +105,6 @@ describe("the simple reader agrees with the yaml package", () => {
 // ---------------------------------------------------------------------------------------------
 // Random documents.
 
-/** Mulberry32: small, seeded, good enough to spread cases. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Mostly ordinary values and keys, some odd ones: the odd ones reach the give-up paths.
 const PLAIN = [
@@ -215,7 +205,7 @@ describe("random documents", () => {
   it(`${runs} seeded random documents: the simple reader agrees or gives up`, () => {
     let acceptedCount = 0;
     for (let seed = 1; seed <= runs; seed++) {
-      const text = randomDocument(rng(seed));
+      const text = randomDocument(mulberry32(seed));
       try {
         if (agrees(text)) acceptedCount++;
       } catch (error) {

@@ -10,6 +10,7 @@ import { verifyLog } from "../../../src/engine/verify-log.js";
 import type { NewEvent } from "../../../src/events/event-schema.js";
 import { deciderSpec } from "../../support/decider-spec.js";
 import { storedStream } from "../../support/stored-stream.js";
+import { trainingReport } from "../../support/training-report.js";
 
 const JOB = "j1";
 
@@ -136,14 +137,7 @@ describe("job decider: the machine decides", () => {
 });
 
 describe("job decider: training's verdict comes from the machine's guards over the report", () => {
-  const report = (over: Partial<TrainingReport> = {}): TrainingReport => ({
-    budgetExhausted: null,
-    calls: { started: 0, completed: 0, failed: 0, usable: 0, unusable: 0 },
-    lastCallFailure: null,
-    lastUnusableReply: null,
-    trainerError: null,
-    ...over,
-  });
+  const report = trainingReport;
   const ended = (r: TrainingReport): JobCommand => ({ type: "Advance", event: { type: "TRAINING_ENDED", report: r } });
 
   it("records the verdict, never the report: a clean end is TRAINED", () => {

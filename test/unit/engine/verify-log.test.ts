@@ -11,6 +11,7 @@ import { verifyLog } from "../../../src/engine/verify-log.js";
 import type { NewEvent } from "../../../src/events/event-schema.js";
 import { deciderSpec } from "../../support/decider-spec.js";
 import { storedStream } from "../../support/stored-stream.js";
+import { mulberry32 } from "../../support/mulberry32.js";
 
 const JOB = "j1";
 const verify = (stream: readonly NewEvent[]) => verifyLog(storedStream(stream));
@@ -76,17 +77,6 @@ describe("replay --verify: doctored streams", () => {
   });
 });
 
-/** mulberry32: a small seeded generator, so a failing sequence can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomCommand(next: () => number, state: JobDecisionState): JobCommand {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
@@ -137,7 +127,7 @@ describe("decide and evolve agree (generated command sequences)", () => {
     const statuses = new Set<string>();
     const verdicts = new Set<string>();
     for (let seed = 1; seed <= SEQUENCES; seed++) {
-      const next = rng(seed);
+      const next = mulberry32(seed);
       let state = jobDecider.initialState();
       const stream: NewEvent[] = [];
       for (let i = 0; i < 40; i++) {

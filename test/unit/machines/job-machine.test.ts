@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { IllegalJobTransition, initialJobSnapshot, isTerminal, jobStateOf, recordedEvent, stepJob, stepJobRecorded, type JobSnapshot } from "../../../machines/job-transitions.js";
-import { jobMachine, type JobMachineEvent, type TrainingReport } from "../../../machines/job.machine.js";
+import { jobMachine, type JobMachineEvent } from "../../../machines/job.machine.js";
+import { trainingReport } from "../../support/training-report.js";
 
 const run = (...events: JobMachineEvent[]): JobSnapshot => events.reduce(stepJob, initialJobSnapshot());
 const reason = "why";
@@ -135,14 +136,7 @@ describe("job machine definition", () => {
 
 describe("job machine: training's verdict", () => {
   const training = () => run({ type: "START" }, { type: "BUILT" });
-  const report = (over: Partial<TrainingReport> = {}): TrainingReport => ({
-    budgetExhausted: null,
-    calls: { started: 0, completed: 0, failed: 0, usable: 0, unusable: 0 },
-    lastCallFailure: null,
-    lastUnusableReply: null,
-    trainerError: null,
-    ...over,
-  });
+  const report = trainingReport;
   const boom = { message: "boom", stack: "Error: boom\n    at train" };
 
   it.each([
