@@ -2,14 +2,11 @@
  * Runs a verb that runs jobs (`run`) on a thread of its own, whose young generation is small.
  *
  * A run allocates fast and keeps little, so V8 grows a thread's young generation to its maximum
- * (two 16 MiB semi-spaces on the main thread) within the first jobs, and it is then part of the
- * process's resident set for the whole run. V8 takes that size only when a thread starts (from
- * `--max-semi-space-size` on the command line, or a worker's `resourceLimits`), so the run's
- * code runs in a worker started with 4 MiB semi-spaces. On the command line, 4 MiB gave 500
- * trivial jobs at 8 workers a job phase of 189–218 ms instead of 271–301 (2 MiB: 237–250). This
- * thread, alternated against the main-thread CLI: 500 jobs 294–326 → 243–278 ms at one worker and
- * 268–291 → 229–266 ms at 8; peak RSS of 1,000 jobs about 161 → 148 MiB, of 10,000 jobs 295 → 281.
- * Its own isolate costs about 10 MiB (100 jobs: 105–107 → 111–115 MiB) and about 0.1 s of start.
+ * within the first jobs, and it is then part of the process's resident set for the whole run. V8
+ * takes that size only when a thread starts (from `--max-semi-space-size` on the command line, or
+ * a worker's `resourceLimits`), so the run's code runs in a worker started with small
+ * semi-spaces: faster jobs and a lower peak than the main thread's, for a little memory and start
+ * time of its own isolate on a small run (docs/performance.md: ledger, 23ef1d6 and a2b6a64).
  *
  * The main thread keeps what only it can do: it receives the signals and relays them
  * (stop-signals.ts), exits at once on a second one as the single-threaded CLI did, and tells

@@ -83,7 +83,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   boundHeapGrowth();
   if (entry.runsJobs) {
     tuneV8ForJobs(); // process-wide: before the job thread starts
-    // (Loaded here only: node:worker_threads alone cost the quick verbs about 15 ms.)
+    // (Loaded here only: node:worker_threads alone slowed the quick verbs' start;
+    // docs/performance.md: ledger, 12e480c.)
     return (await import("./job-thread.js")).runOnJobThread(argv);
   }
   return runVerb(argv);

@@ -11,8 +11,7 @@
  * Run-level files and jobs that lag are written at `finish`, which brings everything level.
  *
  * They had a worker thread of their own, whose isolate and heap cost more memory than keeping them
- * beside the jobs (10,000 trivial jobs at 8 workers peaked at 170–173 MiB with it, 143–155 without),
- * for the second core's time (that run's whole command took 5.1–5.5 s with it, 6.9–8.6 s without).
+ * beside the jobs, at the price of the second core's time (docs/performance.md: ledger, d42e845).
  *
  * On a reopened run it first does what opening a run always did, in the same steps: one read of
  * the log folds the state and checks every mirror against it (repairing what a crash left);
@@ -247,8 +246,8 @@ class LogFollower {
  * job's once its last row was read) for what a crash may have left behind. Its projections are
  * trusted up to the position recorded for them and rewritten from there at the finish (the
  * invocation that reopened it may have committed its start already). A row at a time: each
- * invocation adds a `RunStarted` with the whole matrix (3 MB at 10,000 jobs), and a page of rows
- * held them all.
+ * invocation adds a `RunStarted` with the whole matrix (megabytes for a big run), and a page of
+ * rows held them all (docs/performance.md: ledger, 48564e2).
  */
 class ReopenFold {
   private filesAt = 0;
@@ -270,8 +269,9 @@ class ReopenFold {
         this.checkMirrors((check) => check.finish());
         // Projections behind (a kill after the last commit but before the last write) are not
         // rewritten here: the finish's `catchUp` writes every job changed since the recorded
-        // position and the run-level files (reopening a finished 10,000-job run rendered its
-        // reports twice, about 1.2 s more), and until then the recorded position says they are behind.
+        // position and the run-level files (rendering them here too rendered a big run's reports
+        // twice; docs/performance.md: ledger, d42e845), and until then the recorded position says
+        // they are behind.
         return false;
       }
       const row = next.value;

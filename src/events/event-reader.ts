@@ -53,9 +53,9 @@ export class EventReader {
 
   /**
    * The rows after `afterSeq`, in seq order, read one at a time as they are asked for (a page of
-   * rows held a reopened run's every `RunStarted` at once: a 10,000-job matrix is 3 MB, and one is
-   * added per invocation). The read sees the log as it was at the first row. Until the iterator
-   * is done (or `return`ed), this reader cannot be closed.
+   * rows held a reopened run's every `RunStarted` at once: a big matrix is megabytes, and one is
+   * added per invocation; docs/performance.md: ledger, 48564e2). The read sees the log as it was
+   * at the first row. Until the iterator is done (or `return`ed), this reader cannot be closed.
    */
   rowsOneByOne(afterSeq: number): IterableIterator<EventRow> {
     return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM ${this.source} WHERE seq > ? ORDER BY seq`).iterate(afterSeq) as IterableIterator<EventRow>;
@@ -201,7 +201,7 @@ export function peekRun(runDir: string): RunPeek | null {
     const last = db.prepare(`SELECT type FROM ${source} WHERE stream = 'run' ORDER BY ${order} DESC LIMIT 1`).get() as { type: string };
     const first = db.prepare(`SELECT ts FROM ${source} WHERE stream = 'run' AND type = 'RunStarted' ORDER BY ${order} LIMIT 1`).get() as { ts: string };
     // A start as the writer writes it names its hash in its first bytes; any other is parsed whole
-    // (a 50,000-job start is 15 MB of JSON: 0.4 s of SQLite's parsing on a busy machine).
+    // (a big run's start is megabytes of JSON for SQLite to parse; docs/performance.md: ledger, f997255).
     const configHash = HEAD_CONFIG_HASH.exec(started.head)?.[1] ?? db.prepare(`SELECT json_extract(data, '$.config_hash') FROM ${source} WHERE seq = ?`).pluck().get(started.seq);
     if (typeof configHash !== "string") throw new EventLogCorruptError({ path: eventsDbPath(runDir), problem: "RunStarted has no config_hash" });
     return { runId: started.run_id, configHash, finished: last.type === "RunFinished", firstStartedAt: String(first.ts) };

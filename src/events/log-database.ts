@@ -21,9 +21,9 @@ export const EVENTS_DB = "events.db";
 
 /**
  * better-sqlite3's compiled addon, loaded with this module. Left to find it at the first open,
- * better-sqlite3 asks the `bindings` package, which tries one path after another: 2.0 ms of a
- * command's first open, against 1.0 ms for loading the addon by its path (measured here). A build
- * elsewhere than `build/Release` is left to that search.
+ * better-sqlite3 asks the `bindings` package, which tries one path after another: loading the
+ * addon by its path shortens a command's first open (docs/performance.md: ledger, 514b50e). A
+ * build elsewhere than `build/Release` is left to that search.
  */
 const NATIVE_BINDING = ((): string | undefined => {
   try {
@@ -62,7 +62,8 @@ export const storedPayload = new WeakMap<object, string>();
 /**
  * An event as the writer recorded it: the envelope and the payload text the log stores, parsed
  * back only when someone reads `data`. In the writer most events are only counted or passed on
- * (a trivial job's 9 events are read for 2), and parsing each one cost a tenth of the job.
+ * (a trivial job's 9 events are read for 2), and parsing each one was a good part of the job
+ * (docs/performance.md: ledger, b6ddee7).
  */
 export class RecordedEvent {
   private parsed: unknown = undefined;
@@ -129,11 +130,10 @@ function schemaOf(db: Database.Database, path: string): number {
 }
 
 /**
- * Each connection's page cache, in KiB: SQLite's own default. better-sqlite3 raises it to 16 MiB,
- * which a big log fills (a 10,000-job run's is 42 MB, read by the writer and the derived
- * files' reader) while a run mostly appends near the end of the log and reads it in order: that run
- * peaked at 259–267 MiB with it and 241–251 MiB with this, its job phase no slower (4 runs each,
- * alternated).
+ * Each connection's page cache, in KiB: SQLite's own default. better-sqlite3 raises it, and a big
+ * log fills the larger cache (read by the writer and the derived files' reader) while a run mostly
+ * appends near the end of the log and reads it in order: the smaller cache lowers a big run's peak
+ * at the same speed (docs/performance.md: ledger, 8d97583).
  */
 const PAGE_CACHE_KIB = 2000;
 
@@ -265,8 +265,8 @@ export function readContents(db: Database.Database, refs: Iterable<string>): Map
 
 /**
  * The position of each stream's last event, by stream: where a reader of the whole log is done
- * with a job. Read from the stream index alone (a 90,000-event log: 28 ms, against 70–170 ms for
- * each job's highest seq).
+ * with a job. Read from the stream index alone, a fraction of asking for each job's highest seq
+ * (docs/performance.md: ledger, c942a0f).
  */
 export function lastPositions(db: Database.Database, source = "events"): Map<string, number> {
   return new Map(db.prepare(`SELECT stream, max(position) FROM ${source} GROUP BY stream`).raw().all() as [string, number][]);

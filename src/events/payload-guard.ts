@@ -1,8 +1,9 @@
 /**
  * A plain predicate compiled from an effect Schema, accepting exactly what `Schema.is(schema)`
- * accepts. `Schema.is` runs effect's general parser (Either results, issue objects, output copies),
- * about 10 µs per event payload, and a run's whole log is checked on every open and replay; a
- * tree of closures (and one generated function per struct) does the same checks in a fraction.
+ * accepts. `Schema.is` runs effect's general parser (Either results, issue objects, output copies)
+ * on every event payload, and a run's whole log is checked on every open and replay; a tree of
+ * closures (and one generated function per struct) does the same checks in a fraction of the time
+ * (docs/performance.md: ledger, 69df648).
  *
  * It mirrors effect 3.x's parser (ParseResult.ts, `go`) as `Schema.is` calls it: on the type
  * side (`AST.typeAST`), with `{ exact: true }` and no other option, so excess properties are

@@ -3,8 +3,8 @@
  * each atomically (temp file + rename), and removes generated files the state no longer produces
  * (a re-run job whose latest attempt failed before training has no state files).
  *
- * Writes are synchronous on purpose: measured on the CI machine's disk, 5,000 small files
- * written in one thread took a tenth of the time the same writes took spread over libuv's pool.
+ * Writes are synchronous on purpose: many small files are written much faster in one thread than
+ * spread over libuv's pool (docs/performance.md: ledger, 99b2a8b).
  */
 import { createHash, hash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -148,7 +148,8 @@ export class ProjectionWriter {
   /**
    * Per job, the state it was last rendered from, as one number (its last event's seq, plus the
    * number of the run context times `SEQ_SPAN`): a job whose events and context did not change is
-   * not re-rendered (a string per job: 1.9 MB of a 10,000-job run's heap, 0.6 MB as numbers).
+   * not re-rendered (a number per job takes much less of a big run's heap than a string did;
+   * docs/performance.md: ledger, aacb89c).
    */
   private readonly renderedAt = new Map<string, number>();
   /** The run contexts jobs were rendered in, numbered in the order first seen (a run has one or two). */
@@ -217,7 +218,8 @@ export class ProjectionWriter {
   /**
    * The files on disk were rendered from `state` (the log position they reflect was recorded and
    * `state` is folded to it): no job's files are rendered again until its events or the run's LLM
-   * columns change. Reopening a finished 10,000-job run compared 110,000 files otherwise.
+   * columns change. Reopening a finished run compared every job's files otherwise
+   * (docs/performance.md: ledger, c942a0f).
    */
   assumeCurrent(state: RunState): void {
     for (const job of state.jobs.values()) this.renderedAt.set(job.job_id, this.renderKey(state, job));
@@ -261,8 +263,8 @@ export class ProjectionWriter {
   /**
    * A job's folders: none that the listing saw (replay), else a recursive `mkdir` of each, which
    * is one system call for a new folder and two for one that exists, and never an exception (with
-   * the absent-file check in `remove`, replay wrote a 1,000-job run's projections in about a third
-   * less time).
+   * the absent-file check in `remove`, replay writes a run's projections faster; docs/performance.md:
+   * ledger, 0e92b24).
    */
   private ensureJobDirs(job: JobView): void {
     if (this.jobDirs.has(job.job_id)) return;
@@ -337,8 +339,8 @@ export class ProjectionWriter {
   /**
    * Whether the file at `path` holds `content` byte for byte (a decoded comparison would take a
    * corrupt byte sequence for the U+FFFD it decodes to). Reading and comparing a job's small file
-   * costs about half of writing it to a temp file and renaming it, so a replay of an intact run
-   * writes nothing it need not.
+   * costs less than writing it to a temp file and renaming it, so a replay of an intact run writes
+   * nothing it need not (docs/performance.md: ledger, 34e4556).
    */
   private alreadyHolds(path: string, full: string, content: string | Uint8Array): boolean {
     if (this.fresh || !(this.listed !== undefined ? this.listed.hasFile(path) : existsSync(full))) return false;

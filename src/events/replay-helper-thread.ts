@@ -31,13 +31,12 @@ export const HELPER_FAILED = -1;
 const MAX_BACKLOG = 32;
 /**
  * Below this many jobs a helper did not pay for its start on two cores (it competes with the
- * replaying thread while its modules load): CLI replays of 500 and 1,000 jobs took 1.29–1.37 and
- * 1.64–1.91 s with one, 1.17–1.19 and 1.47–1.67 s without; 3,000 jobs 2.82–2.94 s with, 2.85–3.83
- * without; 10,000 jobs 5.4–6.5 s with, 7.6–8.8 without.
+ * replaying thread while its modules load); from about this size on it does (docs/performance.md:
+ * ledger, af5c15a).
  */
 export const REPLAY_HELPER_MIN_JOBS = 3_000;
 const WORKER_URL = new URL("./replay-helper-worker.js", import.meta.url);
-/** Its young generation, in MiB: at V8's default a 10,000-job replay peaked at 264 MB, at 16 or 8 at 240. */
+/** Its young generation, in MiB: below V8's default, a big replay peaks lower (docs/performance.md: ledger, af5c15a). */
 const YOUNG_GENERATION_MB = 16;
 
 /** Whether replaying `jobs` jobs on this machine is worth a helper thread. */

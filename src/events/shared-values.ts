@@ -1,9 +1,10 @@
 /**
  * One instance for equal values. A run's matrix and its jobs' outcomes repeat the same resolved
  * kwargs, names and parameter lists in every job, and each event payload parsed from the log is a
- * fresh copy of them: folded as they come, 10,000 jobs held 19 empty objects and a dozen copies of
- * the same strings each. Shared values are frozen: the fold treats payloads as read-only, and
- * freezing turns a stray write into an error instead of a change to every job at once.
+ * fresh copy of them: folded as they come, every job held copies of the same empty objects and
+ * strings (docs/performance.md: ledger, 4495d7b). Shared values are frozen: the fold treats
+ * payloads as read-only, and freezing turns a stray write into an error instead of a change to
+ * every job at once.
  */
 import { deepFreeze } from "../config/deep-freeze.js";
 

@@ -1,7 +1,8 @@
 /**
  * The values a snapshot writes once and refers to by index: a run's jobs repeat the same kwargs,
- * agent names, feedback and token totals, and a 10,000-job snapshot that wrote them in every job
- * was 8.8 MB, reading and parsing which was most of the time to decide what to resume.
+ * agent names, feedback and token totals, and a snapshot that wrote them in every job was much
+ * larger, reading and parsing which was most of the time to decide what to resume
+ * (docs/performance.md: ledger, a8c59fb).
  */
 export class SnapshotValues {
   readonly values: unknown[] = [];

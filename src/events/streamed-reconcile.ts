@@ -24,7 +24,7 @@ export class StreamedReconcile {
   private appending = false;
   /**
    * The text handed over and not yet compared, encoded as it comes (gathered as a string, it was
-   * copied once more to be encoded: a tenth of what a small replay allocated with the mirrors).
+   * copied once more to be encoded; docs/performance.md: ledger, 514b50e).
    */
   private readonly encoded = Buffer.allocUnsafe(CHUNK_CHARS * 3);
   private used = 0;

@@ -1,10 +1,10 @@
 /**
  * The writer's own views (views/projector.ts `WRITER`: attempts, outcomes, LLM use) and their snapshot. Reopening a
- * finished 10,000-job run to decide what to resume folded 20,000 rows of the log each time; the
- * writer now saves its state at the end of each invocation with the log position it reflects,
- * and the next writer restores it and folds only what was committed after. The snapshot is a
- * cache in `events.db`: one written by another fold (another format) or unreadable is ignored,
- * and the log stays the only truth (`replay` and `replay --verify` never read it).
+ * finished run to decide what to resume folded its whole log each time (docs/performance.md:
+ * ledger, c3808f2); the writer now saves its state at the end of each invocation with the log
+ * position it reflects, and the next writer restores it and folds only what was committed after.
+ * The snapshot is a cache in `events.db`: one written by another fold (another format) or
+ * unreadable is ignored, and the log stays the only truth (`replay` and `replay --verify` never read it).
  */
 import type { EventStore } from "./event-store.js";
 import { RunState } from "./run-state.js";
@@ -37,9 +37,8 @@ function restored(store: EventStore): RunState | null {
 
 /**
  * A usable snapshot fewer than this many events behind the log is kept: folding them costs the
- * next writer a few milliseconds, writing a finished 10,000-job run's snapshot again (8.8 MB then,
- * 3.6 MB since jobs' repeated values are written once) about 0.3 s at the end of every re-run that
- * found nothing to do.
+ * next writer little, while writing a big finished run's snapshot again was a noticeable part of
+ * every re-run that found nothing to do (docs/performance.md: ledger, c8b9000).
  */
 const KEEP_SNAPSHOT_WITHIN = 1_000;
 

@@ -39,7 +39,7 @@ let exoticSeen = false;
 /**
  * Whether `sanitize` would change anything in `value` or meet a value `JSON.stringify` cannot
  * write. Most rendered values hold no secret and nothing to convert: looking costs a fraction of
- * copying them (the copies were about a tenth of what a replay allocated).
+ * copying them (docs/performance.md: ledger, 514b50e).
  */
 function needsSanitizing(value: unknown): boolean {
   if (value === null) return false;

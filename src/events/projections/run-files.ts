@@ -186,7 +186,8 @@ export function manifestJson(state: RunState): TextPieces {
     const spec = job.spec;
     const k = spec.resolved_kwargs;
     // Each literal opens with a key of its own, not with a spread: one that opens with a spread and
-    // goes on with more keys allocated six times as much per entry (V8 11).
+    // goes on with more keys allocated several times as much per entry (V8 11; docs/performance.md:
+    // ledger, 514b50e).
     const { job_id, ...identity } = jobIdentityFields(spec);
     const done = job.finished;
     if (done === null) {

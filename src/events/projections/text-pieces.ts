@@ -1,8 +1,8 @@
 /**
  * A large projection file produced piece by piece: the manifest and the files index of a big run
  * are megabytes, and rendering one whole (its object tree, a sanitized copy, the text) allocated
- * about 180 MB for 10,000 jobs. The writer streams the pieces to the file; `text()` joins them
- * (tests, comparisons).
+ * many times that (docs/performance.md: ledger, 0e92b24). The writer streams the pieces to the
+ * file; `text()` joins them (tests, comparisons).
  */
 import { pythonJsonString, pythonPrettyJson } from "../../codec/python-json.js";
 import { isSecretName, REDACTED, sanitizedJson } from "./artifact-format.js";
