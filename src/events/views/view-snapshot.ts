@@ -180,7 +180,16 @@ export function fromWriterSnapshot(text: string): RunState {
       const kept: Record<string, unknown> = {};
       KEPT_FINISHED_FIELDS.forEach((key, i) => (kept[key] = INDEXED_FINISHED_FIELDS.has(key) ? values[saving.finished![i] as number] : saving.finished![i]));
       // Each attempt its own totals, as a fold gives it.
-      view.finished = finishedAttempt(kept as unknown as FinishedAttempt, { ...NO_FINISHED_DETAIL, tokens: { ...(kept.tokens as TokenTotals) } });
+      view.finished = finishedAttempt(kept as unknown as FinishedAttempt, {
+        // Field by field, not spread: see job-attempt-projection.ts.
+        parameters: NO_FINISHED_DETAIL.parameters,
+        initial_values: NO_FINISHED_DETAIL.initial_values,
+        final_values: NO_FINISHED_DETAIL.final_values,
+        best_values: NO_FINISHED_DETAIL.best_values,
+        iterations: NO_FINISHED_DETAIL.iterations,
+        iteration_marks: NO_FINISHED_DETAIL.iteration_marks,
+        tokens: { ...(kept.tokens as TokenTotals) },
+      });
     }
     state.jobs.set(view.job_id, view);
   }
