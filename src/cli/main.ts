@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { packageRoot } from "../fs/package-root.js";
 import { UsageError, parseVerbArgs, verbHelp, type ParsedArgs, type VerbSpec } from "./args.js";
 import { userErrorExit } from "./user-errors.js";
-import { boundHeapGrowth, tuneV8ForJobs } from "./v8-tuning.js";
+import { boundHeapGrowth, tuneV8ForJobs } from "../runtime/v8-tuning.js";
 
 export interface Verb {
   readonly spec: VerbSpec;
@@ -85,7 +85,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     tuneV8ForJobs(); // process-wide: before the job thread starts
     // (Loaded here only: node:worker_threads alone slowed the quick verbs' start;
     // docs/performance.md: ledger, 12e480c.)
-    return (await import("./job-thread.js")).runOnJobThread(argv);
+    return (await import("../runtime/job-thread.js")).runOnJobThread(argv);
   }
   return runVerb(argv);
 }

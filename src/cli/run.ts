@@ -43,7 +43,7 @@ import { DEFAULT_INSPECTOR_URL } from "../../adapters/inspector/default-inspecto
 import { shellWord } from "../codec/shell-word.js";
 import { cliCommand } from "../fs/cli-command.js";
 import { STUB_CAVEAT } from "../domain/stub-caveat.js";
-import { onStopSignals } from "./stop-signals.js";
+import { onStopSignals } from "../runtime/stop-signals.js";
 import { MAX_JOBS_FLAG, maxJobsOf } from "./max-jobs-flag.js";
 
 export const spec: VerbSpec = {

@@ -10,7 +10,7 @@ import { MirrorWriter } from "./mirror-writer.js";
 import { PROJECTIONS } from "./projection-subscriber.js";
 import { ProjectionWriter } from "./projection-writer.js";
 import type { JobRenderContext } from "./projections/results-table.js";
-import { ReplayHelperThread, wantsReplayHelper } from "./replay-helper-thread.js";
+import { ReplayHelperThread, wantsReplayHelper } from "../runtime/replay-helper-thread.js";
 import { RunDirListing } from "./run-dir-listing.js";
 import { findStrays, moveStraysAside } from "./run-dir-strays.js";
 import { RunState } from "./run-state.js";

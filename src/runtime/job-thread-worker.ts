@@ -12,7 +12,7 @@ const setup = workerData as JobThreadSetup;
 favourMemory();
 const port = parentPort!;
 takeRelayedSignals(port, setup.listening);
-const { runVerb } = await import("./main.js");
+const { runVerb } = await import("../cli/main.js");
 
 /** A worker's stdout and stderr are pipes to the main thread: they take on the real streams' terminal facts. */
 function takeOn(stream: NodeJS.WritableStream, facts: TerminalFacts): void {

@@ -4,10 +4,10 @@
  * (and what else their folders hold) or why it could not write one.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { JobFolderRewriter } from "./job-folder-rewriter.js";
-import { ProjectionWriter } from "./projection-writer.js";
+import { JobFolderRewriter } from "../events/job-folder-rewriter.js";
+import { ProjectionWriter } from "../events/projection-writer.js";
 import { HELPER_FAILED, HELPER_READY, type ReplayHelperReply, type ReplayHelperRequest, type ReplayHelperSetup } from "./replay-helper-thread.js";
-import { RunDirListing } from "./run-dir-listing.js";
+import { RunDirListing } from "../events/run-dir-listing.js";
 
 const { runDir, context, progress } = workerData as ReplayHelperSetup;
 const port = parentPort!;

@@ -9,8 +9,8 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { JobRenderContext } from "./projections/results-table.js";
-import type { JobView } from "./run-state.js";
+import type { JobRenderContext } from "../events/projections/results-table.js";
+import type { JobView } from "../events/run-state.js";
 
 export interface ReplayHelperSetup {
   readonly runDir: string;
