@@ -21,7 +21,7 @@ const OUT = join(ROOT, "dist", "cli");
 rmSync(OUT, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: ["dist/src/cli/main.js", "dist/src/runtime/job-thread-worker.js", "dist/src/runtime/replay-helper-worker.js"],
+  entryPoints: ["dist/src/cli/main.js", "dist/src/runtime/job-thread-worker.js", "dist/src/events/replay-helper-entry.js"],
   entryNames: "[name]",
   chunkNames: "chunk-[hash]",
   outdir: OUT,

@@ -85,7 +85,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     tuneV8ForJobs(); // process-wide: before the job thread starts
     // (Loaded here only: node:worker_threads alone slowed the quick verbs' start;
     // docs/performance.md: ledger, 12e480c.)
-    return (await import("../runtime/job-thread.js")).runOnJobThread(argv);
+    return (await import("../runtime/job-thread.js")).runOnJobThread(new URL(import.meta.url), argv); // this module is its program
   }
   return runVerb(argv);
 }

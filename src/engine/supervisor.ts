@@ -15,6 +15,7 @@ import * as Exit from "effect/Exit";
 import * as Fiber from "effect/Fiber";
 import * as FiberMap from "effect/FiberMap";
 import type { FinishedStatus } from "../events/event-schema.js";
+import { eventLoopTurns } from "../runtime/event-loop-turns.js";
 import type { RecordError } from "./job-recorder.js";
 import { runJob, type JobAttempt, type JobRunOptions } from "./job-runner.js";
 
@@ -30,36 +31,6 @@ type JobServicesOf = Effect.Effect.Context<ReturnType<typeof runJob>>;
 
 /** What `cancelJob` says: the job was running and its cancellation is recorded, or why nothing was done. */
 export type CancelOutcome = { readonly cancelled: true } | { readonly cancelled: false; readonly why: "not_running" | "already_cancelling" };
-
-/**
- * Jobs that never wait on I/O would run the whole matrix in one turn of the event loop, so
- * signals (Ctrl-C), timers and the console's live line would wait for the end. This lets the
- * loop turn before a job starts when it has not turned for a while; jobs that wait on I/O (every
- * real one) turn it themselves, and then nothing is added to their order.
- */
-function eventLoopTurns(maxStallMs = 50) {
-  let turned = true;
-  let since = performance.now();
-  const watch = () => {
-    turned = false;
-    since = performance.now();
-    setImmediate(() => {
-      turned = true;
-    });
-  };
-  const turn = Effect.async<void>((resume) => {
-    const handle = setImmediate(() => resume(Effect.void));
-    return Effect.sync(() => clearImmediate(handle));
-  });
-  return Effect.suspend(() => {
-    if (turned) {
-      watch();
-      return Effect.void;
-    }
-    if (performance.now() - since < maxStallMs) return Effect.void;
-    return Effect.zipRight(turn, Effect.sync(watch));
-  });
-}
 
 export class Supervisor {
   /** The running jobs' fibers while `supervise` runs (null before and after). */

@@ -10,7 +10,8 @@ import { MirrorWriter } from "./mirror-writer.js";
 import { PROJECTIONS } from "./projection-subscriber.js";
 import { ProjectionWriter } from "./projection-writer.js";
 import type { JobRenderContext } from "./projections/results-table.js";
-import { ReplayHelperThread, wantsReplayHelper } from "../runtime/replay-helper-thread.js";
+import { wantsReplayHelper } from "../runtime/replay-helper-thread.js";
+import { startReplayHelper, type ReplayHelper } from "./replay-helper.js";
 import { RunDirListing } from "./run-dir-listing.js";
 import { findStrays, moveStraysAside } from "./run-dir-strays.js";
 import { RunState } from "./run-state.js";
@@ -34,7 +35,7 @@ export interface ReplayOutcome {
  * the run's log, opened for writing (replay is a writer); closed when this returns.
  */
 export async function replayLog(store: EventStore, runDir: string, helper?: boolean, prune = false): Promise<ReplayOutcome> {
-  let helperThread: ReplayHelperThread | null = null;
+  let helperThread: ReplayHelper | null = null;
   try {
     // Before any file changes: a replay cut short (a log that cannot be read to its end) must
     // leave the projections marked behind, so the next writer or replay rebuilds them.
@@ -50,7 +51,7 @@ export async function replayLog(store: EventStore, runDir: string, helper?: bool
     // Each projection is compared with the file the listing found, and written where it differs.
     // Made before the helper starts: it clears the temp folder the helper's own goes in.
     const writer = new ProjectionWriter(runDir, false, listing);
-    if (helper ?? wantsReplayHelper(lastPositions.size)) helperThread = new ReplayHelperThread(runDir, context);
+    if (helper ?? wantsReplayHelper(lastPositions.size)) helperThread = startReplayHelper(runDir, context);
     if (helper === true) await helperThread!.ready();
     const rewriter = new JobFolderRewriter(context, writer, listing);
     const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastPositions);

@@ -1,9 +1,9 @@
 /**
- * The job thread's entry (job-thread.ts): runs the verb with what the main thread says about the
- * terminal, and hands back its exit code.
+ * The job thread's entry (job-thread.ts): runs the program's verb with what the main thread says
+ * about the terminal, and hands back its exit code.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { JobThreadMessage, JobThreadSetup, TerminalFacts, TerminalResize } from "./job-thread.js";
+import type { JobThreadMessage, JobThreadProgram, JobThreadSetup, TerminalFacts, TerminalResize } from "./job-thread.js";
 import { takeRelayedSignals } from "./stop-signals.js";
 import { favourMemory } from "./v8-tuning.js";
 
@@ -12,7 +12,7 @@ const setup = workerData as JobThreadSetup;
 favourMemory();
 const port = parentPort!;
 takeRelayedSignals(port, setup.listening);
-const { runVerb } = await import("../cli/main.js");
+const { runVerb } = (await import(setup.program)) as JobThreadProgram;
 
 /** A worker's stdout and stderr are pipes to the main thread: they take on the real streams' terminal facts. */
 function takeOn(stream: NodeJS.WritableStream, facts: TerminalFacts): void {

@@ -12,6 +12,9 @@
  * (stop-signals.ts), exits at once on a second one as the single-threaded CLI did, and tells
  * the job thread whether its output is a terminal and how wide (a worker's stdout is a pipe to
  * the main thread, which writes it to the real one).
+ *
+ * The port: what the thread runs is named by its module's URL (a `JobThreadProgram`, the CLI's
+ * main.ts), so that this folder imports nothing of the CLI.
  */
 import { Worker } from "node:worker_threads";
 import { onStopSignals, type RelayedSignal, type StopSignal, type UnheardSignal } from "./stop-signals.js";
@@ -20,6 +23,11 @@ const WORKER_URL = new URL("./job-thread-worker.js", import.meta.url);
 /** Young generation of the job thread, in MiB: V8 makes it three semi-spaces' worth (4 MiB each). */
 const YOUNG_GENERATION_MB = 12;
 
+/** What the job thread runs: a module whose `runVerb(argv)` resolves to the exit code. */
+export interface JobThreadProgram {
+  runVerb(argv: readonly string[]): Promise<number>;
+}
+
 /** What the job thread is told about the real stdout and stderr. */
 export interface TerminalFacts {
   readonly isTTY: boolean;
@@ -27,6 +35,8 @@ export interface TerminalFacts {
 }
 
 export interface JobThreadSetup {
+  /** The URL of the `JobThreadProgram` module. */
+  readonly program: string;
   readonly argv: readonly string[];
   /** One Int32 over shared memory: 1 while the run listens for stop signals (stop-signals.ts). */
   readonly listening: Int32Array;
@@ -43,10 +53,10 @@ export type TerminalResize = { readonly type: "resize"; readonly stream: "stdout
 
 const factsOf = (stream: NodeJS.WriteStream): TerminalFacts => ({ isTTY: stream.isTTY === true, columns: stream.columns });
 
-/** Runs `argv` (its verb runs jobs) on the job thread; resolves to the exit code. */
-export function runOnJobThread(argv: readonly string[]): Promise<number> {
+/** Runs `argv` through `program` (a `JobThreadProgram` module) on the job thread; resolves to the exit code. */
+export function runOnJobThread(program: URL, argv: readonly string[]): Promise<number> {
   const listening = new Int32Array(new SharedArrayBuffer(4));
-  const setup: JobThreadSetup = { argv, listening, stdout: factsOf(process.stdout), stderr: factsOf(process.stderr) };
+  const setup: JobThreadSetup = { program: program.href, argv, listening, stdout: factsOf(process.stdout), stderr: factsOf(process.stderr) };
   const worker = new Worker(WORKER_URL, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
 
   let signals = 0;

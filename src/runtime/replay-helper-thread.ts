@@ -6,20 +6,22 @@
  * make side by side. Jobs are handed over only while the helper keeps up (its progress is shared
  * memory: the replaying thread reads the log without yielding), so a helper that starts late or
  * runs slow only takes fewer of them.
+ *
+ * The port: the thread runs the entry module it is given (one that calls `serveReplayHelper` with
+ * the writer of a job's folder), with the setup it is given, and takes jobs of any cloneable type;
+ * so this folder imports nothing of the events and their projections.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { JobRenderContext } from "../events/projections/results-table.js";
-import type { JobView } from "../events/run-state.js";
 
-export interface ReplayHelperSetup {
-  readonly runDir: string;
-  readonly context: JobRenderContext;
+/** What the helper's entry is started with (`workerData`). */
+export interface ReplayHelperSetup<Setup> {
+  readonly setup: Setup;
   /** [state (0 starting, 1 ready, -1 failed), jobs written]. */
   readonly progress: Int32Array;
 }
 
-export type ReplayHelperRequest = { readonly type: "job"; readonly job: JobView } | { readonly type: "finish" };
+export type ReplayHelperRequest<Job> = { readonly type: "job"; readonly job: Job } | { readonly type: "finish" };
 /** `code`: the system error's (ENOSPC, ENOTDIR, ...), when a file could not be written. */
 export type ReplayHelperReply = { readonly type: "finished"; readonly strays: readonly string[] } | { readonly type: "failed"; readonly message: string; readonly code?: string };
 
@@ -35,14 +37,13 @@ const MAX_BACKLOG = 32;
  * ledger, af5c15a).
  */
 export const REPLAY_HELPER_MIN_JOBS = 3_000;
-const WORKER_URL = new URL("./replay-helper-worker.js", import.meta.url);
 /** Its young generation, in MiB: below V8's default, a big replay peaks lower (docs/performance.md: ledger, af5c15a). */
 const YOUNG_GENERATION_MB = 16;
 
 /** Whether replaying `jobs` jobs on this machine is worth a helper thread. */
 export const wantsReplayHelper = (jobs: number) => jobs >= REPLAY_HELPER_MIN_JOBS && availableParallelism() > 1;
 
-export class ReplayHelperThread {
+export class ReplayHelperThread<Job> {
   private readonly worker: Worker;
   private readonly progress = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
   private handed = 0;
@@ -51,8 +52,9 @@ export class ReplayHelperThread {
   /** What the folders it wrote hold besides their files (run-dir-strays.ts), once it finished. */
   private strays: readonly string[] = [];
 
-  constructor(runDir: string, context: JobRenderContext) {
-    this.worker = new Worker(WORKER_URL, { workerData: { runDir, context, progress: this.progress } satisfies ReplayHelperSetup, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+  /** Starts `entry` (a module that calls `serveReplayHelper`) on a thread, with `setup` copied to it. */
+  constructor(entry: URL, setup: unknown) {
+    this.worker = new Worker(entry, { workerData: { setup, progress: this.progress } satisfies ReplayHelperSetup<unknown>, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     this.worker.on("message", (reply: ReplayHelperReply) => {
       if (reply.type !== "finished") return this.fail(reply.message, reply.code);
       this.strays = reply.strays;
@@ -68,9 +70,9 @@ export class ReplayHelperThread {
   }
 
   /** Hands `job` to the helper if it is ready and keeping up; false: the caller writes it. */
-  offer(job: JobView): boolean {
+  offer(job: Job): boolean {
     if (Atomics.load(this.progress, 0) !== HELPER_READY || this.handed - Atomics.load(this.progress, 1) >= MAX_BACKLOG) return false;
-    this.worker.postMessage({ type: "job", job } satisfies ReplayHelperRequest);
+    this.worker.postMessage({ type: "job", job } satisfies ReplayHelperRequest<Job>);
     this.handed += 1;
     return true;
   }
@@ -86,7 +88,7 @@ export class ReplayHelperThread {
       const settle = () => (this.failure === null ? resolve() : reject(helperError(this.failure)));
       if (this.failure !== null) return settle();
       this.finished = settle;
-      this.worker.postMessage({ type: "finish" } satisfies ReplayHelperRequest);
+      this.worker.postMessage({ type: "finish" } satisfies ReplayHelperRequest<Job>);
     });
     return this.strays;
   }

@@ -1,7 +1,8 @@
 /**
  * The import direction of the design, checked on the sources: `cli → engine → (opt, events,
- * config) → machines`, adapters wired in at the edge, and no cycle between folders. A folder is
- * `src/<name>`, `adapters` or `machines`; imports inside one folder are free.
+ * config) → machines`, adapters wired in at the edge, the runtime wing (threads, V8 flags, signals,
+ * pacing) free of the domain, and no cycle between folders. A folder is `src/<name>`, `adapters` or
+ * `machines`; imports inside one folder are free.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -72,6 +73,10 @@ const RULES: readonly Rule[] = [
     forbids: (from, to) => from === "src/llm" && to !== "src/domain" && to !== "src/events" && to !== "src/fs",
   },
   { rule: "codec/ imports nothing: Python's formats are the bottom layer", forbids: (from) => from === "src/codec" },
+  {
+    rule: "runtime/ imports nothing of src/, adapters/ or machines/: speed and memory machinery behind ports, which the domain plugs into",
+    forbids: (from) => from === "src/runtime",
+  },
 ];
 
 describe("folder dependencies", () => {
@@ -81,6 +86,7 @@ describe("folder dependencies", () => {
     expect(graph.get("src/engine")?.has("machines")).toBe(true);
     expect(graph.get("src/cli")?.has("adapters")).toBe(true);
     expect(graph.get("src/opt")?.has("src/domain")).toBe(true);
+    expect(graph.get("src/events")?.has("src/runtime")).toBe(true);
   });
 
   it.each(RULES)("$rule", ({ forbids }) => {
