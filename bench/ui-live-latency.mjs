@@ -33,8 +33,6 @@ const BIN = join(ROOT, "bin", "trace-bench.js");
 const FIXTURE_SUITE = join(ROOT, "test", "fixtures", "suites", "fixture-suite.mjs");
 const PACED_JOBS = Number(process.env.UI_BENCH_PACED_JOBS ?? 60);
 const BURST_JOBS = Number(process.env.UI_BENCH_BURST_JOBS ?? 1000);
-/** The README's promise: a commit reaches the page within a second. */
-const TARGET_MS = 1000;
 /** After the run exits, how long the stream is kept open for its last messages (several polls). */
 const DRAIN_MS = 2000;
 const DEADLINE_MS = 300_000;
@@ -180,7 +178,7 @@ for (const [i, [name, label, config]] of WORKLOADS.entries()) {
     const { latencies, messages, events, skipped } = await measure(name, config);
     rows.push({ id, measurement: `${name} (${label}): commit → SSE message at a client, median`, value: percentile(latencies, 50), unit: "ms", digits: 0, target: null });
     rows.push({ id, measurement: `${name}: commit → SSE message at a client, p95`, value: percentile(latencies, 95), unit: "ms", digits: 0, target: null });
-    rows.push({ id, measurement: `${name}: commit → SSE message at a client, worst of ${events} events`, value: Math.max(...latencies), unit: "ms", digits: 0, target: { op: "<=", value: TARGET_MS } });
+    rows.push({ id, measurement: `${name}: commit → SSE message at a client, worst of ${events} events`, value: Math.max(...latencies), unit: "ms", digits: 0, key: "ui-live-latency" });
     notes.push(`#${id} ${name}: ${events} events in ${messages} messages (the ${skipped} events before the stream opened left out); min ${fmt(Math.min(...latencies), 0)} ms`);
   } catch (error) {
     failures += 1;
