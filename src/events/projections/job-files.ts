@@ -6,7 +6,7 @@ import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
 import { resolvedColumns, resultRow, TOKEN_SCOPE, type JobRenderContext } from "./results-table.js";
 import { stateSnapshot } from "./state-snapshot.js";
 import { tbEventFilePath, tensorboardEventFile } from "./tensorboard-file.js";
-import { BoundedMemo } from "./bounded-memo.js";
+import { BoundedMemo } from "../../runtime/bounded-memo.js";
 
 /** A file's content: text (UTF-8), or bytes (TensorBoard event files). */
 export type FileContent = string | Uint8Array;

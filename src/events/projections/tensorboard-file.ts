@@ -19,7 +19,7 @@ import { MAX_NAME_BYTES, portableFolderName } from "../../fs/portable-folder-nam
 import type { JobSpecRecord } from "../event-schema.js";
 import type { FinishedAttempt, JobView } from "../run-state.js";
 import { tbDir } from "./job-paths.js";
-import { BoundedMemo } from "./bounded-memo.js";
+import { BoundedMemo } from "../../runtime/bounded-memo.js";
 
 /** Whether a job with this logger (as configured or resolved) writes TensorBoard event files (as the original decides where to inject a logdir: a name holding "tensorboard", any case). */
 export function writesTensorboard(logger: string | null): boolean {
