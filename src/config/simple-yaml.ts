@@ -12,6 +12,7 @@
  */
 import * as Data from "effect/Data";
 import { CST } from "yaml";
+import { flattened } from "../runtime/flat-string.js";
 import { MAX_NESTING } from "./nesting-limit.js";
 import { resolvePlainScalar } from "./pyyaml-schema.js";
 import { ValueLines } from "./value-lines.js";
@@ -337,10 +338,8 @@ class SimpleYamlReader {
     const token: CST.FlowScalar = { type: double ? "double-quoted-scalar" : "single-quoted-scalar", offset: start, indent: 0, source: text.slice(start, end) };
     const resolved = CST.resolveAsScalar(token, true, () => (failed = true));
     if (failed || resolved === null) return giveUp("bad quoted scalar");
-    // The package builds the value a character at a time: a rope of ~25 bytes per character,
-    // which V8 flattens in place on the first character access.
-    resolved.value.charCodeAt(0);
-    return resolved.value;
+    // The package builds the value a character at a time: kept as built, it is a rope (flat-string.ts).
+    return flattened(resolved.value);
   }
 
   // ---------------------------------------------------------------------------------------------
