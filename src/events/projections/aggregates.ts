@@ -28,6 +28,7 @@
  * still shows, with n = 0 and empty figures.
  */
 import { createRng } from "../../domain/rng.js";
+import { BoundedMemo } from "../../runtime/bounded-memo.js";
 import { csvCell, csvLine } from "./artifact-format.js";
 import type { ResultRow } from "./results-table.js";
 
@@ -111,7 +112,7 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
 }
 
 /** Intervals already computed, by the sorted scores: a live run refreshes the table after each job. */
-const intervals = new Map<string, readonly [number, number]>();
+const intervals = new BoundedMemo<string, readonly [number, number]>(4096);
 
 /** 95 % percentile bootstrap interval of the mean (see the file comment); null when there is no score. */
 export function bootstrapCi95(values: readonly number[], resamples = BOOTSTRAP_RESAMPLES, seed = BOOTSTRAP_SEED): readonly [number, number] | null {
@@ -120,9 +121,11 @@ export function bootstrapCi95(values: readonly number[], resamples = BOOTSTRAP_R
   // One value, or all equal: every resample's mean is that value (and the loop below would cost
   // resamples × n draws to say so, e.g. 10^8 for a 10,000-seed sweep of a deterministic task).
   if (sorted[0] === sorted.at(-1)) return [sorted[0]!, sorted[0]!];
-  const key = `${resamples}|${seed}|${sorted.join(",")}`;
-  const known = intervals.get(key);
-  if (known !== undefined) return known;
+  return intervals.get(`${resamples}|${seed}|${sorted.join(",")}`, () => bootstrapInterval(sorted, resamples, seed));
+}
+
+/** The interval itself, from `resamples` seeded draws with replacement. */
+function bootstrapInterval(sorted: readonly number[], resamples: number, seed: number): readonly [number, number] {
   const rng = createRng(seed);
   const n = sorted.length;
   const means = new Float64Array(resamples);
@@ -132,10 +135,7 @@ export function bootstrapCi95(values: readonly number[], resamples = BOOTSTRAP_R
     means[b] = total / n;
   }
   means.sort();
-  const interval = [quantileSorted(means, 0.025), quantileSorted(means, 0.975)] as const;
-  if (intervals.size >= 4096) intervals.clear();
-  intervals.set(key, interval);
-  return interval;
+  return [quantileSorted(means, 0.025), quantileSorted(means, 0.975)] as const;
 }
 
 /** The comparison key of a results row: task × trainer × variant × optimizer × model. */

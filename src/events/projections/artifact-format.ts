@@ -5,6 +5,7 @@
  */
 import { canonicalJson, PyFloat, pythonFloatRepr, pythonPrettyJson } from "../../codec/python-json.js";
 import { pythonSafeDump } from "../../codec/python-yaml.js";
+import { BoundedMemo } from "../../runtime/bounded-memo.js";
 
 export const REDACTED = "***REDACTED***";
 
@@ -13,16 +14,12 @@ export const REDACTED = "***REDACTED***";
  * Token *counts* (`prompt_tokens`, `max_tokens`, `token_scope`) and `api_key_env` (a variable's
  * name, not its value) are not secrets; the original redacted them all.
  */
-const secretNames = new Map<string, boolean>();
-
 export function isSecretName(name: string): boolean {
-  let known = secretNames.get(name);
-  if (known === undefined) {
-    known = secretPattern(name);
-    if (secretNames.size < 10_000) secretNames.set(name, known);
-  }
-  return known;
+  return secretNames.get(name, () => secretPattern(name));
 }
+
+/** Answers by name: every key of every rendered value is asked, and a run's values share a few hundred names. */
+const secretNames = new BoundedMemo<string, boolean>(10_000);
 
 function secretPattern(name: string): boolean {
   const upper = name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
@@ -31,10 +28,12 @@ function secretPattern(name: string): boolean {
 }
 
 /**
- * Set by `sanitize` when it passes on a value that `JSON.stringify` leaves out or refuses (a
- * function, a symbol, a bigint), which `pythonPrettyJson` writes as text.
+ * Whether a `sanitize` met a value that `JSON.stringify` leaves out or refuses (a function, a
+ * symbol, a bigint), which `pythonPrettyJson` writes as text: then only that renders it as Python does.
  */
-let exoticSeen = false;
+interface ExoticWatch {
+  seen: boolean;
+}
 
 /**
  * Whether `sanitize` would change anything in `value` or meet a value `JSON.stringify` cannot
@@ -73,6 +72,11 @@ function needsSanitizing(value: unknown): boolean {
  * entry arrays of `Object.entries` and `Object.fromEntries` were a few percent of a run's garbage).
  */
 export function sanitize(value: unknown): unknown {
+  return sanitizeWatched(value, null);
+}
+
+/** `sanitize`, noting in `watch` a value `JSON.stringify` cannot write. */
+function sanitizeWatched(value: unknown, watch: ExoticWatch | null): unknown {
   if (value === null) return value;
   switch (typeof value) {
     case "object":
@@ -84,17 +88,17 @@ export function sanitize(value: unknown): unknown {
     case "undefined":
       return value;
     default:
-      exoticSeen = true;
+      if (watch !== null) watch.seen = true;
       return value;
   }
   if (value instanceof PyFloat) return value.value;
-  if (Array.isArray(value)) return value.map(sanitize);
+  if (Array.isArray(value)) return value.map((item) => sanitizeWatched(item, watch));
   const prototype: unknown = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return String(value);
   const source = value as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(source)) {
-    const item = isSecretName(key) ? REDACTED : sanitize(source[key]);
+    const item = isSecretName(key) ? REDACTED : sanitizeWatched(source[key], watch);
     // An own "__proto__" key stays a key (assigning it would set the copy's prototype).
     if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
     else copy[key] = item;
@@ -103,8 +107,8 @@ export function sanitize(value: unknown): unknown {
 }
 
 /** What `sanitize` makes of `value`, for reading only: the value itself where it would change nothing. */
-function sanitizedForReading(value: unknown): unknown {
-  return needsSanitizing(value) ? sanitize(value) : value;
+function sanitizedForReading(value: unknown, watch: ExoticWatch | null = null): unknown {
+  return needsSanitizing(value) ? sanitizeWatched(value, watch) : value;
 }
 
 /**
@@ -126,9 +130,9 @@ const layoutMayDiffer = (text: string) => (text.includes("e-") || text.includes(
  * saves, since its rendering code never warms up.
  */
 export function sanitizedJson(value: unknown, options: { readonly ensureAscii?: boolean; readonly depth?: number } = {}): string {
-  exoticSeen = false;
-  const clean = sanitizedForReading(value);
-  if (options.ensureAscii !== true && !exoticSeen) {
+  const exotic: ExoticWatch = { seen: false };
+  const clean = sanitizedForReading(value, exotic);
+  if (options.ensureAscii !== true && !exotic.seen) {
     const depth = options.depth ?? 0;
     // Nested in `depth` arrays, the value is laid out as deep as it is in its document; then the
     // arrays' own text is cut off (a slice: re-indenting the text copied it). Each array opens

@@ -18,14 +18,19 @@ export type FileContent = string | Uint8Array;
  * snapshots come from parsed events, so they hold nothing JSON cannot say.
  */
 const renderedStates = new BoundedMemo<string, { readonly json: string; readonly yaml: string }>(256);
-let plainOnly = true;
-function keyReplacer(_key: string, value: unknown): unknown {
-  if (value === 0 && 1 / value < 0) return "\u0000-0";
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) plainOnly = false;
-  }
-  return value;
+
+/** The memo key of `snapshot`; null when it holds a class instance (a test's PyFloat), which its JSON does not tell apart. */
+function stateKey(snapshot: unknown): string | null {
+  let plainOnly = true;
+  const key = JSON.stringify(snapshot, (_key: string, value: unknown): unknown => {
+    if (value === 0 && 1 / value < 0) return "\u0000-0";
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) plainOnly = false;
+    }
+    return value;
+  });
+  return plainOnly ? key : null;
 }
 
 function renderState(snapshot: unknown): { readonly json: string; readonly yaml: string } {
@@ -33,10 +38,9 @@ function renderState(snapshot: unknown): { readonly json: string; readonly yaml:
 }
 
 function renderedState(snapshot: unknown): { readonly json: string; readonly yaml: string } {
-  plainOnly = true;
-  const key = JSON.stringify(snapshot, keyReplacer);
-  // A class instance (a test's PyFloat) is not told apart by its JSON: render it every time.
-  if (!plainOnly) return renderState(snapshot);
+  const key = stateKey(snapshot);
+  // A snapshot its JSON does not tell apart is rendered every time.
+  if (key === null) return renderState(snapshot);
   return renderedStates.get(key, () => renderState(snapshot));
 }
 
