@@ -14,7 +14,7 @@ export interface Verb {
   execute(args: ParsedArgs): Promise<number>;
 }
 
-/** `runsJobs`: the verb runs a job matrix, on a thread of its own (job-thread.ts), with V8 tuned for that before its code loads. */
+/** `runsJobs`: the verb runs a job matrix, on a thread of its own (src/runtime/job-thread.ts), with V8 tuned for that before its code loads. */
 const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: () => Promise<Verb>; readonly runsJobs?: true }>> = {
   "list-tasks": { summary: "List the task ids of the selected suites", load: () => import("./list-tasks.js") },
   "list-trainers": { summary: "List the trainers and whether they can run here", load: () => import("./list-trainers.js") },
