@@ -11,6 +11,7 @@ import { numericParamTask } from "./internal/numeric-param.js";
 import { JsSandbox } from "../sandbox/js-sandbox.js";
 import { sandboxMode } from "../sandbox/sandbox-mode.js";
 import { bundledLlm4adRoot, Llm4adSuite } from "./llm4ad/llm4ad-suite.js";
+import { HfSuite } from "./hf/hf-suite.js";
 import { pendingSuite, staticSuite } from "./static-suite.js";
 import { greetingStubTask } from "./trace_examples/greeting-stub.js";
 import { trainSingleNodeStubTask } from "./trace_examples/train-single-node-stub.js";
@@ -44,7 +45,7 @@ export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
       () => js.close(),
     ),
     pendingSuite("veribench"),
-    pendingSuite("hf"),
+    new HfSuite(),
     pendingSuite("terminal_bench"),
   ];
 }

@@ -5,7 +5,7 @@
 import { canonicalJson } from "../codec/python-json.js";
 import { suiteOfTaskId } from "../config/matrix.js";
 import type { TaskEntry } from "../config/run-config.js";
-import type { Kwargs } from "../config/kwargs.js";
+import { cloneValue, type Kwargs } from "../config/kwargs.js";
 import { TaskNotFoundError, TaskOutsideRootError } from "./task-errors.js";
 import { leavesByName } from "../fs/safe-path.js";
 import { didYouMean } from "../config/suggest.js";
@@ -111,11 +111,16 @@ export class TaskRegistry {
     const seen = new Set<string>();
     const out: TaskEntry[] = [];
     for (const task of tasks) {
-      const entry = { id: normalizeTaskId(task.id), eval_kwargs: task.eval_kwargs };
-      const key = `${entry.id}\u0000${canonicalJson(entry.eval_kwargs)}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push(entry);
+      const id = normalizeTaskId(task.id);
+      // Each expanded task gets its own copy of the eval_kwargs (spec §6.3).
+      const ids = this.suites.get(suiteOfTaskId(id))?.expand?.(id) ?? [id];
+      for (const one of ids) {
+        const entry = { id: one, eval_kwargs: ids.length > 1 ? cloneValue(task.eval_kwargs) : task.eval_kwargs };
+        const key = `${entry.id}\u0000${canonicalJson(entry.eval_kwargs)}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push(entry);
+      }
     }
     return out;
   }

@@ -18,6 +18,11 @@ export interface TaskSuite {
    * (a suite of your own may load ids it does not list).
    */
   knows?(taskId: string): boolean;
+  /**
+   * The ids a config's task id stands for (`hf:bbeh` → its subtasks), or null when it stands for
+   * itself. Absent: no id of the suite expands.
+   */
+  expand?(taskId: string): readonly string[] | null;
   /** A fresh bundle. Throws `TaskUnavailableError` (job skipped) or `TaskNotFoundError`. */
   load(taskId: string, evalKwargs: Kwargs): TaskBundle | Promise<TaskBundle>;
   /** Why `list()` is empty (no tasks root, no python3...), for `list-tasks` to say. */
