@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
+import { hfTaskIds } from "../../adapters/tasks/hf/hf-catalog.js";
 
 describe("trace-bench CLI basics", () => {
   it("prints the command list with --help and exits 0", () => {
@@ -58,12 +59,13 @@ describe("list-tasks", () => {
       "internal:numeric_param",
       "internal:multi_param",
       "internal:non_trainable",
+      ...hfTaskIds(),
     ]);
   });
 
   it("filters by --bench and its alias --dataset-name", () => {
     expect(runCli(["list-tasks", "--bench", "trace_examples"]).stdout).toBe("trace_examples:greeting_stub\ntrace_examples:train_single_node_stub\n");
-    expect(runCli(["list-tasks", "--dataset-name", "internal+hf"]).stdout.split("\n").filter(Boolean)).toHaveLength(4);
+    expect(runCli(["list-tasks", "--dataset-name", "internal+hf"]).stdout.split("\n").filter(Boolean)).toHaveLength(4 + 51);
   });
 
   it("says on stderr that a selected suite has no tasks, and lists it in --json's empty_suites", () => {

@@ -52,7 +52,7 @@ export async function loadExamples(source: PartitionSource, split: string, n: nu
     throw new TaskUnavailableError({
       taskId: source.taskId,
       reason:
-        `${source.taskId}: dataset ${dataset}, split '${split}' not found on this machine; looked in: ${search.looked.join("; ")}. ` +
+        `dataset ${dataset}, split '${split}' not found on this machine; looked in: ${search.looked.join("; ")}. ` +
         "Put the split there as JSON Lines or Parquet (data_dir / TRACE_BENCH_HF_DATA_DIR), or download it into the HuggingFace hub cache",
     });
   }

@@ -44,7 +44,7 @@ function agentFor(entry: HfTaskEntry, evalKwargs: Kwargs, taskId: string): { age
   const agentClass = agentClassOf(entry);
   if (agentClass === "bbeh") return { agent: bbehAgent, parameters: bbehParameters() };
   if (agentClass === "code") {
-    throw new TaskUnavailableError({ taskId, reason: `${taskId}: code tasks (HumanEval, MBPP) need their unit tests run in the python worker pool, which this build does not do yet` });
+    throw new TaskUnavailableError({ taskId, reason: `code tasks (HumanEval, MBPP) need their unit tests run in the python worker pool, which this build does not do yet` });
   }
   const given = evalKwargs.initial_instructions;
   const initial = typeof given === "string" && given !== DEFAULT_INSTRUCTIONS ? given : DEFAULT_INSTRUCTIONS;
@@ -80,7 +80,7 @@ export class HfSuite implements TaskSuite {
     const { entry, subtask } = ref;
     const framework = evalKwargs.framework ?? "trace";
     if (framework === "dspy") {
-      throw new TaskUnavailableError({ taskId, reason: `${taskId}: framework dspy builds a DSPy agent in Python's dspy, which this build does not drive` });
+      throw new TaskUnavailableError({ taskId, reason: `framework dspy builds a DSPy agent in Python's dspy, which this build does not drive` });
     }
     if (framework !== "trace") throw new Error(`eval_kwargs.framework must be 'trace' or 'dspy', got ${JSON.stringify(framework)}`);
     const taskTypeKey = taskTypeOf(entry);
@@ -89,7 +89,7 @@ export class HfSuite implements TaskSuite {
     const numValidate = resolveCount("num_validate", evalKwargs.num_validate, entry, 0);
     const numTest = resolveCount("num_test", evalKwargs.num_test, entry, 0);
     const { agent, parameters } = agentFor(entry, evalKwargs, taskId);
-    if (taskType === undefined) throw new TaskUnavailableError({ taskId, reason: `${taskId}: task type '${taskTypeKey}' is not built in this version` });
+    if (taskType === undefined) throw new TaskUnavailableError({ taskId, reason: `task type '${taskTypeKey}' is not built in this version` });
 
     const trainSplit = subtask ?? entry.train_split ?? entry.split ?? "train";
     const testSplit = subtask ?? entry.test_split ?? trainSplit;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { builtinTaskRegistry } from "../../../adapters/tasks/index.js";
+import { hfTaskIds } from "../../../adapters/tasks/hf/hf-catalog.js";
 import { parseBenchSelector } from "../../../src/tasks/bench-selector.js";
 import { BenchSelectorError } from "../../../src/tasks/task-errors.js";
 import { normalizeTaskId } from "../../../src/tasks/task-id.js";
@@ -51,9 +52,11 @@ describe("TaskRegistry", () => {
       "internal:numeric_param",
       "internal:multi_param",
       "internal:non_trainable",
+      ...hfTaskIds(),
     ]);
     expect(registry.list(["internal"])).toHaveLength(4);
-    expect(registry.list(["hf", "veribench"])).toEqual([]);
+    expect(registry.list(["hf", "veribench"])).toHaveLength(51);
+    expect(registry.list(["veribench"])).toEqual([]);
   });
 
   it("loads through id normalisation", async () => {
@@ -63,7 +66,7 @@ describe("TaskRegistry", () => {
   it("explains unknown tasks, unknown suites and suites not built yet", async () => {
     await expect(registry.load("internal:nope", {})).rejects.toThrow(/unknown task 'internal:nope'.*list-tasks --bench internal/);
     await expect(registry.load("nosuch:x", {})).rejects.toThrow(/unknown task suite 'nosuch'/);
-    await expect(registry.load("hf:gsm8k", {})).rejects.toThrow(/task suite 'hf' is not implemented yet/);
+    await expect(registry.load("veribench:x", {})).rejects.toThrow(/task suite 'veribench' is not implemented yet/);
     // A bare id is an LLM4AD key (spec §0.1).
     await expect(registry.load("no_such_llm4ad_task", {})).rejects.toThrow(/unknown LLM4AD task 'no_such_llm4ad_task'/);
   });
