@@ -4,6 +4,7 @@
  * shaping, guides and agents. Agents call the model only through the engine's `context.llm`.
  * A dataset that is not on this machine makes its jobs `skipped`, saying where it was looked for.
  */
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { Kwargs } from "../../../src/config/kwargs.js";
 import type { Agent } from "../../../src/domain/agent.js";
@@ -12,6 +13,9 @@ import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import { TaskNotFoundError, TaskUnavailableError } from "../../../src/tasks/task-errors.js";
 import type { TaskSuite } from "../../../src/tasks/task-suite.js";
 import { bbehAgent, bbehParameters } from "./bbeh-agent.js";
+import { codeAgent, codeParameters } from "./code-agent.js";
+import { codeExecType, DEFAULT_CODE_TIMEOUT_S } from "./code-exec.js";
+import { pythonCodeRunner, type CodeRunner } from "./code-runner.js";
 import { expandHfTaskId, hfTaskIds, resolveHfTaskId } from "./hf-catalog.js";
 import { loadPartitions } from "./hf-partitions.js";
 import { replyText } from "./hf-reply-text.js";
@@ -40,12 +44,10 @@ function dataDirOf(evalKwargs: Kwargs, env: NodeJS.ProcessEnv): string | null {
   return env.TRACE_BENCH_HF_DATA_DIR ? resolve(env.TRACE_BENCH_HF_DATA_DIR) : null;
 }
 
-function agentFor(entry: HfTaskEntry, evalKwargs: Kwargs, taskId: string): { agent: Agent; parameters: ParameterSpec[] } {
+function agentFor(entry: HfTaskEntry, evalKwargs: Kwargs): { agent: Agent; parameters: ParameterSpec[] } {
   const agentClass = agentClassOf(entry);
   if (agentClass === "bbeh") return { agent: bbehAgent, parameters: bbehParameters() };
-  if (agentClass === "code") {
-    throw new TaskUnavailableError({ taskId, reason: `code tasks (HumanEval, MBPP) need their unit tests run in the python worker pool, which this build does not do yet` });
-  }
+  if (agentClass === "code") return { agent: codeAgent, parameters: codeParameters() };
   const given = evalKwargs.initial_instructions;
   const initial = typeof given === "string" && given !== DEFAULT_INSTRUCTIONS ? given : DEFAULT_INSTRUCTIONS;
   return { agent: hotpotAgent, parameters: hotpotParameters(initial, entry.description) };
@@ -54,8 +56,25 @@ function agentFor(entry: HfTaskEntry, evalKwargs: Kwargs, taskId: string): { age
 export class HfSuite implements TaskSuite {
   readonly name = "hf";
   private readonly ids = hfTaskIds();
+  private runner: CodeRunner | null = null;
+  private workers = availableParallelism();
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+
+  /** The python workers that run code candidates' unit tests, started on the first candidate. */
+  private codeRunner(): CodeRunner {
+    this.runner ??= pythonCodeRunner(() => this.workers);
+    return this.runner;
+  }
+
+  configure(settings: { readonly workers?: number }): void {
+    this.workers = settings.workers ?? this.workers;
+  }
+
+  close(): void {
+    this.runner?.close();
+    this.runner = null;
+  }
 
   list(): readonly string[] {
     return this.ids;
@@ -84,11 +103,11 @@ export class HfSuite implements TaskSuite {
     }
     if (framework !== "trace") throw new Error(`eval_kwargs.framework must be 'trace' or 'dspy', got ${JSON.stringify(framework)}`);
     const taskTypeKey = taskTypeOf(entry);
-    const taskType = HF_TASK_TYPES.get(taskTypeKey);
+    const taskType = taskTypeKey === "code_exec" ? codeExecType(this.codeRunner(), entry.timeout ?? DEFAULT_CODE_TIMEOUT_S) : HF_TASK_TYPES.get(taskTypeKey);
     const numTrain = resolveCount("num_train", evalKwargs.num_train, entry, 10);
     const numValidate = resolveCount("num_validate", evalKwargs.num_validate, entry, 0);
     const numTest = resolveCount("num_test", evalKwargs.num_test, entry, 0);
-    const { agent, parameters } = agentFor(entry, evalKwargs, taskId);
+    const { agent, parameters } = agentFor(entry, evalKwargs);
     if (taskType === undefined) throw new TaskUnavailableError({ taskId, reason: `task type '${taskTypeKey}' is not built in this version` });
 
     const trainSplit = subtask ?? entry.train_split ?? entry.split ?? "train";

@@ -1,0 +1,152 @@
+"""
+The hf suite's code worker: runs a HumanEval/MBPP candidate with the dataset's unit tests, for
+the TypeScript engine, which never runs candidate code itself.
+
+Requests arrive one per line on stdin, answers go one per line to the stdout the worker had at
+start (the first line says it is ready). Each candidate runs as a fresh `python3` child in the
+scratch folder with a wall-clock timeout; afterwards every process it left is killed (as init of
+its pid namespace under bubblewrap: kill(-1)) and the scratch folder is wiped. The privilege drop,
+parent-death signal and wipe are the LLM4AD worker's (same sandbox, same rules).
+
+A failure's feedback names the exception and the failing line, as the original's code_exec guide
+does: that text is all the optimizer learns from.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+
+RUNNER_HEADER = "import traceback, sys\ntry:\n"
+RUNNER_FOOTER = (
+    "\nexcept Exception as exc:\n"
+    "    tb = traceback.extract_tb(sys.exc_info()[2])\n"
+    "    frame = tb[-1] if tb else None\n"
+    "    loc = f' at: {frame.line}' if frame and frame.line else ''\n"
+    "    print(f'FAIL: {type(exc).__name__}: {exc}{loc}', file=sys.stderr)\n"
+    "    sys.exit(1)\n"
+)
+
+
+def runner_source(candidate: str, test: str, entry: str, setup: str) -> str:
+    """The candidate, the tests, `check(entry)` when the tests define it (HumanEval), then PASS; indented into a try."""
+    harness = "\n".join(
+        [
+            "import traceback",
+            setup,
+            candidate,
+            test,
+            f"\nif 'check' in dir():\n    check({entry})\n" if entry else "",
+            "print('PASS')",
+        ]
+    )
+    return RUNNER_HEADER + "\n".join("    " + line for line in harness.splitlines()) + RUNNER_FOOTER
+
+
+class CodeWorker:
+    def __init__(self, protocol, scratch: str, is_init: bool, wipe):
+        self.protocol = protocol
+        self.scratch = scratch
+        self.is_init = is_init
+        self.wipe = wipe
+
+    def send(self, message: dict) -> None:
+        self.protocol.write(json.dumps(message) + "\n")
+        self.protocol.flush()
+
+    def run_tests(self, request: dict) -> dict:
+        timeout = float(request.get("timeout", 10))
+        script = os.path.join(self.scratch, "candidate_test.py")
+        with open(script, "w", encoding="utf-8") as fh:
+            fh.write(runner_source(str(request.get("candidate", "")), str(request.get("test", "")), str(request.get("entry_point", "")), str(request.get("setup", ""))))
+        proc = subprocess.Popen([sys.executable, script], cwd=self.scratch, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            shown = int(timeout) if timeout == int(timeout) else timeout
+            return {"passed": False, "detail": f"timed out after {shown}s — the function likely has an infinite loop or is far too slow; ensure it terminates"}
+        finally:
+            self.sweep(proc.pid)
+        if proc.returncode == 0 and "PASS" in out:
+            return {"passed": True, "detail": "all unit tests passed"}
+        for line in (err or "").splitlines():
+            if line.startswith("FAIL:"):
+                return {"passed": False, "detail": line[len("FAIL:"):].strip()}
+        tail = (err or out or "no output").strip().splitlines()
+        return {"passed": False, "detail": tail[-1][:200] if tail else "unit tests failed"}
+
+    def sweep(self, child: int) -> None:
+        """Kills what the candidate left running and wipes the scratch folder."""
+        if self.is_init:
+            while True:
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                try:
+                    os.waitpid(-1, 0)
+                except ChildProcessError:
+                    try:
+                        os.kill(-1, 0)
+                    except ProcessLookupError:
+                        break
+        else:
+            try:
+                os.killpg(child, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                os.waitpid(child, os.WNOHANG)
+            except ChildProcessError:
+                pass
+        self.wipe(self.scratch)
+
+    def handle(self, request: dict) -> dict:
+        if request.get("op") != "run_tests":
+            return {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {request.get('op')!r}"}}
+        try:
+            return {"ok": True, "result": self.run_tests(request)}
+        except Exception as exc:  # noqa: BLE001 (the engine gets the reason, the worker lives on)
+            return {"ok": False, "error": {"kind": "protocol", "message": f"{type(exc).__name__}: {exc}"}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shared-dir", required=True, help="the LLM4AD worker's folder, for its sandbox helpers")
+    parser.add_argument("--scratch", required=True)
+    parser.add_argument("--init", action="store_true")
+    parser.add_argument("--uid", type=int, default=0)
+    parser.add_argument("--max-processes", type=int, default=0)
+    args = parser.parse_args()
+    if args.init and os.getpid() != 1:
+        sys.exit("hf_code_worker: --init needs a pid namespace of its own (pid 1)")
+    sys.path.insert(0, args.shared_dir)
+    from trace_bench_worker import _die_with_parent, _drop_privileges, _wipe  # noqa: PLC0415
+
+    _drop_privileges(args.uid, args.max_processes)
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    os.makedirs(args.scratch, exist_ok=True)
+    worker = CodeWorker(protocol, args.scratch, args.init, _wipe)
+    worker.send({"ready": True, "pid": os.getpid()})
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        request = json.loads(line)
+        if request.get("op") == "exit":
+            break
+        reply = worker.handle(request)
+        if "id" in request:
+            reply["id"] = request["id"]
+        worker.send(reply)
+
+
+if __name__ == "__main__":
+    main()
