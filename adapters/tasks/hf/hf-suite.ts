@@ -44,9 +44,9 @@ function dataDirOf(evalKwargs: Kwargs, env: NodeJS.ProcessEnv): string | null {
   return env.TRACE_BENCH_HF_DATA_DIR ? resolve(env.TRACE_BENCH_HF_DATA_DIR) : null;
 }
 
-function agentFor(entry: HfTaskEntry, evalKwargs: Kwargs): { agent: Agent; parameters: ParameterSpec[] } {
+function agentFor(entry: HfTaskEntry, evalKwargs: Kwargs, runner: () => CodeRunner): { agent: Agent; parameters: ParameterSpec[] } {
   const agentClass = agentClassOf(entry);
-  if (agentClass === "bbeh") return { agent: bbehAgent, parameters: bbehParameters() };
+  if (agentClass === "bbeh") return { agent: bbehAgent(runner()), parameters: bbehParameters() };
   if (agentClass === "code") return { agent: codeAgent, parameters: codeParameters() };
   const given = evalKwargs.initial_instructions;
   const initial = typeof given === "string" && given !== DEFAULT_INSTRUCTIONS ? given : DEFAULT_INSTRUCTIONS;
@@ -107,7 +107,7 @@ export class HfSuite implements TaskSuite {
     const numTrain = resolveCount("num_train", evalKwargs.num_train, entry, 10);
     const numValidate = resolveCount("num_validate", evalKwargs.num_validate, entry, 0);
     const numTest = resolveCount("num_test", evalKwargs.num_test, entry, 0);
-    const { agent, parameters } = agentFor(entry, evalKwargs);
+    const { agent, parameters } = agentFor(entry, evalKwargs, () => this.codeRunner());
     if (taskType === undefined) throw new TaskUnavailableError({ taskId, reason: `task type '${taskTypeKey}' is not built in this version` });
 
     const trainSplit = subtask ?? entry.train_split ?? entry.split ?? "train";

@@ -128,7 +128,7 @@ describe("hf suite: the HuggingFace hub cache", () => {
     expect(bundle.validate_dataset).toEqual({ inputs: [DYCK_ROWS[2]!.input], infos: [DYCK_ROWS[2]!.target] });
     expect(bundle.test_dataset).toEqual({ inputs: [DYCK_ROWS[3]!.input], infos: [DYCK_ROWS[3]!.target] });
     expect(bundle.metadata).toMatchObject({ task_id: "bbeh_eight", subtask: "dyck_languages", train_split: "dyck_languages", test_split: "dyck_languages", task_type: "bbeh" });
-    expect(bundle.parameters.map((p) => p.name)).toEqual(["prompt_template"]);
+    expect(bundle.parameters.map((p) => p.name)).toEqual(["prompt_template", "__code"]);
   });
 
   it("finds the cache under HF_HOME/hub, and a config's shards under <config>/", async () => {
@@ -147,6 +147,25 @@ describe("hf suite: the HuggingFace hub cache", () => {
 });
 
 describe("hf suite: agents through context.llm", () => {
+  const suites: HfSuite[] = [];
+  afterEach(() => {
+    for (const suite of suites.splice(0)) suite.close();
+  });
+
+  /** hf:bbeh/dyck_languages from a hub cache, two train examples. */
+  async function bbehBundle() {
+    const hub = join(dir, "hub");
+    writeHubCacheFile(hub, "hubert233/BigBenchExtraHard", "r1", "data/dyck_languages-00000-of-00001.parquet", (p) =>
+      writeParquetFile(p, [
+        { name: "input", type: "string", values: DYCK_ROWS.map((r) => r.input) },
+        { name: "target", type: "string", values: DYCK_ROWS.map((r) => r.target) },
+      ]),
+    );
+    const suite = new HfSuite({ HF_HUB_CACHE: hub });
+    suites.push(suite);
+    return suite.load("hf:bbeh/dyck_languages", { num_train: 2, num_validate: 0, num_test: 0 });
+  }
+
   it("the HotpotQA agent sends meta_instructions, the flattened context and the question as one user message, role agent", async () => {
     const data = join(dir, "data");
     writeJsonl(join(data, "hotpotqa", "hotpot_qa", "distractor", "train.jsonl"), HOTPOT_TRAIN);
@@ -168,17 +187,10 @@ describe("hf suite: agents through context.llm", () => {
     expect(bundle.parameters).toEqual([expect.objectContaining({ name: "meta_instructions", kind: "text", trainable: true, value: "Answer the question based on the context." })]);
   });
 
-  it("the BBEH agent sends prompt_template as the system message and keeps what follows the last 'Answer:'", async () => {
-    const hub = join(dir, "hub");
-    writeHubCacheFile(hub, "hubert233/BigBenchExtraHard", "r1", "data/dyck_languages-00000-of-00001.parquet", (p) =>
-      writeParquetFile(p, [
-        { name: "input", type: "string", values: DYCK_ROWS.map((r) => r.input) },
-        { name: "target", type: "string", values: DYCK_ROWS.map((r) => r.target) },
-      ]),
-    );
-    const bundle = await new HfSuite({ HF_HUB_CACHE: hub }).load("hf:bbeh/dyck_languages", { num_train: 2, num_validate: 0, num_test: 0 });
+  it("the BBEH agent sends prompt_template as the system message and its Python extract_answer (run in the worker pool) keeps what follows the last 'Answer:'", async () => {
+    const bundle = await bbehBundle();
     const llm = scriptedTaskLlm((_r, i) => ["Thinking... Answer: maybe\nAnswer:  ] ) ", "Answer: ) ]"][i] ?? "");
-    const values = { prompt_template: "Close the brackets." };
+    const values = { ...initialValues(bundle.parameters), prompt_template: "Close the brackets." };
     const score = await scoreDataset(bundle, values, { name: "train_dataset", dataset: bundle.train_dataset }, { llm });
     expect(score.exampleScores).toEqual([1, 0]);
     expect(llm.requests[0]!.messages).toEqual([
@@ -186,7 +198,20 @@ describe("hf suite: agents through context.llm", () => {
       { role: "user", content: DYCK_ROWS[0]!.input },
     ]);
     expect(llm.requests.every((r) => r.role === "agent")).toBe(true);
-  });
+  }, 60_000);
+
+  it("a rewritten extract_answer is what runs; one that raises fails the example with its exception and line", async () => {
+    const bundle = await bbehBundle();
+    const llm = scriptedTaskLlm(() => "reasoning...\nFINAL: ) ]\n");
+    const rewritten = 'def extract_answer(self, prompt_template, question, response):\n    return response.split("FINAL:")[-1].strip()[::-1].replace(") ]", "] )")\n';
+    const ok = await scoreDataset(bundle, { ...initialValues(bundle.parameters), __code: rewritten }, { name: "train_dataset", dataset: bundle.train_dataset }, { llm });
+    expect(ok.exampleScores[0]).toBe(1);
+    const raising = 'def extract_answer(self, prompt_template, question, response):\n    return response["answer"]\n';
+    const failed = await scoreDataset(bundle, { ...initialValues(bundle.parameters), __code: raising }, { name: "train_dataset", dataset: bundle.train_dataset }, { llm });
+    expect(failed.score).toBeNull();
+    expect(failed.feedback).toContain("extract_answer failed: TypeError: string indices must be integers");
+    expect(failed.feedback).toContain('at: return response["answer"]');
+  }, 60_000);
 
   it("an agent without context.llm fails its example with a reason, never calling a model of its own", async () => {
     const data = join(dir, "data");

@@ -1,6 +1,7 @@
 """
-The hf suite's code worker: runs a HumanEval/MBPP candidate with the dataset's unit tests, for
-the TypeScript engine, which never runs candidate code itself.
+The hf suite's code worker, for the TypeScript engine, which never runs candidate code itself:
+runs a HumanEval/MBPP candidate with the dataset's unit tests, and the BBEH agent's trainable
+`extract_answer` on a model's reply.
 
 Requests arrive one per line on stdin, answers go one per line to the stdout the worker had at
 start (the first line says it is ready). Each candidate runs as a fresh `python3` child in the
@@ -46,6 +47,32 @@ def runner_source(candidate: str, test: str, entry: str, setup: str) -> str:
     return RUNNER_HEADER + "\n".join("    " + line for line in harness.splitlines()) + RUNNER_FOOTER
 
 
+EXTRACT_RUNNER = """\
+import json, linecache, sys, traceback
+with open(sys.argv[1], encoding="utf-8") as fh:
+    args = json.load(fh)
+try:
+    namespace = {}
+    # Registered with linecache so a failure can name its line, as the feedback the optimizer reads.
+    linecache.cache["<extract_answer>"] = (len(args["code"]), None, args["code"].splitlines(True), "<extract_answer>")
+    exec(compile(args["code"], "<extract_answer>", "exec"), namespace)
+    function = namespace.get("extract_answer")
+    if not callable(function):
+        functions = [v for k, v in namespace.items() if callable(v) and getattr(v, "__module__", None) is None and not k.startswith("__")]
+        function = functions[0] if len(functions) == 1 else None
+    if function is None:
+        raise NameError("the code defines no function extract_answer")
+    answer = function(None, args["prompt_template"], args["question"], args["response"])
+    with open(sys.argv[2], "w", encoding="utf-8") as fh:
+        json.dump({"answer": str(answer)}, fh)
+except Exception as exc:
+    frame = (traceback.extract_tb(sys.exc_info()[2]) or [None])[-1]
+    loc = f" at: {frame.line}" if frame is not None and frame.line else ""
+    print(f"FAIL: {type(exc).__name__}: {exc}{loc}", file=sys.stderr)
+    sys.exit(1)
+"""
+
+
 class CodeWorker:
     def __init__(self, protocol, scratch: str, is_init: bool, wipe):
         self.protocol = protocol
@@ -78,6 +105,32 @@ class CodeWorker:
         tail = (err or out or "no output").strip().splitlines()
         return {"passed": False, "detail": tail[-1][:200] if tail else "unit tests failed"}
 
+    def extract_answer(self, request: dict) -> dict:
+        """Runs a (trainable) extract_answer(self, prompt_template, question, response) on one reply."""
+        timeout = float(request.get("timeout", 10))
+        script = os.path.join(self.scratch, "extract_answer_runner.py")
+        args = os.path.join(self.scratch, "extract_answer_args.json")
+        result = os.path.join(self.scratch, "extract_answer_result.json")
+        with open(script, "w", encoding="utf-8") as fh:
+            fh.write(EXTRACT_RUNNER)
+        with open(args, "w", encoding="utf-8") as fh:
+            json.dump({k: str(request.get(k, "")) for k in ("code", "prompt_template", "question", "response")}, fh)
+        proc = subprocess.Popen([sys.executable, script, args, result], cwd=self.scratch, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            _, err = proc.communicate(timeout=timeout)
+            if proc.returncode == 0:
+                with open(result, encoding="utf-8") as fh:
+                    return {"answer": json.load(fh)["answer"]}
+            for line in (err or "").splitlines():
+                if line.startswith("FAIL:"):
+                    return {"error": line[len("FAIL:"):].strip()}
+            tail = (err or "no output").strip().splitlines()
+            return {"error": tail[-1][:200] if tail else "extract_answer failed"}
+        except subprocess.TimeoutExpired:
+            return {"error": f"extract_answer timed out after {timeout:g}s"}
+        finally:
+            self.sweep(proc.pid)
+
     def sweep(self, child: int) -> None:
         """Kills what the candidate left running and wipes the scratch folder."""
         if self.is_init:
@@ -105,10 +158,12 @@ class CodeWorker:
         self.wipe(self.scratch)
 
     def handle(self, request: dict) -> dict:
-        if request.get("op") != "run_tests":
+        ops = {"run_tests": self.run_tests, "extract_answer": self.extract_answer}
+        op = ops.get(request.get("op"))
+        if op is None:
             return {"ok": False, "error": {"kind": "protocol", "message": f"unknown op {request.get('op')!r}"}}
         try:
-            return {"ok": True, "result": self.run_tests(request)}
+            return {"ok": True, "result": op(request)}
         except Exception as exc:  # noqa: BLE001 (the engine gets the reason, the worker lives on)
             return {"ok": False, "error": {"kind": "protocol", "message": f"{type(exc).__name__}: {exc}"}}
 
