@@ -13,11 +13,16 @@ returned with its result.
       runs the candidate as the reference's AutonomousEvaluatorGuide does (path A) and answers with
       {score, feedback, status, output}.
 
-The worker is a warm template that never runs candidate code itself: each evaluation happens in a
-child forked for it, which gets a fresh scratch directory, no file descriptor of the protocol, and
-its own limits (address space, CPU time, a wall-clock alarm). When the child has answered (or run
-out of time) every other process is killed, the scratch space and System V IPC objects are wiped,
-and the next candidate, of this job or another, starts from the untouched template.
+The worker is a warm template that never runs candidate code itself: a job's evaluations happen in a
+child forked for that job, which gets a fresh scratch directory, no file descriptor of the protocol,
+and its own limits (address space, CPU time, a wall-clock alarm per candidate). After each answer
+every process the candidate started is killed, the scratch space and System V IPC objects are wiped;
+the job's child serves the job's next candidate only if the candidate left it as it found it
+running (one thread, no other process), else it is killed too. A request of another job (or a
+timeout, or a child with no answer) kills the job's child and everything else first: no process
+that ran one job's candidate ever runs, or lives beside, another job's candidate, which starts
+from the untouched template. Only the job's own later candidates can see what a candidate changed
+in its process (a patched function, a global), as every candidate of the original sees.
 
 Started by the engine inside bubblewrap (see adapters/sandbox/), the worker is the init of its own
 pid namespace (`--init`): "every other process" is then every process the candidate started,
@@ -62,13 +67,39 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 class Spare:
-    """A child forked from the template, waiting on its request pipe."""
+    """A child forked from the template, waiting on its request pipe; bound to a job by its first request."""
 
     def __init__(self, pid: int, request_fd: int, reply_fd: int, generation: int):
         self.pid = pid
         self.request_fd = request_fd
         self.reply_fd = reply_fd
         self.generation = generation
+        # The job (instance) whose candidates it evaluates, once it has had a request.
+        self.instance: str | None = None
+
+
+def _write_frame(fd: int, payload: bytes) -> None:
+    """One message on a pipe: its length (8 bytes, big-endian), then its bytes."""
+    view = memoryview(len(payload).to_bytes(8, "big") + payload)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    """`size` bytes from a blocking fd, or None at end of file."""
+    chunks = []
+    while size > 0:
+        data = os.read(fd, min(size, 1 << 16))
+        if not data:
+            return None
+        chunks.append(data)
+        size -= len(data)
+    return b"".join(chunks)
+
+
+def _read_frame(fd: int) -> bytes | None:
+    header = _read_exactly(fd, 8)
+    return None if header is None else _read_exactly(fd, int.from_bytes(header, "big"))
 
 
 class _StandIn:
@@ -99,15 +130,17 @@ class Worker:
         # forked before then lacks it.
         self.generation = 0
         self.frozen_generation = -1
-        # The next candidate's child, forked ahead of time: a fork is off the evaluation's path.
+        # The next job's child, forked ahead of time (only while no job's child is alive, so that no
+        # candidate can reach it): a fork is off the evaluation's path.
         self.spare: Spare | None = None
+        # The child evaluating the current job's candidates, between its evaluations.
+        self.job: Spare | None = None
         # The task of the last evaluation: a waiting child rehearses it (see _rehearse).
         self.last_task: dict | None = None
         # The last evaluation's request and answer: the template rehearses its part of them.
         self.last_exchange: tuple[dict, dict] | None = None
         # A child has been handed a request since the last sweep: the last one.
         self.dirty = False
-        self.last_child = 0
 
     # -- tasks -------------------------------------------------------------------------------
     def module(self, task: dict) -> Any:
@@ -197,24 +230,22 @@ class Worker:
         self.evaluator(task, request.get("instance", ""))
         timeout_value = self.timeout_of(task)
         self.last_task = task
-        spare = self._take_spare()
+        instance = request.get("instance", "")
+        if self.job is not None and self.job.instance != instance:
+            self._sweep(None)  # another job's child, and whatever it left, never meets this job's candidate
+        if self.job is None:
+            self.job = self._take_spare()
+            self.job.instance = instance
+        child = self.job
         try:
-            payload = json.dumps(request).encode()
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(spare.request_fd, view):]
+            _write_frame(child.request_fd, json.dumps(request).encode())
         except OSError:
             pass  # the child died before reading: reported below as a child with no answer
-        finally:
-            os.close(spare.request_fd)
-        try:
-            reply, timed_out = self._read_reply(spare.reply_fd, float(timeout_value) + KILL_GRACE_SECONDS)
-        finally:
-            os.close(spare.reply_fd)
+        reply, timed_out = self._read_reply(child.reply_fd, float(timeout_value) + KILL_GRACE_SECONDS)
         if reply is not None:
             self.last_exchange = (request, reply)
             return reply  # swept once the answer is on its way (tidy_up), before the next request is read
-        status = self._sweep(spare.pid)
+        status = self._sweep(child.pid)
         if timed_out:
             return {"score": PENALTY, "feedback": self.timeout_feedback(timeout_value), "status": "timeout", "output": ""}
         why = f"signal {os.WTERMSIG(status)}" if status is not None and os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status) if status is not None else '?'}"
@@ -222,10 +253,19 @@ class Worker:
         return {"score": PENALTY, "feedback": "TRACE_FEEDBACK_JSON=" + json.dumps(env) + f"\nAutonomous eval failed: {env['error']}", "status": "error", "output": ""}
 
     def tidy_up(self) -> None:
-        """Between requests: sweep after the last candidate, then fork the next one's child ahead of time."""
-        if self.dirty:
+        """
+        Between requests: kill what the last candidate started and wipe what it wrote, keeping its
+        job's child when the candidate left nothing running in it; with no job's child alive, fork
+        the next one ahead of time.
+        """
+        if self.job is not None:
+            if self._job_child_idle():
+                self._clear_leftovers()
+            else:
+                self._sweep(None)
+        elif self.dirty:
             self._sweep(None)
-        if self.evaluators:
+        if self.evaluators and self.job is None:
             forking = self.spare is None or self.spare.generation != self.generation
             self._take_spare(keep=True)
             if forking:
@@ -260,14 +300,54 @@ class Worker:
         self.spare = spare if keep else None
         if not keep:
             self.dirty = True
-            self.last_child = spare.pid
         return spare
+
+    def _job_child_idle(self) -> bool:
+        """Whether the job's child is alive, waiting for its next request, with no thread or process of the candidate's left."""
+        child = self.job
+        try:
+            with open(f"/proc/{child.pid}/status", encoding="ascii") as status:
+                fields = dict(line.split(":", 1) for line in status.read().splitlines() if ":" in line)
+        except OSError:
+            return False
+        if fields.get("State", "").split()[:1] not in (["S"], ["R"]) or fields.get("Threads", "").strip() != "1":
+            return False
+        return not self._other_processes(child.pid)
+
+    def _other_processes(self, child: int) -> list[int]:
+        """The processes a candidate started: in the sandbox every one but init and the child; else the child's group."""
+        others = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) in (os.getpid(), child):
+                continue
+            if self.is_init:
+                others.append(int(name))
+                continue
+            try:
+                with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as stat_file:
+                    fields = stat_file.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if len(fields) > 2 and fields[2] == str(child):  # its process group: started by the child
+                others.append(int(name))
+        return others
+
+    def _clear_leftovers(self) -> None:
+        """After a job's candidate that left its child idle: wipe what it wrote (the child's own folder kept, emptied)."""
+        self.dirty = False
+        _wipe(self.scratch, keep="candidate")
+        _wipe(os.path.join(self.scratch, "candidate"))
+        if self.is_init:
+            _remove_ipc_objects()
 
     def _fork_child(self) -> "Spare":
         if self.frozen_generation != self.generation:
             # What the template holds moves out of the collector's sight: a child's collections then
-            # do not write to (and copy) every page of the template's objects.
-            gc.collect()
+            # do not write to (and copy) every page of the template's objects. A full collection
+            # writes to every object, so only the first fork has one: after it every page of the
+            # template is copy-on-write, and a collection would take a page fault for each.
+            if self.frozen_generation < 0:
+                gc.collect()
             gc.freeze()
             self.frozen_generation = self.generation
         workdir = os.path.join(self.scratch, "candidate")
@@ -310,24 +390,14 @@ class Worker:
             signal.signal(signal.SIGALRM, _on_alarm)
             signal.signal(signal.SIGXCPU, _on_alarm)
             self._rehearse()
-            chunks = []
             while True:
-                data = os.read(request_fd, 1 << 16)
-                if not data:
-                    break
-                chunks.append(data)
-            os.close(request_fd)
-            if not chunks:
-                os._exit(0)  # the template went away, or discarded this child
-            request = json.loads(b"".join(chunks))
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            result = self._evaluate_here(request)
-            payload = json.dumps(result, default=str).encode()
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(reply_fd, view):]
-            # The answer ends here, not when the process has torn its memory down.
-            os.close(reply_fd)
+                data = _read_frame(request_fd)
+                if data is None:
+                    os._exit(0)  # the template went away, or is done with this child
+                request = json.loads(data)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                result = self._evaluate_here(request)
+                _write_frame(reply_fd, json.dumps(result, default=str).encode())
         except BaseException:  # noqa: BLE001 (the template reports a child that gave no answer)
             code = 1
         finally:
@@ -335,22 +405,32 @@ class Worker:
 
     @staticmethod
     def _read_reply(fd: int, seconds: float) -> tuple[dict | None, bool]:
-        """The child's JSON answer, or (None, timed_out) when it gave none."""
+        """The child's JSON answer (one frame), or (None, timed_out) when it gave none."""
         deadline = time.monotonic() + seconds
-        chunks: list[bytes] = []
-        while True:
+        buffer = b""
+        size = None
+        # The engine's end closes the protocol's stdin: the template then exits at once (and, as init,
+        # takes every process of its namespace with it) rather than when the evaluation is over.
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        poller.register(0, 0)
+        while size is None or len(buffer) < 8 + size:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None, True
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
+            events = dict(poller.poll(max(1, math.ceil(remaining * 1000))))
+            if events.get(0, 0) & (select.POLLHUP | select.POLLERR):
+                os._exit(0)
+            if fd not in events:
                 continue
             data = os.read(fd, 1 << 16)
             if not data:
-                break
-            chunks.append(data)
+                return None, False
+            buffer += data
+            if size is None and len(buffer) >= 8:
+                size = int.from_bytes(buffer[:8], "big")
         try:
-            reply = json.loads(b"".join(chunks))
+            reply = json.loads(buffer[8:8 + size])
         except ValueError:
             return None, False
         if not isinstance(reply, dict) or not isinstance(reply.get("score"), (int, float)) or not isinstance(reply.get("feedback"), str):
@@ -379,7 +459,11 @@ class Worker:
         if self.spare is not None:
             self._discard(self.spare)
             self.spare = None
-        child = child if child is not None else self.last_child
+        job, self.job = self.job, None
+        if job is not None:
+            for fd in (job.request_fd, job.reply_fd):
+                os.close(fd)
+        child = child if child is not None else (job.pid if job is not None else 0)
         status: int | None = None
         if self.is_init:
             # As init of the pid namespace, kill(-1) reaches every process but this one.
@@ -516,14 +600,16 @@ class Worker:
         self.protocol.flush()
 
 
-def _wipe(scratch: str) -> None:
-    """Removes what candidates wrote under `scratch`, never descending into another mount (a read-only bind)."""
+def _wipe(scratch: str, keep: str | None = None) -> None:
+    """Removes what candidates wrote under `scratch` (but the entry `keep`), never descending into another mount (a read-only bind)."""
     try:
         device = os.lstat(scratch).st_dev
         names = os.listdir(scratch)
     except OSError:
         return
     for name in names:
+        if name == keep:
+            continue
         path = os.path.join(scratch, name)
         try:
             info = os.lstat(path)
