@@ -4,9 +4,10 @@
  * python process outlives the run, whether it ends, is interrupted or is killed.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { descendsFrom, processesNamed } from "../support/process-names.js";
 import { childrenOf, isRunning, until } from "../support/processes.js";
 import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
 import { csvRows, eventsOf, singleRunDir } from "../support/run-dir.js";
@@ -105,10 +106,10 @@ describe("LLM4AD", () => {
       writeFileSync(config, "tasks: [llm4ad:slow_task]\ntrainers: [NoOpTrainer]\n");
       const child = spawn(process.execPath, [CLI, "run", "--config", config, "--runs-dir", dir, "--run-id", "slow", "--root", "test/fixtures/llm4ad/bare"], { cwd: REPO_ROOT, stdio: "ignore" });
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-      // The worker has started once the job's initial evaluation is under way.
-      expect(await until(() => workersOf(child.pid!).length > 0 && existsSync(join(dir, "slow", "events.db")), 20_000)).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const workers = workersOf(child.pid!);
+      // The task names the process it evaluates in once the job's initial evaluation is under way.
+      const evaluating = () => processesNamed("slow-evaluating").filter((pid) => descendsFrom(pid, child.pid!));
+      expect(await until(() => evaluating().length > 0, 30_000)).toBe(true);
+      const workers = [...workersOf(child.pid!), ...evaluating()];
       child.kill(how);
       const code = await exited;
       if (how === "SIGINT") expect(code).toBe(130);

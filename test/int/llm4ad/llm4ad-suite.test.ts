@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { BENCH_CONSTRAINTS, Llm4adSuite, PENALTY_SCORE } from "../../../adapters/tasks/llm4ad/llm4ad-suite.js";
 import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import { REPO_ROOT } from "../../support/cli.js";
+import { descendsFrom, processesNamed } from "../../support/process-names.js";
 import { isRunning, until } from "../../support/processes.js";
 
 const INDEXED = join(REPO_ROOT, "test", "fixtures", "llm4ad", "indexed");
@@ -154,9 +155,12 @@ describe("scoring candidate code as the reference does", () => {
     const s = suite();
     const bundle = await s.load("llm4ad:toy/double", {});
     const controller = new AbortController();
-    const running = bundle.guide.evaluate(null, "import time\ndef f(x):\n    time.sleep(60)\n    return x", null, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The candidate names its process once it runs: the evaluation is under way.
+    const name = `cand-${process.pid % 100000}`;
+    const code = `import ctypes, time\nctypes.CDLL(None).prctl(15, b"${name}", 0, 0, 0)\ndef f(x):\n    time.sleep(60)\n    return x`;
+    const running = bundle.guide.evaluate(null, code, null, { signal: controller.signal });
     const [pid] = s.workerPids();
+    expect(await until(() => processesNamed(name).some((candidate) => descendsFrom(candidate, pid!)), 20_000)).toBe(true);
     controller.abort(new Error("cancelled"));
     await expect(running).rejects.toThrow();
     expect(await survivors([pid!])).toEqual([]);
