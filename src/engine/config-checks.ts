@@ -10,6 +10,7 @@ import type { LoadedConfig } from "../config/run-config.js";
 import { didYouMean } from "../config/suggest.js";
 import { cliCommand } from "../fs/cli-command.js";
 import { GUIDE_NAMES } from "../opt/component-names.js";
+import { objectiveConfigProblem, OBJECTIVE_CONFIG_KWARG, objectiveTrainersHint } from "../opt/objectives/objective-config-check.js";
 import { OPTIMIZER_NAMES } from "../opt/optimizers/optimizer-registry.js";
 import { pythonHarnessNotes } from "../opt/python-harness-notes.js";
 import { acceptedTrainerKwargs, findTrainer, TRAINER_CATALOG, TRAINER_ALIASES } from "../opt/trainer-catalog.js";
@@ -78,6 +79,15 @@ export async function configProblems(loaded: LoadedConfig, registry: TaskRegistr
     const reported = new Set<string>();
     for (const [v, variant] of trainer.params_variants.entries()) {
       for (const [key, value] of Object.entries(variant)) {
+        if (key === OBJECTIVE_CONFIG_KWARG) {
+          // Refused by name, never ignored: a trainer without objective selection would silently optimize the mean score.
+          const trouble = accepted.includes(key) ? objectiveConfigProblem(value) : `trainer ${trainer.id} does not support ${key}; ${await objectiveTrainersHint()}`;
+          if (trouble !== null && !reported.has(key)) {
+            reported.add(key);
+            add([...path, "params_variants", v, key], trouble);
+          }
+          continue;
+        }
         if (accepted.includes(key)) {
           if (isGlobal(loaded, key, value)) globalKeys.set(key, true);
           continue;

@@ -15,13 +15,16 @@
  *   bar to be replaced (parity scenario basicsearch-inflated-bar).
  * - A validation example that fails scores `min_score` (default: none, which makes the
  *   candidate −∞, as the reference does).
- * - `objective_config` (multi-objective selection) and `validate_guide` are accepted; selection
- *   is on the mean score with the task's guide.
+ * - `objective_config` (a weighted or Pareto objective over the guide's named scores) selects
+ *   among the proposals and the current values by their per-metric means on the validate set,
+ *   as the reference's `select_best` does; the carried bar is then the chosen candidate's dict.
+ *   `validate_guide` is accepted; validation uses the task's guide.
  */
 import type { ParameterValues } from "../../domain/parameter.js";
 import type { Trainer, TrainerContext } from "../trainer.js";
 import { kwargReader, threadsOf } from "./classic-kwargs.js";
-import { argmaxFirst, proposeMany, reportable, usableUpdate, validationExamples, validationScore, withUpdate } from "./classic-search.js";
+import { bestByObjective, selectionObjective } from "../objectives/trainer-objective.js";
+import { argmaxFirst, proposeMany, reportable, usableUpdate, validationExamples, validationScores, withUpdate, type ValidationScores } from "./classic-search.js";
 import { MINIBATCH_KWARGS, minibatchSettings, runMinibatchLoop, type MinibatchUpdateRule } from "./minibatch.js";
 
 export const BASIC_SEARCH_KWARGS = [...MINIBATCH_KWARGS, "num_proposals", "validate_guide", "objective_config"] as const;
@@ -32,24 +35,25 @@ function bestOfProposalsRule(context: TrainerContext, numProposals: number, minS
   const optimizer = context.createOptimizer();
   const threads = threadsOf(context.kwargs);
   const validate = validationExamples(context);
-  let currentScore: number | undefined;
+  const objective = selectionObjective(context.kwargs);
+  let current: ValidationScores | undefined;
   return {
     async propose(values, rollouts, step) {
       const proposals = await proposeMany(optimizer, context.problem(values, rollouts), numProposals, threads, context.signal);
-      const candidates: { values: ParameterValues; score: number }[] = [];
+      const candidates: (ValidationScores & { values: ParameterValues })[] = [];
       for (const [i, proposal] of proposals.entries()) {
         const update = usableUpdate(context, proposal, `step ${step}, proposal ${i + 1}`);
         if (update === null) continue;
         const candidate = withUpdate(values, update);
-        candidates.push({ values: candidate, score: await validationScore(context, candidate, validate, minScore) });
+        candidates.push({ values: candidate, ...(await validationScores(context, candidate, validate, minScore)) });
       }
-      currentScore ??= await validationScore(context, values, validate, minScore);
-      candidates.push({ values, score: currentScore });
-      const chosen = candidates[argmaxFirst(candidates, (c) => c.score)]!;
-      currentScore = chosen.score;
+      current ??= await validationScores(context, values, validate, minScore);
+      candidates.push({ values, ...current });
+      const chosen = candidates[objective === null ? argmaxFirst(candidates, (c) => c.score) : bestByObjective(candidates.map((c) => c.scores), objective)]!;
+      current = { score: chosen.score, scores: chosen.scores };
       return chosen.values;
     },
-    reportedScore: () => reportable(currentScore),
+    reportedScore: () => reportable(current?.score),
   };
 }
 

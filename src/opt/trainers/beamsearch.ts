@@ -17,8 +17,11 @@
  * - Equal scores keep candidate order (Python's stable sort), so on ties earlier proposals and
  *   earlier beams win; candidates are not de-duplicated.
  * - `validation_dataset_size: null` means min(10, |validate|).
- * - Test-set, saving and logging kwargs are accepted and not used; `objective_config` and
- *   `validate_guide` are accepted, selection is on the mean score with the task's guide.
+ * - Test-set, saving and logging kwargs are accepted and not used; `validate_guide` is accepted,
+ *   validation uses the task's guide.
+ * - `objective_config` (weighted or Pareto) ranks the candidates of a depth by their per-metric
+ *   means on the minibatch (the reference's `select_top_k`, whose order the kept beams take) and
+ *   picks the final beam on the full validate set with `select_best`.
  *
  * BeamsearchHistoryAlgorithm reuses this loop (beamsearch-history.ts).
  */
@@ -28,7 +31,10 @@ import type { ProblemInstance } from "../problem.js";
 import { examplesOf, type Example } from "../rollout.js";
 import type { Trainer, TrainerContext, TrainerResult } from "../trainer.js";
 import { kwargReader, threadsOf } from "./classic-kwargs.js";
-import { argmaxFirst, BestScore, proposeMany, reportable, usableUpdate, validationExamples, validationScore } from "./classic-search.js";
+import type { ObjectiveConfig } from "../objectives/objective-config.js";
+import type { ScoreDict } from "../objectives/score-dicts.js";
+import { bestByObjective, selectionObjective, topKByObjective } from "../objectives/trainer-objective.js";
+import { argmaxFirst, BestScore, proposeMany, reportable, usableUpdate, validationExamples, validationScores } from "./classic-search.js";
 
 export const BEAMSEARCH_KWARGS = [
   "num_proposals",
@@ -48,6 +54,8 @@ export const BEAMSEARCH_KWARGS = [
 export interface ScoredCandidate {
   readonly values: ParameterValues;
   readonly score: number;
+  /** Per-metric means (what an objective ranks by). */
+  readonly scores?: ScoreDict;
 }
 
 /** What BeamsearchHistory changes in the loop. */
@@ -62,14 +70,27 @@ export interface BeamsearchVariant {
   selected?(beams: readonly ScoredCandidate[]): void;
 }
 
-/** Keep everything when there are at most `width` candidates, else the `width` best (stable). */
-export function topCandidates(candidates: readonly ScoredCandidate[], width: number): ScoredCandidate[] {
+/**
+ * Keep everything when there are at most `width` candidates, else the `width` best (stable), or
+ * the `width` first of the objective's ranking.
+ */
+export function topCandidates(candidates: readonly ScoredCandidate[], width: number, objective: ObjectiveConfig | null = null): ScoredCandidate[] {
   if (candidates.length <= width) return [...candidates];
+  if (objective !== null) return topKByObjective(candidates.map(scoreDictOf), objective, width).map((i) => candidates[i]!);
   return candidates
     .map((candidate, index) => ({ candidate, index }))
     .sort((a, b) => (b.candidate.score === a.candidate.score ? a.index - b.index : b.candidate.score > a.candidate.score ? 1 : -1))
     .slice(0, width)
     .map((entry) => entry.candidate);
+}
+
+function scoreDictOf(candidate: ScoredCandidate): ScoreDict {
+  return candidate.scores ?? { score: candidate.score };
+}
+
+/** The index of the best candidate: the first highest mean, or the objective's pick. */
+export function bestCandidate(candidates: readonly ScoredCandidate[], objective: ObjectiveConfig | null): number {
+  return objective === null ? argmaxFirst(candidates, (c) => c.score) : bestByObjective(candidates.map(scoreDictOf), objective);
 }
 
 /**
@@ -94,11 +115,12 @@ export async function runBeamsearch(context: TrainerContext, variant: Beamsearch
   const validationSize = k.optionalInt("validation_dataset_size", 5, 1) ?? Math.min(10, validate.length);
   if (train.length === 0) throw new Error(`${variant.id}: the train set has no examples`);
 
+  const objective = selectionObjective(context.kwargs);
   const optimizer = context.createOptimizer();
   const best = new BestScore();
   const scoreAll = async (candidates: readonly ParameterValues[], examples: readonly Example[]): Promise<ScoredCandidate[]> => {
     const scored: ScoredCandidate[] = [];
-    for (const values of candidates) scored.push({ values, score: await validationScore(context, values, examples, minScore) });
+    for (const values of candidates) scored.push({ values, ...(await validationScores(context, values, examples, minScore)) });
     return scored;
   };
 
@@ -119,16 +141,17 @@ export async function runBeamsearch(context: TrainerContext, variant: Beamsearch
       }
       candidates.push(beam);
     }
-    const kept = topCandidates(await scoreAll(candidates, validationBatch), beamWidth);
+    const kept = topCandidates(await scoreAll(candidates, validationBatch), beamWidth, objective);
     beams = kept.map((c) => c.values);
     variant.selected?.(kept);
-    const top = kept[argmaxFirst(kept, (c) => c.score)]!;
+    const top = kept[bestCandidate(kept, objective)]!;
     const score = reportable(top.score);
     context.emit({ step: depth, score, best_score: best.offer(score), values: top.values });
   }
 
   context.signal.throwIfAborted();
-  const [chosen] = topCandidates(await scoreAll(beams, validate), 1);
+  const finalists = await scoreAll(beams, validate);
+  const chosen = objective === null ? topCandidates(finalists, 1)[0] : finalists[bestCandidate(finalists, objective)];
   const score = reportable(chosen!.score);
   context.emit({ step: maxDepth + 1, score, best_score: best.offer(score), values: chosen!.values });
   return { values: chosen!.values };

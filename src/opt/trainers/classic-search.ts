@@ -10,6 +10,8 @@ import type { ParameterValues } from "../../domain/parameter.js";
 import type { ProblemInstance } from "../problem.js";
 import { examplesOf, meanScore, type Example } from "../rollout.js";
 import type { TrainerContext } from "../trainer.js";
+import type { ScoreDict } from "../objectives/score-dicts.js";
+import { candidateScoreDict } from "../objectives/trainer-objective.js";
 
 /**
  * `count` proposals for one problem, in order, all from `optimizer`, as the reference's
@@ -61,9 +63,21 @@ export function sameValues(a: ParameterValues, b: ParameterValues): boolean {
  * scores (null: it has none, which makes the whole candidate −∞).
  */
 export async function validationScore(context: TrainerContext, values: ParameterValues, examples: readonly Example[], minScore: number | null): Promise<number> {
+  return (await validationScores(context, values, examples, minScore)).score;
+}
+
+export interface ValidationScores {
+  /** The mean score (−∞ when any example has none). */
+  readonly score: number;
+  /** The per-metric means of the examples' score dicts (an objective selects on these). */
+  readonly scores: ScoreDict;
+}
+
+/** `validationScore` and the candidate's score dict, from one evaluation. */
+export async function validationScores(context: TrainerContext, values: ParameterValues, examples: readonly Example[], minScore: number | null): Promise<ValidationScores> {
   const rollouts = await context.rollout(values, examples, { minScore });
   const mean = meanScore(rollouts);
-  return mean === null || Number.isNaN(mean) ? -Infinity : mean;
+  return { score: mean === null || Number.isNaN(mean) ? -Infinity : mean, scores: candidateScoreDict(rollouts, minScore) };
 }
 
 /** A score as events carry it: −∞ (an invalid candidate) and NaN become null. */
