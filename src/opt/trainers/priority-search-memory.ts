@@ -11,6 +11,7 @@
  */
 import type { Optimizer } from "../optimizer.js";
 import type { ParameterValues } from "../../domain/parameter.js";
+import { aggregateScoreDicts, type ScoreDict } from "../objectives/score-dicts.js";
 
 export interface SearchCandidate {
   /** Creation order (Trace's `created_time`): later candidates have larger ids. */
@@ -24,6 +25,17 @@ export interface SearchCandidate {
   readonly scores: (number | null)[];
   /** The input of each credited rollout, parallel to `scores` (ParetobasedPS scores per task). */
   readonly inputs: unknown[];
+  /**
+   * With an objective: each credited rollout's score dict, parallel to `scores`; null where the
+   * reference has none (exploration rollouts, failed examples).
+   */
+  readonly scoreDicts?: (ScoreDict | null)[];
+}
+
+/** Trace's `mean_score_dict`: the per-metric mean over the rollouts that have a dict; null without any. */
+export function candidateMeanScoreDict(candidate: SearchCandidate): ScoreDict | null {
+  const dicts = (candidate.scoreDicts ?? []).filter((d): d is ScoreDict => d !== null);
+  return dicts.length === 0 ? null : aggregateScoreDicts(dicts);
 }
 
 /** Trace's `ModuleCandidate.mean_score`: mean of the non-null scores; null without any. */
@@ -62,7 +74,7 @@ export function compareEntries(a: MemoryEntry, b: MemoryEntry): number {
 }
 
 export class HeapMemory {
-  private entries: MemoryEntry[] = [];
+  protected entries: MemoryEntry[] = [];
 
   /** @param size the most candidates kept (Infinity: unbounded). */
   constructor(readonly size: number = Infinity) {
@@ -150,9 +162,11 @@ export class SearchMemories {
     longTermSize: number,
     shortTermSize: number,
     readonly updateFrequency: number | null,
+    /** Builds each memory (a Pareto objective pops from the front: priority-search-pareto-memory.ts). */
+    memory: (size: number) => HeapMemory = (size) => new HeapMemory(size),
   ) {
-    this.longTerm = new HeapMemory(longTermSize);
-    this.shortTerm = new HeapMemory(shortTermSize);
+    this.longTerm = memory(longTermSize);
+    this.shortTerm = memory(shortTermSize);
   }
 
   /** The memory of iteration `nIters` (merging the short-term memory into the long-term one when due). */

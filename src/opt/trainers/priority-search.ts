@@ -51,6 +51,12 @@
  * iteration 0 is not emitted (it scores nothing). The trainer returns the values of the best
  * candidate of the last iteration (Trace applies the last `update_dict`), or the initial values
  * when no iteration proposed anything.
+ *
+ * `objective_config` (any mode, as the reference): validation rollouts carry the guide's score
+ * dicts, and a candidate that has some is prioritized by the weighted sum of its per-metric means
+ * (their plain mean without weights) instead of the score function; in mode `pareto` both
+ * memories pop from the Pareto front of their 20 highest priorities (priority-search-pareto-memory.ts).
+ * Exploitation stays the best mean score, as in the reference.
  */
 import { DataLoader } from "../data-loader.js";
 import { mapBounded } from "../bounded.js";
@@ -59,7 +65,12 @@ import type { ParameterValues } from "../../domain/parameter.js";
 import type { Rng } from "../rng.js";
 import { examplesOf, type Example, type Rollout } from "../rollout.js";
 import type { Trainer, TrainerContext, TrainerResult } from "../trainer.js";
-import { candidateMean, compareEntries, HeapMemory, scoredCount, SearchMemories, type SearchCandidate } from "./priority-search-memory.js";
+import { candidateMean, candidateMeanScoreDict, compareEntries, HeapMemory, scoredCount, SearchMemories, type SearchCandidate } from "./priority-search-memory.js";
+import { objectiveScalar, ParetoHeapMemory } from "./priority-search-pareto-memory.js";
+import type { ObjectiveConfig } from "../objectives/objective-config.js";
+import { objectiveConfigFromKwarg } from "../objectives/objective-config-kwarg.js";
+import { applyMinimize } from "../objectives/score-dicts.js";
+import { exampleScoreDict } from "../objectives/trainer-objective.js";
 import { readPrioritySearchOptions, type PrioritySearchOptions } from "./priority-search-options.js";
 import { distinctTasks, paretoFrontier } from "./priority-search-pareto.js";
 
@@ -84,6 +95,7 @@ export const PRIORITY_SEARCH_KWARGS: readonly string[] = [
   "score_function",
   "ucb_exploration_constant",
   "decouple_optimizers",
+  "objective_config",
 ];
 
 /** A candidate as the observer sees it. */
@@ -150,6 +162,8 @@ class PrioritySearchRun {
   private numProposals: number;
   /** The distinct training inputs (ParetobasedPS's tasks). */
   private readonly tasks: readonly string[];
+  /** `objective_config`: priorities from score dicts (any mode), Pareto pops (mode pareto). */
+  private readonly objective: ObjectiveConfig | null;
 
   constructor(
     private readonly context: TrainerContext,
@@ -168,19 +182,25 @@ class PrioritySearchRun {
     this.tasks = distinctTasks(train.map((e) => e.input));
     const validate = context.validate ? examplesOf(context.validate) : [];
     this.validateLoader = validate.length > 0 ? new DataLoader(validate, loaderBatch, validateRng) : null;
-    this.memories = new SearchMemories(options.longTermMemorySize, options.shortTermMemorySize, options.memoryUpdateFrequency);
+    this.objective = objectiveConfigFromKwarg(context.kwargs["objective_config"]);
+    const objective = this.objective;
+    const memory = objective?.mode === "pareto" ? (size: number) => new ParetoHeapMemory(size, objective) : undefined;
+    this.memories = new SearchMemories(options.longTermMemorySize, options.shortTermMemorySize, options.memoryUpdateFrequency, memory);
     // A crashed rollout scores the bottom of the score range (the reference's min_score; −∞ by default).
     this.minScore = options.scoreRange[0];
     this.numProposals = options.numProposals;
   }
 
   private newCandidate(values: ParameterValues, optimizer: Optimizer, parentId: number | null): SearchCandidate {
-    return { id: this.nextId++, values, optimizer, parentId, scores: [], inputs: [] };
+    return { id: this.nextId++, values, optimizer, parentId, scores: [], inputs: [], scoreDicts: [] };
   }
 
   /** Trace's `compute_exploration_priority`; a candidate without rollouts gets the default priority. */
   private explorationPriority(candidate: SearchCandidate, nIters: number): number {
     if (candidate.scores.length === 0) return this.options.defaultPriority;
+    // With an objective the reference ranks by the mean score dict, whatever the score function, once the candidate has one.
+    const scoreDict = this.objective === null ? null : candidateMeanScoreDict(candidate);
+    if (scoreDict !== null) return objectiveScalar(applyMinimize(scoreDict, this.objective!.minimize), this.objective!);
     switch (this.options.scoreFunction) {
       case "mean":
         return candidateMean(candidate) ?? -Infinity;
@@ -221,10 +241,12 @@ class PrioritySearchRun {
     return grouped;
   }
 
-  private credit(candidate: SearchCandidate, rollouts: readonly Rollout[]): void {
+  /** `validation`: the reference attaches score dicts to validation rollouts only. */
+  private credit(candidate: SearchCandidate, rollouts: readonly Rollout[], validation: boolean): void {
     for (const r of rollouts) {
       candidate.scores.push(r.score);
       candidate.inputs.push(r.input);
+      if (this.objective !== null) candidate.scoreDicts?.push(validation && r.error === undefined ? exampleScoreDict(r, this.minScore) : null);
     }
   }
 
@@ -299,7 +321,7 @@ class PrioritySearchRun {
    * remain, in order. `note`: say so when a candidate is merged into another (not for the
    * initial copies, which are always equal).
    */
-  private creditCollapsed(candidates: readonly SearchCandidate[], rollouts: readonly (readonly Rollout[])[], into: readonly SearchCandidate[] = [], note = true): SearchCandidate[] {
+  private creditCollapsed(candidates: readonly SearchCandidate[], rollouts: readonly (readonly Rollout[])[], into: readonly SearchCandidate[] = [], note = true, validation = true): SearchCandidate[] {
     const byValues = new Map<string, SearchCandidate>();
     for (const c of into) if (!byValues.has(valuesKey(c.values))) byValues.set(valuesKey(c.values), c);
     const fromInto = new Set(byValues.keys());
@@ -311,7 +333,7 @@ class PrioritySearchRun {
     const kept: SearchCandidate[] = [];
     candidates.forEach((c, i) => {
       const same = byValues.get(valuesKey(c.values))!;
-      this.credit(same, rollouts[i]!);
+      this.credit(same, rollouts[i]!, validation);
       if (same === c) kept.push(c);
       else if (note) this.context.note(`${this.options.label}: candidate #${c.id} has the values of candidate #${same.id}: counted as one candidate`);
     });
@@ -393,7 +415,7 @@ class PrioritySearchRun {
       const explored = await this.evaluate(exploration.map((c) => ({ values: c.values, examples: batch })));
       // Pairs come from every exploration candidate; equal candidates then count as one.
       let pairs: Pair[] = exploration.flatMap((candidate, i) => chunks(explored[i]!, options.batchSize).map((rollouts, subBatch) => ({ candidate, subBatch, rollouts })));
-      const explorationKept = this.creditCollapsed(exploration, explored, [], false);
+      const explorationKept = this.creditCollapsed(exploration, explored, [], false, false);
 
       // The memory of this iteration (merging short-term into long-term when due).
       const memory = this.memories.current(nIters);

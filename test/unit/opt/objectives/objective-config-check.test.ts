@@ -24,14 +24,14 @@ async function problemsOf(trainer: string, objective: string): Promise<string[][
 
 describe("objective_config in a config", () => {
   it("a valid objective passes on the trainers that select by one", async () => {
-    for (const trainer of ["BasicSearchAlgorithm", "BeamsearchAlgorithm", "BeamsearchHistoryAlgorithm"]) {
+    for (const trainer of ["BasicSearchAlgorithm", "BeamsearchAlgorithm", "BeamsearchHistoryAlgorithm", "PrioritySearch", "ParetobasedPS"]) {
       expect(await problemsOf(trainer, "{mode: pareto, weights: {accuracy: 1.0, time: 0.3}, minimize: [time], tie_break: random_seeded, seed: 42}")).toEqual([]);
     }
   });
 
-  it("a trainer without objective selection refuses the key, naming the trainers that have it", async () => {
-    expect(await problemsOf("UCBSearchAlgorithm", "{mode: weighted}")).toEqual([
-      ["line 6", expect.stringMatching(/^trainer UCBSearchAlgorithm does not support objective_config; use a trainer that selects by an objective \(.*BasicSearchAlgorithm.*\) or remove it$/)],
+  it.each(["UCBSearchAlgorithm", "GEPA-Base", "MinibatchAlgorithm", "NoOpTrainer"])("%s refuses the key, naming the trainers that select by an objective", async (trainer) => {
+    expect(await problemsOf(trainer, "{mode: weighted}")).toEqual([
+      ["line 6", expect.stringMatching(new RegExp(`^trainer ${trainer} does not support objective_config; use a trainer that selects by an objective \\(.*BasicSearchAlgorithm.*PrioritySearch.*\\) or remove it$`))],
     ]);
   });
 
