@@ -6,6 +6,7 @@ import type { TaskSuite } from "../../src/tasks/task-suite.js";
 import { TaskModuleError } from "../../src/tasks/task-errors.js";
 import { codeParamTask } from "./internal/code-param.js";
 import { multiParamTask } from "./internal/multi-param.js";
+import { multiobjectiveConvexTask } from "./internal/multiobjective-convex.js";
 import { nonTrainableTask } from "./internal/non-trainable.js";
 import { numericParamTask } from "./internal/numeric-param.js";
 import { JsSandbox } from "../sandbox/js-sandbox.js";
@@ -41,6 +42,7 @@ export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
         numeric_param: () => numericParamTask(js),
         multi_param: multiParamTask,
         non_trainable: nonTrainableTask,
+        multiobjective_convex: multiobjectiveConvexTask,
       },
       () => js.close(),
     ),

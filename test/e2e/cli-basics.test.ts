@@ -59,13 +59,14 @@ describe("list-tasks", () => {
       "internal:numeric_param",
       "internal:multi_param",
       "internal:non_trainable",
+      "internal:multiobjective_convex",
       ...hfTaskIds(),
     ]);
   });
 
   it("filters by --bench and its alias --dataset-name", () => {
     expect(runCli(["list-tasks", "--bench", "trace_examples"]).stdout).toBe("trace_examples:greeting_stub\ntrace_examples:train_single_node_stub\n");
-    expect(runCli(["list-tasks", "--dataset-name", "internal+hf"]).stdout.split("\n").filter(Boolean)).toHaveLength(4 + 51);
+    expect(runCli(["list-tasks", "--dataset-name", "internal+hf"]).stdout.split("\n").filter(Boolean)).toHaveLength(5 + 51);
   });
 
   it("says on stderr that a selected suite has no tasks, and lists it in --json's empty_suites", () => {

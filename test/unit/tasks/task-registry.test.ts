@@ -52,9 +52,10 @@ describe("TaskRegistry", () => {
       "internal:numeric_param",
       "internal:multi_param",
       "internal:non_trainable",
+      "internal:multiobjective_convex",
       ...hfTaskIds(),
     ]);
-    expect(registry.list(["internal"])).toHaveLength(4);
+    expect(registry.list(["internal"])).toHaveLength(5);
     expect(registry.list(["hf", "veribench"])).toHaveLength(51);
     expect(registry.list(["veribench"])).toEqual([]);
   });
