@@ -45,6 +45,9 @@ export function multiobjectiveConvexTask(evalKwargs: Kwargs): TaskBundle {
     guide: { name: "trace_bench.examples.multiobjective_convex.ConvexRewardGuide", evaluate: (_input, response) => convexGuideResult(env, response) },
     train_dataset: { inputs: [null], infos: [null] },
     optimizer_kwargs: { objective: "Minimize the function by choosing x = [x1, x2].", memory_size: 10 },
+    // Points the stub LLM may propose: the two losses conflict across them (x = [0, 0] zeroes the
+    // regularizer, x = [0.0898, −0.7126] is near a minimum of f).
+    stubAlternatives: { x: [initial, "x = [0.0898, -0.7126]", "x = [0, 0]", "x = [0.5, -0.5]", "x = [-1.2, 0.8]"] },
     metadata: {
       benchmark: "multiobjective",
       entry: "convex_sixhumpcamel",
