@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli, tempDir } from "../support/cli.js";
+import { REPO_ROOT, runCli, tempDir } from "../support/cli.js";
 import { csvRows, singleRunDir } from "../support/run-dir.js";
 
 const OBJECTIVE = "{mode: MODE, weights: {base_loss: 1.0, reg_loss: 1.0}, minimize: [base_loss, reg_loss]}";
@@ -17,7 +17,27 @@ function config(dir: string, yaml: string): string {
   return path;
 }
 
+/**
+ * The original's configs/m3_multiobjective.yaml (test/fixtures/configs/original/): 6 task entries
+ * × 3 trainers at seed 42. Ids recomputed with the original's recipe (SHA-256 of the canonical
+ * JSON of task, trainer, resolved kwargs and seed), in its task-major order.
+ */
+const M3_JOB_IDS = [
+  "25e6c3cecce0", "4cf77aabcb4b", "14ca77634ed1", "9d56aac7a1ee", "dcaa82f5a1a1", "de0680a02fc8",
+  "c981a8848042", "e084cf5d33a0", "271b6116a6fd", "ee0e9ac544e1", "ba869a0d8d10", "7b77c380907f",
+  "75f23a830468", "720dc2ba5770", "8a8b85701318", "d35b9ba83092", "e3278194d984", "f64e5f6c96c4",
+];
+
 describe("multi-objective runs (issue 34)", () => {
+  it("validate --strict of the original's m3_multiobjective.yaml lists its 18 job ids; the convex task is known", () => {
+    const dir = tempDir();
+    const r = runCli(["validate", "--config", join(REPO_ROOT, "test/fixtures/configs/original/m3_multiobjective.yaml"), "--strict", "--runs-dir", dir], { env: { OPENAI_API_KEY: "not-used" } });
+    const ids = [...r.stdout.matchAll(/^ {2}job ([0-9a-f]{12}): /gm)].map((m) => m[1]);
+    expect(ids).toEqual(M3_JOB_IDS);
+    expect(r.stdout).toContain("[OK] matrix: 18 jobs expanded deterministically");
+    expect(r.stdout.match(/^\[OK\] internal:multiobjective_convex$/gm)).toHaveLength(2);
+  });
+
   it("internal:multiobjective_convex runs in stub mode under BasicSearch, Beamsearch and PrioritySearch with weighted and Pareto objectives", () => {
     const dir = tempDir();
     const runs = join(dir, "runs");
