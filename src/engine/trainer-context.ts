@@ -5,6 +5,7 @@
  * evaluation counts so far.
  */
 import { toPlain, type Kwargs } from "../config/kwargs.js";
+import { withTaskObjective } from "../opt/objectives/task-objective.js";
 import { JobCalls } from "../llm/job-calls.js";
 import { RunCalls } from "../llm/run-calls.js";
 import type { Llm } from "../llm/llm.js";
@@ -43,7 +44,7 @@ export function createTrainerContext(input: TrainerContextInput): TrainerContext
   const counters = { evaluations: 0, iterations: 0 };
   const ledger = input.candidates;
   let notes: string[] = [];
-  const kwargs = toPlain(input.trainerKwargs);
+  const kwargs = withTaskObjective(toPlain(input.trainerKwargs), bundle);
   const concurrency = typeof kwargs.num_threads === "number" && kwargs.num_threads > 0 ? kwargs.num_threads : 1;
   const calls = input.calls ?? unlimitedCalls(recorder);
   const llm = calls.llm(input.llm, "optimizer");

@@ -28,7 +28,7 @@ const METRICS: Record<number, { accuracy: number; cost: number }> = {
   3: { accuracy: 0.5, cost: 3 },
 };
 
-function tradeOffBundle(): TaskBundle {
+function tradeOffBundle(metadata: Record<string, unknown> = {}): TaskBundle {
   return {
     taskId: "test:trade-off",
     parameters: [{ name: "x", kind: "number", value: 0, description: "A setting.", trainable: true }],
@@ -42,16 +42,16 @@ function tradeOffBundle(): TaskBundle {
     },
     train_dataset: { inputs: [0], infos: [null] },
     optimizer_kwargs: { objective: "Trade accuracy against cost." },
-    metadata: {},
+    metadata,
   };
 }
 
 const WEIGHTED = { mode: "weighted", weights: { accuracy: 1.0, cost: 0.1 }, minimize: ["cost"] };
 const PARETO = { mode: "pareto", weights: { accuracy: 1.0, cost: 0.1 }, minimize: ["cost"], tie_break: "lexicographic" };
 
-async function chosen(trainer: Trainer, kwargs: Record<string, unknown>, objective: Record<string, unknown> | null): Promise<unknown> {
+async function chosen(trainer: Trainer, kwargs: Record<string, unknown>, objective: Record<string, unknown> | null, metadata: Record<string, unknown> = {}): Promise<unknown> {
   const llm = scriptedLlm([xmlReply({ x: 1 }), xmlReply({ x: 2 }), xmlReply({ x: 3 })]);
-  const run = await runTrainer(trainer, tradeOffBundle(), llm, { kwargs: { ...kwargs, ...(objective ? { objective_config: objective } : {}) } });
+  const run = await runTrainer(trainer, tradeOffBundle(metadata), llm, { kwargs: { ...kwargs, ...(objective ? { objective_config: objective } : {}) } });
   expect(llm.remaining()).toBe(0);
   return run.values.x;
 }
@@ -73,5 +73,11 @@ describe("weighted and Pareto objectives select differently where the metrics co
 
   it("Pareto with the weighted tie-break falls back to the weighted sums among the front: x=2", async () => {
     expect(await chosen(basicSearchTrainer, CASES[0]!.kwargs, { ...PARETO, tie_break: "weighted" })).toBe(2);
+  });
+
+  it("a task's own objective (metadata.objective_config) reaches the trainer; the variant's objective_config wins", async () => {
+    const kwargs = CASES[0]!.kwargs;
+    expect(await chosen(basicSearchTrainer, kwargs, null, { objective_config: WEIGHTED })).toBe(2);
+    expect(await chosen(basicSearchTrainer, kwargs, PARETO, { objective_config: WEIGHTED })).toBe(1);
   });
 });
