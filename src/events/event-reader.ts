@@ -14,6 +14,10 @@ import { lastGivenSeq, missingStartProblem, requireNoRemovedEvents } from "./log
 import { hasLostLog, refuseLostLog } from "./lost-log.js";
 import { liveWriterOf } from "./writer-lock.js";
 import { activeJobCount, runListingFacts, type RunListingFacts } from "./run-listing-facts.js";
+import { decodeRunStartedRow, type RowWithoutPayload } from "./run-started-row.js";
+
+/** `ROW_COLUMNS` but the payload. */
+const ROW_COLUMNS_BUT_DATA = "seq, v, stream, position, type, run_id, job_id, ts";
 
 export class EventReader {
   private constructor(
@@ -73,9 +77,11 @@ export class EventReader {
       this.db.exec("BEGIN");
       try {
         const ends = this.lastPositions();
-        for (const row of this.rowsOneByOne(0)) {
+        // A start's payload is left to `decodeRunStartedRow` (its matrix read an entry at a time).
+        const rows = this.db.prepare(`SELECT ${ROW_COLUMNS_BUT_DATA}, CASE WHEN type = 'RunStarted' THEN NULL ELSE data END AS data FROM ${this.source} ORDER BY seq`).iterate() as IterableIterator<RowWithoutPayload>;
+        for (const row of rows) {
           count += 1;
-          const event = decodeRow(row);
+          const event = row.data === null && row.type === "RunStarted" ? decodeRunStartedRow(this.db, this.source, row, decodeRow) : decodeRow(row as EventRow);
           visit(event, ends.get(event.stream) === event.position);
         }
       } finally {

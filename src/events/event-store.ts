@@ -25,6 +25,7 @@ import { refuseLostLog } from "./lost-log.js";
 import type { Contents } from "./content-ref.js";
 import { eventsDbPath, isPlainLine, lastPositions, MIRROR_LINE_COLUMNS, mirrorLine, type MirrorLineRow, openExistingWritableDatabase, openWritableDatabase, readContents, RecordedEvent, ROW_COLUMNS, type EventRow } from "./log-database.js";
 import { acquireWriterLock, currentWriter, releaseWriterLock, type WriterIdentity } from "./writer-lock.js";
+import { decodeRunStartedRow, type RowWithoutPayload } from "./run-started-row.js";
 
 /** Test hook: SIGKILL this process right after the commit of this seq, before anyone is notified. */
 const KILL_AFTER_COMMIT = Number(process.env.TRACE_BENCH_TEST_KILL_AFTER_SEQ ?? NaN);
@@ -396,8 +397,9 @@ export class EventStore {
   /** The run's latest `RunStarted`, found through the stream index (a start holds the matrix: only one is decoded); null if none. */
   latestRunStarted(): StoredEvent | null {
     try {
-      const row = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE stream = 'run' AND type = 'RunStarted' ORDER BY position DESC LIMIT 1`).get() as EventRow | undefined;
-      return row === undefined ? null : decodeRow(row);
+      // Its matrix read an entry at a time (run-started-row.ts): a big run's is megabytes of JSON.
+      const row = this.db.prepare(`SELECT seq, v, stream, position, type, run_id, job_id, ts, NULL AS data FROM events WHERE stream = 'run' AND type = 'RunStarted' ORDER BY position DESC LIMIT 1`).get() as RowWithoutPayload | undefined;
+      return row === undefined ? null : decodeRunStartedRow(this.db, "events", row, decodeRow);
     } catch (error) {
       throw eventLogFailure(error, this.path);
     }

@@ -40,12 +40,7 @@ export async function replayLog(store: EventStore, runDir: string, helper?: bool
     // Before any file changes: a replay cut short (a log that cannot be read to its end) must
     // leave the projections marked behind, so the next writer or replay rebuilds them.
     store.recordSubscriberPosition(PROJECTIONS, 0);
-    // A job's files show the run's latest start (its LLM columns), which may come after the job's
-    // last event. Only the latest start is kept, decoded once for the scan below too; a job's files
-    // use none of its matrix, so the context (copied to the helper thread) goes without it.
-    const start = store.latestRunStarted();
-    const context: JobRenderContext = { runId: start?.run_id ?? "", started: start?.type === "RunStarted" ? { ...start.data, matrix: [] } : null };
-    const startEvents = new Map<number, StoredEvent>(start === null ? [] : [[start.seq, start]]);
+    const { context, startEvents } = latestStart(store);
     const lastPositions = store.lastPositions();
     const listing = new RunDirListing(runDir);
     // Each projection is compared with the file the listing found, and written where it differs.
@@ -67,7 +62,7 @@ export async function replayLog(store: EventStore, runDir: string, helper?: bool
       if (helperThread?.offer(job) === true) writer.renderedElsewhere(context, job);
       else for (const stray of rewriter.rewrite(job)) strays.push(stray);
       state.releaseDetail(jobId);
-      settled.add(jobId);
+      settled.add(job.job_id);
     }, startEvents);
     mirrors.finish();
     for (const stray of (await helperThread?.finish()) ?? []) strays.push(stray);
@@ -84,3 +79,25 @@ export async function replayLog(store: EventStore, runDir: string, helper?: bool
   }
 }
 
+/**
+ * The run's latest start, for the job files' context and for the scan. A job's files show the
+ * run's latest start (its LLM columns), which may come after the job's last event. Only the latest
+ * start is kept, decoded once for the scan too; a job's files use none of its matrix, so the
+ * context (copied to the helper thread) goes without it. Handed to the scan once and forgotten
+ * there (and no variable of the replay holds it): its raw matrix (50,000 entries for a big run)
+ * would otherwise live through the whole scan beside the views' shared copy.
+ */
+function latestStart(store: EventStore): { readonly context: JobRenderContext; readonly startEvents: ReadonlyMap<number, StoredEvent> } {
+  const start = store.latestRunStarted();
+  const context: JobRenderContext = { runId: start?.run_id ?? "", started: start?.type === "RunStarted" ? { ...start.data, matrix: [] } : null };
+  return { context, startEvents: new TakenOnce<number, StoredEvent>(start === null ? [] : [[start.seq, start]]) };
+}
+
+/** A map whose entries are read once: `get` hands an entry over and forgets it. */
+class TakenOnce<K, V> extends Map<K, V> {
+  override get(key: K): V | undefined {
+    const value = super.get(key);
+    this.delete(key);
+    return value;
+  }
+}

@@ -45,15 +45,29 @@ export const runHeaderProjection: RunProjection = {
   },
 };
 
-/** A matrix entry whose repeated parts (names, kwargs) are the instances other entries hold. */
+/**
+ * A matrix entry whose repeated parts (names, kwargs) are the instances other entries hold: `spec`
+ * itself when it holds them already (a live run's plan shares a cell's kwargs, so the writer's
+ * views and the derived files' views hold the plan's own entries), else a copy built field by
+ * field (a spread then added fields gave every entry a V8 map of its own; docs/performance.md,
+ * ledger 4a884e8).
+ */
 export function sharedSpec(s: SharedValues, spec: JobSpecRecord): JobSpecRecord {
-  return {
-    ...spec,
-    task_id: s.string(spec.task_id),
-    suite: s.string(spec.suite),
-    trainer_id: s.string(spec.trainer_id),
-    ...(spec.llm_model !== undefined ? { llm_model: s.string(spec.llm_model) } : {}),
-    raw_params: s.value(spec.raw_params),
-    resolved_kwargs: s.value(spec.resolved_kwargs),
-  };
+  const task_id = s.string(spec.task_id);
+  const suite = s.string(spec.suite);
+  const trainer_id = s.string(spec.trainer_id);
+  const llm_model = spec.llm_model === undefined ? undefined : s.string(spec.llm_model);
+  const raw_params = s.value(spec.raw_params);
+  const resolved_kwargs = s.value(spec.resolved_kwargs);
+  if (raw_params === spec.raw_params && resolved_kwargs === spec.resolved_kwargs && sameInstances(spec, task_id, suite, trainer_id, llm_model)) return spec;
+  const { job_id, seed } = spec;
+  if (llm_model === undefined) return { job_id, task_id, suite, trainer_id, seed, raw_params, resolved_kwargs };
+  return { job_id, task_id, suite, trainer_id, seed, llm_model, raw_params, resolved_kwargs };
 }
+
+/**
+ * Strings compare by value, so whether `spec` holds the shared strings themselves cannot be asked;
+ * a spec whose kwargs are shared came from a plan (or an earlier copy) whose names are shared too.
+ */
+const sameInstances = (spec: JobSpecRecord, task_id: string, suite: string, trainer_id: string, llm_model: string | undefined) =>
+  spec.task_id === task_id && spec.suite === suite && spec.trainer_id === trainer_id && spec.llm_model === llm_model;

@@ -159,8 +159,15 @@ export function fromWriterSnapshot(text: string): RunState {
   for (const [role, use] of saved.llmByRole) state.llmByRole.set(role, use);
   // Views share their matrix entries with `started`, and every job its repeated values, as in a fold.
   const values = saved.values.map((value) => state.shared.value(value));
-  const spec = (s: SavedSpec) =>
-    sharedSpec(state.shared, { ...s, raw_params: values[s.raw_params] as JobSpecRecord["raw_params"], resolved_kwargs: values[s.resolved_kwargs] as JobSpecRecord["resolved_kwargs"] });
+  // Field by field, not spread (see run-header-projection.ts's `sharedSpec`).
+  const spec = (s: SavedSpec) => {
+    const raw_params = values[s.raw_params] as JobSpecRecord["raw_params"];
+    const resolved_kwargs = values[s.resolved_kwargs] as JobSpecRecord["resolved_kwargs"];
+    const { job_id, seed } = s;
+    const [task_id, suite, trainer_id] = [state.shared.string(s.task_id), state.shared.string(s.suite), state.shared.string(s.trainer_id)];
+    const llm_model = s.llm_model === undefined ? undefined : state.shared.string(s.llm_model);
+    return sharedSpec(state.shared, llm_model === undefined ? { job_id, task_id, suite, trainer_id, seed, raw_params, resolved_kwargs } : { job_id, task_id, suite, trainer_id, seed, llm_model, raw_params, resolved_kwargs });
+  };
   const specs = new Map<string, JobSpecRecord>();
   if (saved.started !== null) {
     const matrix = saved.started.matrix.map(spec);
