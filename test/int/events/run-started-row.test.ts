@@ -35,7 +35,7 @@ describe("decodeRunStartedRow", () => {
       expect(streamed).toEqual(whole);
       expect(Object.keys(streamed.data)).toEqual(Object.keys(whole.data));
       expect(JSON.stringify(streamed)).toBe(JSON.stringify(whole));
-      const matrix = (streamed.data as { matrix: { task_id: string; resolved_kwargs: object }[] }).matrix;
+      const matrix = (streamed.data as unknown as { matrix: { task_id: string; resolved_kwargs: object }[] }).matrix;
       // Entries 0, 2 and 4 are one task's: one kwargs object among them (parsed whole, each its own).
       expect(matrix[2]!.resolved_kwargs).toBe(matrix[0]!.resolved_kwargs);
       expect(matrix[4]!.resolved_kwargs).toBe(matrix[0]!.resolved_kwargs);
