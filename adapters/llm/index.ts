@@ -19,7 +19,7 @@ export function realLlmSettings(config: Pick<RunConfig, "llm">, env: NodeJS.Proc
   const roles = resolveLlmRoles(llmForModel(config.llm, model), env);
   const endpoint = roles.optimizer;
   const apiKey = apiKeyFor(endpoint, env);
-  if (apiKey === undefined) throw new ConfigError({ problems: missingApiKeys({ optimizer: endpoint, agent: endpoint }, env) });
+  if (apiKey === undefined) throw new ConfigError({ problems: missingApiKeys({ optimizer: endpoint, agent: endpoint, guide: endpoint }, env) });
   return { apiKey, model: endpoint.model, ...(endpoint.baseURL ? { baseURL: endpoint.baseURL } : {}), endpoint };
 }
 

@@ -121,9 +121,10 @@ export const LlmSchema = describe(
       dspy_model: Schema.optional(OptionalText),
       optimizer: Schema.optional(LlmRoleSchema).annotations({ description: "Overrides for the optimizer's LLM; keys not given come from the llm block." }),
       agent: Schema.optional(LlmRoleSchema).annotations({ description: "Overrides for the agent's LLM (tasks that call an LLM themselves); keys not given come from the llm block." }),
+      guide: Schema.optional(LlmRoleSchema).annotations({ description: "Overrides for the guide's LLM (guides and judges that call an LLM); keys not given come from the llm block." }),
     }),
   ),
-  "a mapping with provider, model, base_url, api_key_env, timeouts and limits, optimizer and agent, or null",
+  "a mapping with provider, model, base_url, api_key_env, timeouts and limits, optimizer, agent and guide, or null",
 );
 
 const TokenLimit = describe(Schema.NullOr(Positive), "a whole number of tokens ≥ 1, or null (no limit)");
@@ -179,7 +180,7 @@ export const RawConfigSchema = Schema.Struct({
   optimizer_kwargs: Schema.optional(OptimizerKwargs).annotations({ description: "Default optimizer keyword arguments, merged under every trainer’s optimizer_kwargs." }),
   llm: Schema.optional(LlmSchema).annotations({
     description:
-      "The LLM for mode real: provider, model (one name, or a list of names to run every job once per model), base_url (alias api_base), api_key_env (the NAME of the variable holding the key), timeout_seconds, max_retries, max_concurrency, requests_per_minute; optimizer and agent override any of them for that role.",
+      "The LLM for mode real: provider, model (one name, or a list of names to run every job once per model), base_url (alias api_base), api_key_env (the NAME of the variable holding the key), timeout_seconds, max_retries, max_concurrency, requests_per_minute; optimizer, agent and guide override any of them for that role.",
   }),
   budget: Schema.optional(BudgetSchema).annotations({ description: "Token and cost limits per job and per run; each null or absent = no limit." }),
   pricing: Schema.optional(PricingSchema).annotations({
@@ -219,7 +220,7 @@ export const KNOWN_KEYS = {
     "eval_kwargs",
     ...LEGACY_KNOB_SPELLINGS,
   ],
-  llm: ["provider", "model", "base_url", "api_base", "api_key_env", "dspy_model", "timeout_seconds", "max_retries", "max_concurrency", "requests_per_minute", "optimizer", "agent"],
+  llm: ["provider", "model", "base_url", "api_base", "api_key_env", "dspy_model", "timeout_seconds", "max_retries", "max_concurrency", "requests_per_minute", "optimizer", "agent", "guide"],
   llmRole: Object.keys(llmEndpointFields),
   budget: ["max_tokens_per_job", "max_cost_per_job", "max_tokens_per_run", "max_cost_per_run"],
   price: ["input", "output", "cached_input"],

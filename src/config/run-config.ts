@@ -59,6 +59,7 @@ export interface LlmConfig extends Omit<LlmEndpointConfig, "model"> {
   readonly dspy_model?: string | null;
   readonly optimizer?: LlmEndpointConfig | null;
   readonly agent?: LlmEndpointConfig | null;
+  readonly guide?: LlmEndpointConfig | null;
 }
 
 /** Token and cost limits (US dollars); null = no limit. */
@@ -134,7 +135,7 @@ const KNOWN = {
 };
 
 /** The llm block's mappings that describe one role: the block itself and its overrides. */
-const LLM_ROLES = ["optimizer", "agent"] as const;
+const LLM_ROLES = ["optimizer", "agent", "guide"] as const;
 
 /** First key of `keys` that is present (not undefined) in `raw`. */
 function firstPresent(raw: Raw, keys: readonly string[]): unknown {

@@ -62,7 +62,7 @@ const EXECUTION_ONLY_LLM_KEYS = ["timeout_seconds", "max_retries", "max_concurre
 function withoutExecutionOnlyLlmKeys(llm: unknown): unknown {
   if (typeof llm !== "object" || llm === null || Array.isArray(llm)) return llm;
   const kept = without(llm as ConfigSnapshot, EXECUTION_ONLY_LLM_KEYS);
-  for (const role of ["optimizer", "agent"]) {
+  for (const role of ["optimizer", "agent", "guide"]) {
     const overrides = kept[role];
     if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides)) continue;
     const rest = without(overrides as ConfigSnapshot, EXECUTION_ONLY_LLM_KEYS);

@@ -1,7 +1,7 @@
 /**
- * Which LLM endpoint each role (the optimizer, the agent) calls, and how: the config's `llm`
- * block gives the defaults of both roles, `llm.optimizer` / `llm.agent` override any key for one
- * role, and what neither gives comes from the environment as in the original (spec §8.1).
+ * Which LLM endpoint each role (the optimizer, the agent, the guide) calls, and how: the config's
+ * `llm` block gives the defaults of every role, `llm.optimizer` / `llm.agent` / `llm.guide`
+ * override any key for one role, and what neither gives comes from the environment as in the original (spec §8.1).
  * Only the NAME of the key variable is resolved here; the key itself is read by `apiKeyFor`.
  *
  * The input types repeat the config's shape (src/config/run-config.ts) because llm/ may not
@@ -25,6 +25,7 @@ export interface LlmEndpointSettings {
 export interface LlmBlockSettings extends LlmEndpointSettings {
   readonly optimizer?: LlmEndpointSettings | null;
   readonly agent?: LlmEndpointSettings | null;
+  readonly guide?: LlmEndpointSettings | null;
 }
 
 export interface LlmEndpoint {
@@ -42,10 +43,10 @@ export interface LlmEndpoint {
   readonly requestsPerMinute: number | null;
 }
 
-export type LlmEndpointRole = "optimizer" | "agent";
+export type LlmEndpointRole = "optimizer" | "agent" | "guide";
 export type LlmRoles = Readonly<Record<LlmEndpointRole, LlmEndpoint>>;
 
-export const LLM_ROLE_NAMES: readonly LlmEndpointRole[] = ["optimizer", "agent"];
+export const LLM_ROLE_NAMES: readonly LlmEndpointRole[] = ["optimizer", "agent", "guide"];
 
 export const LLM_DEFAULTS = { timeoutSeconds: 120, maxRetries: 5, maxConcurrency: 8, requestsPerMinute: null } as const;
 export const DEFAULT_MODEL = "gpt-4o";
@@ -79,6 +80,7 @@ export function resolveLlmRoles(llm: LlmBlockSettings, env: Env = process.env): 
   return {
     optimizer: resolveEndpoint(llm, llm.optimizer ?? {}, env),
     agent: resolveEndpoint(llm, llm.agent ?? {}, env),
+    guide: resolveEndpoint(llm, llm.guide ?? {}, env),
   };
 }
 
@@ -100,7 +102,8 @@ export function missingApiKeys(roles: LlmRoles, env: Env = process.env): string[
     rolesOf.set(variable, [...(rolesOf.get(variable) ?? []), role]);
   }
   return [...rolesOf].map(([variable, users]) => {
-    const shared = users.length === LLM_ROLE_NAMES.length;
+    // Used by more than one role: it comes from the llm block (roles that override it name their own).
+    const shared = users.length > 1;
     const key = shared ? "llm.api_key_env" : `llm.${users[0]}.api_key_env`;
     const forWhom = shared ? "" : ` for the ${users[0]}`;
     return `${key}: mode real needs an API key${forWhom} in the environment variable ${variable}; set it (a .env file works too), or name another variable with ${key}`;

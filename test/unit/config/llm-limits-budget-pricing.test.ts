@@ -84,6 +84,17 @@ describe("llm.optimizer and llm.agent", () => {
     expect(warnings).toEqual(["b.yaml:3: unknown key 'temperature' in llm.optimizer (ignored)", "b.yaml:5: unknown key 'foo' in llm.agent (ignored)"]);
   });
 
+  it("llm.guide is kept like the other roles; its bad values, secrets and unknown keys are reported in one line each", () => {
+    const { config, warnings } = loaded("llm:\n  guide:\n    model: gpt-4o-mini\n    max_concurrency: 3.0\n");
+    expect(warnings).toEqual([]);
+    expect(config.llm).toEqual({ guide: { model: "gpt-4o-mini", max_concurrency: 3 } });
+    expect(problems("llm:\n  guide:\n    max_retries: -1\n")).toEqual(["b.yaml:4: llm.guide.max_retries: expected a whole number ≥ 0, found -1"]);
+    expect(problems("llm:\n  guide:\n    api_key: sk-1\n")).toEqual([
+      "b.yaml:4: llm.guide.api_key: secrets do not belong in config files (they are copied into every run directory); set llm.guide.api_key_env to the name of an environment variable that holds it",
+    ]);
+    expect(loaded("llm:\n  guide: {temperature: 1}\n").warnings).toEqual(["b.yaml:3: unknown key 'temperature' in llm.guide (ignored)"]);
+  });
+
   it("dspy_model, optimizer and agent are llm-block keys only: dspy_model inside a role is warned about", () => {
     expect(loaded("llm:\n  optimizer:\n    dspy_model: x\n").warnings).toEqual(["b.yaml:4: unknown key 'dspy_model' in llm.optimizer (ignored)"]);
   });

@@ -12,7 +12,7 @@ describe("the plain llm block (no role overrides)", () => {
   it("without llm block or environment: gpt-4o on OpenAI's default URL, key in OPENAI_API_KEY, default limits", () => {
     const roles = resolveLlmRoles({}, {});
     const expected: LlmEndpoint = { provider: "openai", model: "gpt-4o", apiKeyEnv: "OPENAI_API_KEY", ...LIMIT_DEFAULTS };
-    expect(roles).toEqual({ optimizer: expected, agent: expected });
+    expect(roles).toEqual({ optimizer: expected, agent: expected, guide: expected });
     expect("baseURL" in roles.optimizer).toBe(false);
   });
 
@@ -125,6 +125,20 @@ describe("role overrides", () => {
     expect(roles.optimizer).toMatchObject({ provider: "openai", apiKeyEnv: "OPENAI_API_KEY" });
     expect(roles.optimizer.baseURL).toBeUndefined();
     expect(roles.agent).toMatchObject({ provider: "openrouter", apiKeyEnv: "OPENROUTER_API_KEY", baseURL: "https://openrouter.ai/api/v1", model: "gpt-4o" });
+  });
+
+  it("llm.guide overrides the guide's endpoint alone; without it the guide calls the block's endpoint", () => {
+    const roles = resolveLlmRoles({ ...llm, guide: { model: "gpt-4o-mini", base_url: "http://judge" } }, {});
+    expect(roles.guide).toMatchObject({ model: "gpt-4o-mini", baseURL: "http://judge", apiKeyEnv: "SHARED_KEY", timeoutMs: 30_000, requestsPerMinute: 100 });
+    expect(roles.agent.model).toBe("anthropic/claude-sonnet-4");
+    expect(resolveLlmRoles(llm, {}).guide).toMatchObject({ model: "gpt-4o", baseURL: "http://shared" });
+  });
+
+  it("a guide key variable of its own that is missing names llm.guide.api_key_env", () => {
+    const env = { OPENAI_API_KEY: "k" };
+    expect(missingApiKeys(resolveLlmRoles({ guide: { api_key_env: "JUDGE_KEY" } }, env), env)).toEqual([
+      "llm.guide.api_key_env: mode real needs an API key for the guide in the environment variable JUDGE_KEY; set it (a .env file works too), or name another variable with llm.guide.api_key_env",
+    ]);
   });
 
   it("a null role override is no override", () => {
