@@ -3,13 +3,15 @@ import { ConfigError } from "../../src/config/config-error.js";
 import type { JobSpec } from "../../src/config/matrix.js";
 import type { RunConfig } from "../../src/config/run-config.js";
 import type { TaskBundle } from "../../src/domain/task-bundle.js";
+import type { TaskLlmRole } from "../../src/domain/task-llm.js";
 import type { Llm } from "../../src/llm/llm.js";
 import { llmForModel, modelAxis } from "../../src/config/model-axis.js";
-import { apiKeyFor, missingApiKeys, resolveLlmRoles } from "../../src/llm/llm-roles.js";
+import { apiKeyFor, missingApiKeys, resolveLlmRoles, type LlmEndpoint, type LlmEndpointRole } from "../../src/llm/llm-roles.js";
 import { createRequestLimiters, type RequestLimiterOptions } from "../../src/llm/request-limiter.js";
 import { BUILTIN_STUB_ALTERNATIVES } from "../tasks/stub-alternatives.js";
 import type { OpenAiLlmOptions } from "./openai-llm.js";
 import { createStubLlm } from "./stub-llm.js";
+import { createStubTaskLlm } from "./stub-task-llm.js";
 
 /**
  * The optimizer's endpoint in mode real, with its key, from the llm block, its roles and the
@@ -29,36 +31,86 @@ export interface LlmFactoryOptions extends Pick<OpenAiLlmOptions, "timeoutMs" | 
   readonly limits?: RequestLimiterOptions;
 }
 
+/** Which endpoint (llm.<role>) a task's call goes to: judges are guides; a summarizer works for the optimizer. */
+const ENDPOINT_OF_TASK_ROLE: Readonly<Record<TaskLlmRole, LlmEndpointRole>> = { agent: "agent", guide: "guide", judge: "guide", summarizer: "optimizer" };
+
+type LlmJob = Pick<JobSpec, "seed" | "llm_model">;
+
+/** The LLMs of a run's jobs: the optimizer's, and the one each task role calls. */
+export interface LlmClients {
+  readonly forJob: (job: LlmJob, bundle?: TaskBundle) => Llm;
+  readonly forTask: (job: LlmJob, role: TaskLlmRole) => Llm;
+  /** Task calls are answered by the stub (mode stub). */
+  readonly stubAnswers: boolean;
+}
+
 /**
  * Called once per run. In mode real every job of one model shares one client and one request
  * limiter, so parallel jobs together keep to `options.limits`; each job calls its own model (the
- * config's, or the job's of a model list). The OpenAI client (the `openai` package, ~150 modules)
- * is loaded only here, in mode real: a stub run never pays for it.
+ * config's, or the job's of a model list). A task's agent and guide call their role's endpoint
+ * (llm.agent, llm.guide), through the same limiter per model as the optimizer. The OpenAI client
+ * (the `openai` package, ~150 modules) is loaded only here, in mode real: a stub run never pays for it.
  */
-export async function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env, options: LlmFactoryOptions = {}): Promise<(job: Pick<JobSpec, "seed" | "llm_model">, bundle?: TaskBundle) => Llm> {
-  if (config.mode === "stub") return (job, bundle) => createStubLlm(job.seed, { ...BUILTIN_STUB_ALTERNATIVES, ...bundle?.stubAlternatives });
+export async function llmClients(config: RunConfig, env: NodeJS.ProcessEnv = process.env, options: LlmFactoryOptions = {}): Promise<LlmClients> {
+  if (config.mode === "stub") {
+    return {
+      forJob: (job, bundle) => createStubLlm(job.seed, { ...BUILTIN_STUB_ALTERNATIVES, ...bundle?.stubAlternatives }),
+      forTask: (job) => createStubTaskLlm(job.seed),
+      stubAnswers: true,
+    };
+  }
   const { createOpenAiLlm } = await import("./openai-llm.js");
-  const clientFor = (listed: string | undefined): Llm => {
-    const { apiKey, model, baseURL, endpoint } = realLlmSettings(config, env, listed);
-    limitsOf.set(model, options.limits ?? { maxConcurrency: endpoint.maxConcurrency, ...(endpoint.requestsPerMinute !== null ? { requestsPerMinute: endpoint.requestsPerMinute } : {}) });
+  const limitsOf = new Map<string, RequestLimiterOptions>();
+  const limiters = createRequestLimiters((model) => limitsOf.get(model) ?? {});
+  const connect = (endpoint: LlmEndpoint, apiKey: string): Llm => {
+    const model = endpoint.model;
+    // The first role to call a model sets its limits; every role then shares them.
+    if (!limitsOf.has(model)) limitsOf.set(model, options.limits ?? { maxConcurrency: endpoint.maxConcurrency, ...(endpoint.requestsPerMinute !== null ? { requestsPerMinute: endpoint.requestsPerMinute } : {}) });
     return createOpenAiLlm({
       timeoutMs: endpoint.timeoutMs,
       maxRetries: endpoint.maxRetries,
       ...options,
       apiKey,
       model,
-      ...(baseURL ? { baseURL } : {}),
+      ...(endpoint.baseURL ? { baseURL: endpoint.baseURL } : {}),
       limiter: limiters.forModel(model),
     });
   };
-  const limitsOf = new Map<string, RequestLimiterOptions>();
-  const limiters = createRequestLimiters((model) => limitsOf.get(model) ?? {});
   const clients = new Map<string | undefined, Llm>();
   // Built now, so a missing key is reported before the run starts.
-  for (const model of modelAxis(config.llm).length > 0 ? modelAxis(config.llm) : [undefined]) clients.set(model, clientFor(model));
-  return (job) => {
-    const client = clients.get(job.llm_model);
-    if (client === undefined) throw new Error(`no LLM client for model ${String(job.llm_model)}: the job is not of this config's matrix`);
-    return client;
+  for (const model of modelAxis(config.llm).length > 0 ? modelAxis(config.llm) : [undefined]) {
+    const { apiKey, endpoint } = realLlmSettings(config, env, model);
+    clients.set(model, connect(endpoint, apiKey));
+  }
+  const taskClients = new Map<string, Llm>();
+  return {
+    forJob: (job) => {
+      const client = clients.get(job.llm_model);
+      if (client === undefined) throw new Error(`no LLM client for model ${String(job.llm_model)}: the job is not of this config's matrix`);
+      return client;
+    },
+    // Built on a task's first call: a task that calls no LLM needs no agent or guide key.
+    forTask: (job, role) => {
+      const endpointRole = ENDPOINT_OF_TASK_ROLE[role];
+      const endpoint = resolveLlmRoles(llmForModel(config.llm, job.llm_model), env)[endpointRole];
+      const key = JSON.stringify([endpointRole, endpoint.model, endpoint.baseURL ?? null, endpoint.apiKeyEnv]);
+      let client = taskClients.get(key);
+      if (client === undefined) {
+        const apiKey = apiKeyFor(endpoint, env);
+        if (apiKey === undefined) {
+          const fix = `llm.${endpointRole}.api_key_env`;
+          throw new Error(`${fix}: the task's ${role} calls an LLM and mode real needs an API key in the environment variable ${endpoint.apiKeyEnv}; set it, or name another variable with ${fix}`);
+        }
+        client = connect(endpoint, apiKey);
+        taskClients.set(key, client);
+      }
+      return client;
+    },
+    stubAnswers: false,
   };
+}
+
+/** The optimizer's LLM of each job (see llmClients). */
+export async function llmFactory(config: RunConfig, env: NodeJS.ProcessEnv = process.env, options: LlmFactoryOptions = {}): Promise<(job: LlmJob, bundle?: TaskBundle) => Llm> {
+  return (await llmClients(config, env, options)).forJob;
 }

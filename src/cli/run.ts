@@ -35,7 +35,7 @@ import type { LlmPreflight } from "../events/event-schema.js";
 import { formatUsd, type LlmSpending } from "./console-format.js";
 import { isRunClosing, runClosing, UNSUCCESSFUL, type RunClosing } from "./run-closing.js";
 import { ProgressReporter } from "./progress-reporter.js";
-import { llmFactory } from "../../adapters/llm/index.js";
+import { llmClients } from "../../adapters/llm/index.js";
 import { closingJson, runSummaryJson } from "./run-summary-json.js";
 import { nothingToDo } from "../engine/nothing-to-do.js";
 import { jobActorInspection } from "../engine/job-actor-inspection.js";
@@ -240,7 +240,8 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   const problems = await configProblems(loaded, registry, { strict: true, tasks: true });
   if (problems.length > 0) throw new ConfigError({ problems: problems.map((p) => `${p.where}: ${p.text}`) });
   // The LLM clients too (a missing API key is refused here, before the run dir exists).
-  const forJob = await llmFactory(loaded.config);
+  const clients = await llmClients(loaded.config);
+  const forJob = clients.forJob;
   const json = args.flags.json === true;
   // With --json, stdout holds only the closing JSON document.
   const humanOut = json ? process.stderr : process.stdout;
@@ -326,7 +327,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   const sources = Layer.mergeAll(
     scopedTaskSource(registry),
     Layer.succeed(TrainerSource, { find: findTrainer }),
-    Layer.succeed(LlmSource, { forJob, calls }),
+    Layer.succeed(LlmSource, { forJob, calls, forTask: clients.forTask, stubAnswers: clients.stubAnswers }),
   );
   const inspection = inspector === null ? null : jobActorInspection(inspector.open(inspector.url, (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr)));
   const handle = startRun(plan, sources, {

@@ -18,6 +18,7 @@ import type { JobMachineEvent, TerminalJobState } from "../../machines/job.machi
 import { journalFromHistory } from "../llm/call-journal.js";
 import { cutOffCalls } from "../events/projections/cut-off-calls.js";
 import { BudgetExhausted, JobCalls } from "../llm/job-calls.js";
+import { TaskCalls } from "../llm/task-calls.js";
 import type { JobSpec } from "../config/matrix.js";
 import type { EventBody, FinishedStatus } from "../events/event-schema.js";
 import { finishedStatusOf } from "./job-decider.js";
@@ -96,7 +97,9 @@ function startAttempt(job: JobAttempt, options: JobRunOptions, services: JobServ
 
     // A spent budget stops training alone (the job then keeps its best state).
     const calls = jobCalls(job, services, recorder, (reason) => abort.abortTraining(new BudgetExhausted(reason)), options.onWarning);
-    const scope: AttemptScope = { job: job.spec, services, recorder, abort, calls, started, progress: noProgress(), built: null };
+    const forTask = services.llm.forTask;
+    const taskCalls = forTask === undefined ? null : new TaskCalls(calls, (role) => forTask(job.spec, role), services.llm.stubAnswers === true);
+    const scope: AttemptScope = { job: job.spec, services, recorder, abort, calls, taskCalls, started, progress: noProgress(), built: null };
     // The attempt ends while calls wait for replies: they are recorded aborted with its end.
     const end = (event: JobMachineEvent, detail?: string) =>
       recorder.executeNow({

@@ -12,6 +12,7 @@ import type { EventLogCorruptError, EventLogWriteError, InvalidAppendError, Wron
 import type { Contents } from "../events/content-ref.js";
 import type { NewEvent, StoredEvent } from "../events/event-schema.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
+import type { TaskLlmRole } from "../domain/task-llm.js";
 import type { Llm } from "../llm/llm.js";
 import type { RunCalls } from "../llm/run-calls.js";
 import type { TrainerInfo } from "../opt/trainer-catalog.js";
@@ -62,5 +63,9 @@ export class LlmSource extends Context.Tag("trace-bench/LlmSource")<
     /** The job's LLM; `bundle` tells the stub what the task offers it to propose. */
     readonly forJob: (job: JobSpec, bundle?: TaskBundle) => Llm;
     readonly calls: RunCalls;
+    /** The LLM a task's agent or guide calls, by role (absent: the task gets none, and its calls are its errors). */
+    readonly forTask?: (job: JobSpec, role: TaskLlmRole) => Llm;
+    /** The task's calls are answered by the stub (mode stub). */
+    readonly stubAnswers?: boolean;
   }
 >() {}

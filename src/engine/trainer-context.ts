@@ -8,6 +8,7 @@ import { toPlain, type Kwargs } from "../config/kwargs.js";
 import { withTaskObjective } from "../opt/objectives/task-objective.js";
 import { JobCalls } from "../llm/job-calls.js";
 import { RunCalls } from "../llm/run-calls.js";
+import type { TaskCalls } from "../llm/task-calls.js";
 import type { Llm } from "../llm/llm.js";
 import type { Optimizer, Proposal } from "../opt/optimizer.js";
 import { createOptimizer } from "../opt/optimizers/optimizer-registry.js";
@@ -34,6 +35,8 @@ export interface TrainerContextInput {
   readonly llm: Llm;
   /** Records the attempt's LLM calls (default: recorded through `recorder`, no journal, no budget). */
   readonly calls?: JobCalls;
+  /** The LLM the task's agent and guide call in rollouts (none when absent). */
+  readonly taskCalls?: TaskCalls;
   readonly signal: AbortSignal;
   /** Called with the values of every emitted step (the job keeps the latest for a timeout report). */
   readonly onValues: (values: ParameterValues) => void;
@@ -80,6 +83,8 @@ export function createTrainerContext(input: TrainerContextInput): TrainerContext
         concurrency,
         log: (text) => recorder.record([{ type: "TaskOutput", data: { attempt: recorder.attempt, text } }]),
         minScore: request.minScore ?? null,
+        // Each rollout is a batch of the job's task calls, numbered as it starts.
+        ...(input.taskCalls !== undefined ? { llmFor: input.taskCalls.nextBatch(signal) } : {}),
         onEvaluation: () => {
           counters.evaluations += 1;
         },

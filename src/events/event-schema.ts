@@ -169,6 +169,12 @@ export const LlmCallStarted = Schema.Struct({
   max_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
   /** Its prompt's tokens at most, bounded before it was sent (src/llm/request-worst-case.ts). */
   prompt_tokens_at_most: Schema.optional(Schema.Number),
+  /**
+   * A task call's place in the job, "batch/example/call" (src/llm/task-calls.ts): the journal
+   * answers it by slot, whatever order concurrent examples sent their calls in. Absent for the
+   * optimizer's calls and in logs written before task calls.
+   */
+  slot: Schema.optional(Schema.String),
 });
 
 export const LlmCallCompleted = Schema.Struct({

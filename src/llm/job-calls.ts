@@ -11,6 +11,12 @@
  * tokens at most plus its max_tokens, and their price) is reserved in the job's and the run's
  * budget, beside what concurrent requests reserved; one that cannot fit is not sent and the job
  * ends `budget_exhausted`. One that would fit once the requests in flight settle waits for them.
+ *
+ * A task's calls (its agent's and guide's, through `TaskCalls`) carry a slot: their place in the
+ * job (which batch of examples, which example, which call of that example), the same whatever
+ * order concurrent examples send them in; the journal answers them by slot. They are budgeted in
+ * every phase (an evaluation whose agent may not call gets no score) and counted apart from the
+ * optimizer's calls, whose counts decide training's verdict.
  */
 import type { Contents } from "../events/content-ref.js";
 import { contentRef } from "../events/content-ref.js";
@@ -34,6 +40,7 @@ export class BudgetExhausted extends Error {
 
 interface InFlight {
   readonly call: number;
+  readonly slot?: string;
   readonly role: LlmRole;
   readonly model: string;
   readonly started: number;
@@ -70,7 +77,10 @@ export class JobCalls {
   private budgetReason: string | null = null;
   /** Whether budgets are enforced: during training only (evaluations always finish). */
   private training = false;
+  /** The optimizer's calls (the training verdict reads them). */
   readonly counts = { started: 0, completed: 0, replayed: 0, failed: 0, aborted: 0, usable: 0, unusable: 0 };
+  /** The task's calls (agents, guides): slotted, budgeted in every phase. */
+  readonly taskCounts = { started: 0, completed: 0, replayed: 0, failed: 0, aborted: 0 };
   lastFailure: string | null = null;
   lastUnusable: string | null = null;
 
@@ -126,7 +136,7 @@ export class JobCalls {
     const facts = [...this.inFlight.values()].map(
       (f): CallFact => ({ type: "LlmCallAborted", data: { attempt: this.options.attempt, call: f.call, role: f.role, model: f.model, reason, latency_ms: Math.round(now - f.started) } }),
     );
-    this.counts.aborted += facts.length;
+    for (const f of this.inFlight.values()) (f.slot === undefined ? this.counts : this.taskCounts).aborted += 1;
     this.inFlight.clear();
     return facts;
   }
@@ -155,7 +165,7 @@ export class JobCalls {
    * The request's worst case, reserved in the job's and the run's budget; "wait" when it fits
    * only once calls in flight settle. Throws BudgetExhausted (training stops) when it cannot fit.
    */
-  private tryReserve(model: string, shape: RequestWorstCase): Spend | "wait" {
+  private tryReserve(model: string, shape: RequestWorstCase, task = false): Spend | "wait" {
     if (this.budgetReason !== null) throw new BudgetExhausted(`not sent: ${this.budgetReason}`);
     const run = this.options.run;
     const refuse = (reason: string): never => {
@@ -165,7 +175,13 @@ export class JobCalls {
     const spentOut = run.ledger.spentOut() ?? this.ledger.spentOut();
     if (spentOut !== null) refuse(spentOut);
     if (!this.ledger.limited && !run.ledger.limited) return NOTHING;
-    if (shape.max_tokens === null) refuse("a request without max_tokens has no bound on its tokens, so no budget can admit it; set optimizer_kwargs.max_tokens");
+    if (shape.max_tokens === null) {
+      refuse(
+        task
+          ? "a request of the task's agent or guide without maxTokens has no bound on its tokens, so no budget can admit it; give its requests maxTokens"
+          : "a request without max_tokens has no bound on its tokens, so no budget can admit it; set optimizer_kwargs.max_tokens",
+      );
+    }
     const max = shape.max_tokens!;
     const worst: Spend = {
       tokens: shape.tokens,
@@ -184,9 +200,9 @@ export class JobCalls {
   }
 
   /** tryReserve, waiting while the request fits only once calls in flight settle. */
-  private async reserveWhenFits(model: string, shape: RequestWorstCase, signal?: AbortSignal): Promise<Spend> {
+  private async reserveWhenFits(model: string, shape: RequestWorstCase, task: boolean, signal?: AbortSignal): Promise<Spend> {
     for (;;) {
-      const reserved = this.tryReserve(model, shape);
+      const reserved = this.tryReserve(model, shape, task);
       if (reserved !== "wait") return reserved;
       let onAbort = () => {};
       const aborted = new Promise<void>((resolve) => {
@@ -199,17 +215,29 @@ export class JobCalls {
     }
   }
 
-  private async complete(inner: Llm, role: LlmRole, request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
+  /**
+   * A call of the task's agent or guide at `slot` (its place in the job, see TaskCalls): recorded,
+   * journaled by slot, budgeted in every phase.
+   */
+  taskCall(inner: Llm, role: LlmRole, slot: string, request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
+    return this.complete(inner, role, request, signal, slot);
+  }
+
+  private async complete(inner: Llm, role: LlmRole, request: ChatRequest, signal?: AbortSignal, slot?: string): Promise<ChatResponse> {
     const { attempt, run, record } = this.options;
+    const task = slot !== undefined;
+    const counts = task ? this.taskCounts : this.counts;
+    // A task's calls are budgeted in every phase: an evaluation's agent calls spend like training's.
+    const enforced = this.training || task;
     const stoppedBy = run.stoppedBy;
     if (stoppedBy !== null) throw new LlmError(stoppedBy.kind, `not sent: the run stopped after ${stoppedBy.message}`, stoppedBy.httpStatus);
     const model = inner.model;
     const shape = requestWorstCase(request);
     let worst = NOTHING;
-    if (this.training) {
+    if (enforced) {
       // Reserved at once when it fits (no turn of the event loop, so concurrent calls keep their order).
-      const reserved = this.tryReserve(model, shape);
-      worst = reserved === "wait" ? await this.reserveWhenFits(model, shape, signal) : reserved;
+      const reserved = this.tryReserve(model, shape, task);
+      worst = reserved === "wait" ? await this.reserveWhenFits(model, shape, task, signal) : reserved;
     }
     if (signal?.aborted) {
       this.settle(worst, NOTHING);
@@ -226,10 +254,10 @@ export class JobCalls {
     });
     const started: CallFact = {
       type: "LlmCallStarted",
-      data: { attempt, call, role, model, request_hash: hash, messages, max_tokens: shape.max_tokens, prompt_tokens_at_most: shape.prompt_tokens_at_most },
+      data: { attempt, call, role, model, request_hash: hash, messages, max_tokens: shape.max_tokens, prompt_tokens_at_most: shape.prompt_tokens_at_most, ...(task ? { slot } : {}) },
     };
 
-    const answer = this.journal.answer(call, hash);
+    const answer = this.journal.answer(call, hash, slot);
     if (answer.kind === "replay") {
       const e = answer.entry;
       const reply = this.options.replies.get(e.replyRef);
@@ -250,13 +278,13 @@ export class JobCalls {
           this.settle(worst, NOTHING);
           throw error;
         }
-        this.counts.started += 1;
-        this.counts.completed += 1;
-        this.counts.replayed += 1;
+        counts.started += 1;
+        counts.completed += 1;
+        counts.replayed += 1;
         // The job's budget counts the reply as the original attempt did; the run pays nothing again.
         this.settle(worst, { tokens: e.total_tokens, cost: e.cost_usd ?? 0 }, NOTHING);
         // Like a live completion: a replay that spends the job budget stops training now, not at the next call.
-        if (this.training) this.checkBudgets();
+        if (enforced) this.checkBudgets();
         return { content: reply, model: e.model, estimated: e.estimated, retries: 0, usage: { prompt_tokens: e.prompt_tokens, completion_tokens: e.completion_tokens, total_tokens: e.total_tokens, cached_tokens: e.cached_tokens } };
       }
     }
@@ -268,10 +296,10 @@ export class JobCalls {
       this.settle(worst, NOTHING);
       throw error;
     }
-    this.counts.started += 1;
+    counts.started += 1;
 
     const begun = performance.now();
-    this.inFlight.set(call, { call, role, model, started: begun, worst });
+    this.inFlight.set(call, { call, role, model, started: begun, worst, ...(task ? { slot } : {}) });
     const latency = () => Math.round(performance.now() - begun);
     let response: ChatResponse;
     try {
@@ -282,7 +310,7 @@ export class JobCalls {
         const reason = signal?.aborted ? errorText(signal.reason ?? "aborted") : errorText(error);
         // Cut off: the provider may bill it, up to its worst case.
         this.settle(worst, worst);
-        this.counts.aborted += 1;
+        counts.aborted += 1;
         record([{ type: "LlmCallAborted", data: { attempt, call, role, model, reason, latency_ms: latency() } }]);
         throw error;
       }
@@ -290,8 +318,8 @@ export class JobCalls {
       const message = errorText(error);
       // An error reply is not billed.
       this.settle(worst, NOTHING);
-      this.counts.failed += 1;
-      this.lastFailure = message;
+      counts.failed += 1;
+      if (!task) this.lastFailure = message;
       // Stop the run first: even if the log refuses the outcome, no other job may send the same doomed request.
       if (llmError?.stopsRun) run.stopRun(llmError);
       record([
@@ -330,9 +358,9 @@ export class JobCalls {
       ],
       new Map([[replyRef, response.content]]),
     );
-    this.counts.completed += 1;
+    counts.completed += 1;
     this.settle(worst, { tokens: usage.total_tokens, cost: cost ?? 0 });
-    if (this.training) this.checkBudgets();
+    if (enforced) this.checkBudgets();
     return response;
   }
 }

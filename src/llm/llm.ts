@@ -42,7 +42,7 @@ export interface Llm {
 }
 
 /** Who made a call, for token accounting by role. */
-export type LlmRole = "optimizer" | "agent" | "guide" | "summarizer";
+export type LlmRole = "optimizer" | "agent" | "guide" | "judge" | "summarizer";
 
 /** A rough token count (4 characters a token), for LLMs that report none. */
 export function estimateTokens(text: string): number {

@@ -7,6 +7,7 @@ import type { Agent } from "../domain/agent.js";
 import type { Dataset } from "../domain/dataset.js";
 import type { Guide } from "../domain/guide.js";
 import type { TaskCallContext } from "../domain/task-call-context.js";
+import type { TaskLlm } from "../domain/task-llm.js";
 import { mapBounded } from "./bounded.js";
 import type { ParameterValues } from "../domain/parameter.js";
 import { isTracedAgent } from "./trace/model.js";
@@ -44,9 +45,13 @@ export interface RolloutOptions {
   readonly concurrency?: number;
   /** Where the task's own output goes (the job's log). */
   readonly log?: (text: string) => void;
+  /** The LLM the agent and guide of one example call (the job's audited path). */
+  readonly llm?: TaskLlm;
+  /** `rolloutMany`: each example's LLM, by its index in the batch (its calls' place in the job). */
+  readonly llmFor?: (example: number) => TaskLlm;
 }
 
-const callContext = (options: RolloutOptions): TaskCallContext => ({ signal: options.signal, ...(options.log ? { log: options.log } : {}) });
+const callContext = (options: RolloutOptions): TaskCallContext => ({ signal: options.signal, ...(options.log ? { log: options.log } : {}), ...(options.llm ? { llm: options.llm } : {}) });
 
 export async function rolloutOne(agent: Agent, guide: Guide, values: ParameterValues, example: Example, options: RolloutOptions): Promise<Rollout> {
   options.signal.throwIfAborted();
@@ -80,7 +85,8 @@ export async function rolloutOne(agent: Agent, guide: Guide, values: ParameterVa
 
 /** Rollouts of several examples, in order (results never depend on completion order). */
 export async function rolloutMany(agent: Agent, guide: Guide, values: ParameterValues, examples: readonly Example[], options: RolloutOptions): Promise<Rollout[]> {
-  return mapBounded(examples, (example) => rolloutOne(agent, guide, values, example, options), options.concurrency ?? 1, options.signal);
+  const { llmFor } = options;
+  return mapBounded(examples, (example, i) => rolloutOne(agent, guide, values, example, llmFor === undefined ? options : { ...options, llm: llmFor(i) }), options.concurrency ?? 1, options.signal);
 }
 
 /** Mean score; null when there is nothing to average or any score is null (Trace's "invalid"). */

@@ -6,6 +6,7 @@ import type { ParameterValues } from "../domain/parameter.js";
 import type { Dataset } from "../domain/dataset.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
 import type { TaskCallContext } from "../domain/task-call-context.js";
+import type { TaskLlm } from "../domain/task-llm.js";
 
 export interface DatasetScore {
   readonly split: string;
@@ -25,36 +26,72 @@ export function evaluationSplit(bundle: TaskBundle): { readonly name: string; re
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+export interface ScoreOptions {
+  /** Examples scored at once (the trainer's `num_threads`; default 1). */
+  readonly concurrency?: number;
+  /** The LLM of each example's agent and guide, by the example's index (default: the context's). */
+  readonly llmFor?: (example: number) => TaskLlm;
+}
+
+/** One example's end: its score and feedback, or why the evaluation has no score. */
+type ExampleEnd = { readonly ok: true; readonly score: number; readonly feedback: string } | { readonly ok: false; readonly feedback: string };
+
+async function scoreExample(bundle: TaskBundle, values: ParameterValues, name: string, dataset: Dataset, i: number, context: TaskCallContext): Promise<ExampleEnd> {
+  const input = dataset.inputs[i];
+  let response: unknown;
+  try {
+    response = await bundle.agent.run(input, values, context);
+  } catch (error) {
+    return { ok: false, feedback: `${name}: agent_error[${i}]: ${errorText(error)}` };
+  }
+  let result;
+  try {
+    result = await bundle.guide.evaluate(input, response, dataset.infos[i], context);
+  } catch (error) {
+    return { ok: false, feedback: `${name}: eval_error[${i}]: ${errorText(error)}` };
+  }
+  if (typeof result.score !== "number" || !Number.isFinite(result.score)) return { ok: false, feedback: `${name}: non_numeric_score[${i}]: ${result.feedback}` };
+  return { ok: true, score: result.score, feedback: result.feedback };
+}
+
+/**
+ * Scores the examples, up to `concurrency` at once. The result is the same at any concurrency:
+ * examples are read in index order, and the first one (by index) without a score ends the
+ * evaluation there, as it does one at a time; no example starts once one has failed.
+ */
 export async function scoreDataset(
   bundle: TaskBundle,
   values: ParameterValues,
   split: { readonly name: string; readonly dataset: Dataset },
   context: TaskCallContext = {},
+  options: ScoreOptions = {},
 ): Promise<DatasetScore> {
   const { name, dataset } = split;
   const n = Math.min(dataset.inputs.length, dataset.infos.length);
   if (n === 0) return { split: name, score: null, feedback: `${name}: empty_dataset`, exampleScores: [] };
+  const ends = new Array<ExampleEnd | undefined>(n);
+  const contextOf = (i: number): TaskCallContext => (options.llmFor === undefined ? context : { ...context, llm: options.llmFor(i) });
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < n) {
+      const i = next++;
+      const end = await scoreExample(bundle, values, name, dataset, i, contextOf(i));
+      ends[i] = end;
+      if (!end.ok) failed = true;
+    }
+  };
+  const lanes = Math.max(1, Math.min(n, Math.floor(options.concurrency ?? 1)));
+  await Promise.all(Array.from({ length: lanes }, worker));
   const scores: number[] = [];
   const feedbacks: string[] = [];
   for (let i = 0; i < n; i++) {
-    const input = dataset.inputs[i];
-    let response: unknown;
-    try {
-      response = await bundle.agent.run(input, values, context);
-    } catch (error) {
-      return { split: name, score: null, feedback: `${name}: agent_error[${i}]: ${errorText(error)}`, exampleScores: scores };
-    }
-    let result;
-    try {
-      result = await bundle.guide.evaluate(input, response, dataset.infos[i], context);
-    } catch (error) {
-      return { split: name, score: null, feedback: `${name}: eval_error[${i}]: ${errorText(error)}`, exampleScores: scores };
-    }
-    if (typeof result.score !== "number" || !Number.isFinite(result.score)) {
-      return { split: name, score: null, feedback: `${name}: non_numeric_score[${i}]: ${result.feedback}`, exampleScores: scores };
-    }
-    scores.push(result.score);
-    feedbacks.push(result.feedback);
+    const end = ends[i];
+    // Not started: an example before it failed (found below, in index order).
+    if (end === undefined) break;
+    if (!end.ok) return { split: name, score: null, feedback: end.feedback, exampleScores: scores };
+    scores.push(end.score);
+    feedbacks.push(end.feedback);
   }
   const mean = scores.reduce((a, b) => a + b, 0) / n;
   return { split: name, score: mean, feedback: `${name}: mean over ${n} examples. ${feedbacks.slice(0, 3).join(" | ")}`, exampleScores: scores };

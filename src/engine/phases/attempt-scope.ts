@@ -7,8 +7,10 @@ import type { JobSpec } from "../../config/matrix.js";
 import type { ParameterValues } from "../../domain/parameter.js";
 import type { TaskBundle } from "../../domain/task-bundle.js";
 import type { JobCalls } from "../../llm/job-calls.js";
+import type { TaskCalls } from "../../llm/task-calls.js";
+import { toPlain } from "../../config/kwargs.js";
 import type { Trainer } from "../../opt/trainer.js";
-import type { DatasetScore } from "../../tasks/score-dataset.js";
+import type { DatasetScore, ScoreOptions } from "../../tasks/score-dataset.js";
 import type { TaskCallContext } from "../../domain/task-call-context.js";
 import type { AttemptAbort } from "../attempt-abort.js";
 import type { CandidateLedger } from "../candidate-ledger.js";
@@ -63,10 +65,24 @@ export interface AttemptScope {
   readonly recorder: JobRecorder;
   readonly abort: AttemptAbort;
   readonly calls: JobCalls;
+  /** The LLM of the task's agent and guide (null: the run gives tasks none). */
+  readonly taskCalls: TaskCalls | null;
   /** `performance.now()` when the attempt began. */
   readonly started: number;
   readonly progress: Progress;
   built: Built | null;
+}
+
+/** Examples a job scores at once: its trainer's `num_threads` (the original's evaluation threads), else 1. */
+export function jobConcurrency(job: JobSpec): number {
+  const threads = toPlain(job.resolved_kwargs.trainer_kwargs).num_threads;
+  return typeof threads === "number" && Number.isInteger(threads) && threads > 0 ? threads : 1;
+}
+
+/** How an evaluation of the attempt scores its examples: the job's concurrency, and its next batch of task calls. */
+export function evaluationOptions(scope: AttemptScope): ScoreOptions {
+  const concurrency = jobConcurrency(scope.job);
+  return scope.taskCalls === null ? { concurrency } : { concurrency, llmFor: scope.taskCalls.nextBatch(scope.abort.signal) };
 }
 
 /** What building handed on; a phase after it cannot run without. */

@@ -7,7 +7,7 @@ import { toPlain } from "../../config/kwargs.js";
 import type { Trainer } from "../../opt/trainer.js";
 import { evaluationSplit, scoreDataset } from "../../tasks/score-dataset.js";
 import { CandidateLedger } from "../candidate-ledger.js";
-import { evaluationFact, type AttemptScope } from "./attempt-scope.js";
+import { evaluationFact, evaluationOptions, type AttemptScope } from "./attempt-scope.js";
 import { errorText, fail, JobStop, phaseWork } from "./attempt-stops.js";
 import type { PhaseEnd } from "./job-phase.js";
 
@@ -40,7 +40,7 @@ export async function building(scope: AttemptScope): Promise<PhaseEnd> {
   progress.initial = initial;
   progress.latest = initial;
   const ledger = new CandidateLedger(bundle.parameters, { train: bundle.train_dataset, validate: bundle.validate_dataset });
-  const initialScore = await phaseWork(abort, () => scoreDataset(bundle, initial, split, context));
+  const initialScore = await phaseWork(abort, () => scoreDataset(bundle, initial, split, context, evaluationOptions(scope)));
   progress.initialScore = initialScore;
   scope.built = { trainer, bundle, split, context, ledger, initial, initialScore };
   const candidate = ledger.candidateOf(initial);

@@ -7,7 +7,7 @@
 import type { JobMachineEvent } from "../../../machines/job.machine.js";
 import { scoreDataset } from "../../tasks/score-dataset.js";
 import { noValidCandidateReason } from "../no-valid-candidate.js";
-import { builtOf, evaluationFact, outcomeOf, type AttemptScope } from "./attempt-scope.js";
+import { builtOf, evaluationFact, evaluationOptions, outcomeOf, type AttemptScope } from "./attempt-scope.js";
 import { phaseWork } from "./attempt-stops.js";
 import type { PhaseEnd } from "./job-phase.js";
 
@@ -17,13 +17,13 @@ export async function evaluating(scope: AttemptScope): Promise<PhaseEnd> {
   const attempt = recorder.attempt();
   progress.noSearch = ledger.noSearch();
   const latest = progress.latest ?? initial;
-  const final = await phaseWork(abort, () => scoreDataset(bundle, latest, split, context));
+  const final = await phaseWork(abort, () => scoreDataset(bundle, latest, split, context, evaluationOptions(scope)));
   progress.final = final;
   progress.feedback = final.feedback;
   const best = final.score !== null && (initialScore.score === null || final.score >= initialScore.score) ? latest : initial;
   progress.best = best;
   const testSet = bundle.test_dataset;
-  if (testSet && testSet.inputs.length > 0) progress.test = await phaseWork(abort, () => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, context));
+  if (testSet && testSet.inputs.length > 0) progress.test = await phaseWork(abort, () => scoreDataset(bundle, best, { name: "test_dataset", dataset: testSet }, context, evaluationOptions(scope)));
   const finalCandidate = ledger.candidateOf(latest);
   const testCandidate = progress.test ? ledger.candidateOf(best) : null;
   const facts = [evaluationFact("final", attempt, final, finalCandidate.id), ...(progress.test && testCandidate ? [evaluationFact("test", attempt, progress.test, testCandidate.id)] : [])];

@@ -37,6 +37,7 @@ export async function training(scope: AttemptScope): Promise<PhaseEnd> {
           candidates: ledger,
           llm,
           calls,
+          ...(scope.taskCalls !== null ? { taskCalls: scope.taskCalls } : {}),
           signal: abort.trainingSignal,
           onValues: (values: ParameterValues) => {
             progress.latest = values;
