@@ -400,6 +400,10 @@ await measure("10", "dashboard live latency (bench/ui-live-latency.mjs)", "ms", 
 progress("11 JavaScript sandbox: an isolate per call (bench/js-sandbox.mjs) ...");
 await measure("11", "JavaScript sandbox (bench/js-sandbox.mjs)", "ms", () => childBench("11", JS_SANDBOX, "js-sandbox", "JS sandbox"));
 
+// 13. Concurrent agent calls: 100 examples against a server answering in 200 ms, at 1 and 10 at once (its own script).
+progress("13 concurrent agent calls (bench/agent-calls.mjs) ...");
+await measure("13", "concurrent agent calls (bench/agent-calls.mjs)", "s", () => childBench("13", join(ROOT, "bench", "agent-calls.mjs"), "agent-calls", "agent calls"));
+
 // 12. Scale: every command's time and peak RSS at 10,000 and 50,000 jobs (its own script; minutes, so only on request).
 if (process.env.BENCH_SCALE === "1") {
   progress("12 scale: 10,000 and 50,000 jobs (bench/scale.mjs) ...");
