@@ -80,6 +80,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`trace-bench: unknown command '${verbName}'; commands: ${Object.keys(VERBS).join(", ")}\n`);
     return 2;
   }
+  if (verbName === "run") {
+    // A re-run with nothing to do, answered as last time before the job thread or the verb's code loads.
+    const answered = (await import("./answered-rerun.js")).answerSavedRerun(argv.slice(1));
+    if (answered !== null) return answered;
+  }
   boundHeapGrowth();
   if (entry.runsJobs) {
     tuneV8ForJobs(); // process-wide: before the job thread starts
@@ -94,6 +99,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 export async function runVerb(argv: readonly string[]): Promise<number> {
   const [verbName, ...rest] = argv;
   const entry = VERBS[verbName!]!;
+  if (verbName === "run") (await import("./answered-rerun.js")).noteInvocation(rest);
   try {
     const verb = await entry.load();
     const args = parseVerbArgs(verb.spec, rest);

@@ -38,6 +38,8 @@ import { ProgressReporter } from "./progress-reporter.js";
 import { llmClients } from "../../adapters/llm/index.js";
 import { closingJson, runSummaryJson } from "./run-summary-json.js";
 import { nothingToDo } from "../engine/nothing-to-do.js";
+import { vouchedFiles } from "../events/finished-run-record.js";
+import { logStamp, OutputTranscript, saveAnsweredRerun } from "./answered-rerun.js";
 import { jobActorInspection } from "../engine/job-actor-inspection.js";
 import { DEFAULT_INSPECTOR_URL } from "../../adapters/inspector/default-inspector-url.js";
 import { shellWord } from "../codec/shell-word.js";
@@ -216,16 +218,22 @@ function abandonFreshRunDir(plan: RunPlan): void {
 }
 
 export async function execute(args: ParsedArgs): Promise<number> {
-  const registry = await loadTaskRegistry(args.flags.root !== undefined ? { root: args.flags.root as string } : {});
+  // What this invocation prints, kept in case it is a re-run answered from the record (answered-rerun.ts).
+  const transcript = new OutputTranscript();
   try {
-    return await runWith(registry, args);
+    const registry = await loadTaskRegistry(args.flags.root !== undefined ? { root: args.flags.root as string } : {});
+    try {
+      return await runWith(registry, args, transcript);
+    } finally {
+      // However the run ends, no evaluation worker outlives it.
+      registry.close();
+    }
   } finally {
-    // However the run ends, no evaluation worker outlives it.
-    registry.close();
+    transcript.stop();
   }
 }
 
-async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number> {
+async function runWith(registry: TaskRegistry, args: ParsedArgs, transcript: OutputTranscript): Promise<number> {
   const maxWorkers = numberFlag(args, "max-workers", (n) => Number.isInteger(n) && n >= 1, "a whole number ≥ 1");
   const jobTimeout = numberFlag(args, "job-timeout", isJobTimeoutInRange, JOB_TIMEOUT_RANGE);
   const maxJobs = maxJobsOf(args, "run");
@@ -270,8 +278,15 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs): Promise<number
   // A finished run with nothing left to do is answered from its record (nothing-to-do.ts): no
   // preflight, no log fold, no invocation appended. --inspect takes the full path (it asked to watch).
   if (inspector === null) {
+    const logBefore = logStamp(plan.runDir);
+    const files = vouchedFiles(plan.runDir);
     const quick = nothingToDo(plan, process.env);
-    if (quick.answer !== null && isRunClosing(quick.answer.summary)) return answerNothingToDo(quick.answer.summary, quick.answer.alreadyDone, plan, humanOut, json);
+    if (quick.answer !== null && isRunClosing(quick.answer.summary)) {
+      const exitCode = answerNothingToDo(quick.answer.summary, quick.answer.alreadyDone, plan, humanOut, json);
+      transcript.stop();
+      saveAnsweredRerun({ runDir: plan.runDir, logBefore, files, suites: new Set(plan.jobs.map((job) => job.suite)), transcript, exitCode });
+      return exitCode;
+    }
   }
   registry.configure({ ...(plan.config.eval_workers !== null ? { workers: plan.config.eval_workers } : {}), memoryMb: plan.config.eval_memory_mb });
 

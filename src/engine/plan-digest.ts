@@ -7,11 +7,8 @@
  * from the finished run's record only when its plan's digest is the recorded one.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import type { JobSpec } from "../config/matrix.js";
 import { sanitize } from "../events/projections/artifact-format.js";
-import { packageRoot } from "../fs/package-root.js";
 import type { RunPlan } from "./run-plan.js";
 
 /**
@@ -44,22 +41,4 @@ export function planDigest(plan: Pick<RunPlan, "jobs">, planned: unknown): strin
   return hash.digest("hex");
 }
 
-let identity: string | null = null;
-
-/**
- * The code that writes and reads records: the package version and the build (the bundle's time),
- * so that a record is never read by code that might render the run otherwise.
- */
-export function codeIdentity(): string {
-  if (identity !== null) return identity;
-  const root = packageRoot();
-  let version = "unknown";
-  try {
-    version = String((JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown }).version);
-  } catch {
-    // No package.json: the build's time alone tells builds apart.
-  }
-  const bundle = join(root, "dist", "cli", "main.js");
-  identity = `${version}@${existsSync(bundle) ? statSync(bundle).mtimeMs : "source"}`;
-  return identity;
-}
+export { codeIdentity } from "./code-identity.js";

@@ -9,8 +9,9 @@
  * everything it vouches for, so a kill at any instant leaves either no record at the log's end or
  * one that is true.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
+import { bootId } from "../fs/boot-id.js";
 import type { EventStore } from "./event-store.js";
 import { openReadableDatabase } from "./log-database.js";
 import { lastGivenSeq } from "./log-checks.js";
@@ -34,18 +35,7 @@ export interface FinishedRunRecord {
   readonly boot: string;
 }
 
-/**
- * This boot of the machine (Linux's boot id; "" elsewhere). The files a record vouches for were
- * written, not synced: a record saved before a reboot (a power loss may have kept the log's commit
- * and lost file pages, the jobs' mirrors included) is not trusted after it.
- */
-export function bootId(): string {
-  try {
-    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-  } catch {
-    return "";
-  }
-}
+export { bootId };
 
 /** The files a record vouches for: the run-level reports and the run's mirror. */
 const VOUCHED_FILES: readonly string[] = [...Object.values(RUN_FILES), RUN_MIRROR];

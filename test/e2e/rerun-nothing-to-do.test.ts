@@ -6,7 +6,7 @@
  * or the full path's own refusal).
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -253,6 +253,86 @@ describe("a re-run with nothing to do", () => {
       testCase.check(out, runDir, before);
     }, 2 * CHILD_TIMEOUT_MS);
   }
+
+  describe("answered again on the main thread (cli/answered-rerun.ts)", () => {
+    const NOTE = { TRACE_BENCH_TEST_NOTE_ANSWERED_RERUN: "1" };
+    const noted = (stderr: string) => stderr.includes("(answered on the main thread)");
+    const unnoted = (stderr: string) => stderr.replace("(answered on the main thread)\n", "");
+
+    /** A copy of the finished run re-run once (answered from the record, which saves the answer): the next identical re-run is answered as saved. */
+    async function copyAnsweredOnce(args: readonly string[] = []) {
+      const copy = copyOfFinished();
+      const first = await rerun(copy.work, { args, env: NOTE });
+      if (first.code !== 0 || noted(first.stderr)) throw new Error(describeRun("the copy's first re-run", first));
+      return { ...copy, first };
+    }
+
+    it("prints what the record's answer printed, text and --json, appending nothing", async () => {
+      for (const args of [[], ["--json"]]) {
+        const { work, runDir, first } = await copyAnsweredOnce(args);
+        const seq = lastSeq(runDir);
+        const again = await rerun(work, { args, env: NOTE });
+        expect(noted(again.stderr), describeRun("second re-run", again)).toBe(true);
+        expect({ code: again.code, stdout: again.stdout, stderr: unnoted(again.stderr) }).toEqual({ code: first.code, stdout: first.stdout, stderr: first.stderr });
+        expect(lastSeq(runDir)).toBe(seq);
+      }
+      // Each is the full path's output (the first test compares the record's answer with it).
+      expect(answered.stdout).toMatch(/^Resuming finished: 4\/4 jobs done\n/);
+    }, 4 * CHILD_TIMEOUT_MS);
+
+    /** Each case changes what the saved answer was made from: the run verb decides again (its answer, or the full path). */
+    const changes: { name: string; change?: (runDir: string, work: string) => void; args?: readonly string[]; env?: NodeJS.ProcessEnv; config?: () => string; fullPath?: boolean }[] = [
+      { name: "another flag (--json)", args: ["--json"] },
+      { name: "an environment variable changed", env: { TRACE_BENCH_SOME_SETTING: "x" } },
+      {
+        name: "the config's bytes changed (a comment: the same plan, answered from the record)",
+        config: () => {
+          mkdirSync(join(base, "commented"), { recursive: true });
+          const path = join(base, "commented", "rerun.yaml");
+          writeFileSync(path, `# a comment\n${CONFIG_LINES.join("\n")}\n`);
+          return path;
+        },
+      },
+      { name: "a report touched (same size, another time)", change: (runDir) => utimesSync(join(runDir, "summary.json"), new Date(), new Date(Date.now() + 5_000)), fullPath: true },
+      { name: "the log file touched (its times changed, not its bytes)", change: (runDir) => utimesSync(join(runDir, "events.db"), new Date(), new Date(Date.now() + 5_000)) },
+      {
+        name: "the log written to (reports recorded behind it)",
+        change: (runDir) => sql(runDir, "UPDATE subscriber_positions SET position = 0 WHERE name = 'projections'"),
+        fullPath: true,
+      },
+      {
+        name: "the saved answer made for another run dir",
+        change: (runDir) => {
+          const folder = join(runDir, ".tmp");
+          for (const name of readdirSync(folder).filter((n) => n.startsWith("answered-rerun-"))) {
+            const path = join(folder, name);
+            writeFileSync(path, JSON.stringify({ ...(JSON.parse(readFileSync(path, "utf8")) as object), runDir: "/elsewhere" }));
+          }
+        },
+      },
+    ];
+
+    for (const testCase of changes) {
+      it(`decides again on ${testCase.name}`, async () => {
+        const { work, runDir, first } = await copyAnsweredOnce();
+        const before = lastSeq(runDir);
+        testCase.change?.(runDir, work);
+        const out = await rerun(work, { ...(testCase.args ? { args: testCase.args } : {}), ...(testCase.config ? { config: testCase.config() } : {}), env: { ...NOTE, ...testCase.env } });
+        expect(noted(out.stderr), describeRun("re-run", out)).toBe(false);
+        expect(out.code).toBe(0);
+        expect(tookFullPath(runDir, before)).toBe(testCase.fullPath === true);
+        if (testCase.args === undefined) expect(out.stdout).toBe(first.stdout);
+      }, 3 * CHILD_TIMEOUT_MS);
+    }
+
+    it("decides again when a live writer holds the lock (the full path says so)", async () => {
+      const { work, runDir } = await copyAnsweredOnce();
+      sql(runDir, "INSERT OR REPLACE INTO writer (id, pid, host, process_start, started_at, command) VALUES (1, ?, ?, NULL, ?, 'trace-bench run')", process.pid, hostname(), new Date().toISOString());
+      const out = await rerun(work, { env: NOTE });
+      expect(noted(out.stderr)).toBe(false);
+      expect(out.code).toBe(2);
+    }, 3 * CHILD_TIMEOUT_MS);
+  });
 
   it("takes the full path on a run killed right after RunFinished committed (no record was written)", async () => {
     const { work, runDir } = copyOfFinished();

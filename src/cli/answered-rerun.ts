@@ -1,0 +1,251 @@
+/**
+ * A re-run with nothing to do, answered on the CLI's main thread before the job thread starts and
+ * before any of the run verb's code loads: what an identical invocation printed last time, when
+ * nothing it depends on changed since.
+ *
+ * When the run verb answers a re-run from the finished run's record (engine/nothing-to-do.ts: the
+ * config parsed, the matrix planned, the log's pages checked), it saves beside the log (in the run
+ * dir's `.tmp/`, which a writer empties) what it printed and its exit code, under a key of
+ * everything the answer was computed from outside the run dir: the build, the working directory,
+ * the arguments, the config file's bytes, the environment and whether the output is a terminal.
+ * An invocation with the same key is answered from that transcript when the run dir is as it was:
+ *
+ * * the log file is the same file, untouched: its device, inode, size, modification and change
+ *   times to the nanosecond, with no WAL frames and no rollback journal. Any write to it (a writer
+ *   taking the lock, appending, a replay, SQL from another tool) changes its size or times, and the
+ *   change time cannot be set back; so the log still ends with the record, no writer holds it, and
+ *   its pages are the ones SQLite's `quick_check` found sound when the answer was saved;
+ * * each file the record vouches for (the run-level reports and the run's mirror) has its size and
+ *   time as then;
+ * * the machine did not reboot since (files written and not synced may have been lost).
+ *
+ * The plan is a function of the key's parts but for the task suites' own files and modules: an
+ * answer is saved only for a matrix whose tasks are all in suites that are part of the build
+ * (`internal`, `trace_examples`), with no task modules of the user's (TRACE_BENCH_TASK_MODULES)
+ * and no `--root`. Anything else, or any doubt, leaves it to the run verb, which decides as before.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { codeIdentity } from "../engine/code-identity.js";
+import { bootId } from "../fs/boot-id.js";
+
+const FORMAT = 1;
+/** The run dir's folder that a writer empties when it opens the run (projection-writer.ts). */
+const CACHE_DIR = ".tmp";
+const EVENTS_DB = "events.db";
+/** The suites whose tasks are the build's code: their plan reads no file of the user's. */
+const BUILT_IN_SUITES: ReadonlySet<string> = new Set(["internal", "trace_examples"]);
+/** A config larger than this is not read here (the run verb refuses what is too big). */
+const MAX_CONFIG_BYTES = 16 * 2 ** 20;
+/** Variables whose values are secrets: only whether they are set enters the key. */
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PAT$/i;
+/** A test hook: the answer says on stderr that it came from here. Not part of the key. */
+const NOTE_VARIABLE = "TRACE_BENCH_TEST_NOTE_ANSWERED_RERUN";
+export const ANSWERED_NOTE = "(answered on the main thread)";
+
+type Stream = "stdout" | "stderr";
+
+interface SavedAnswer {
+  readonly format: number;
+  readonly key: string;
+  /** The plan's run dir, absolute. */
+  readonly runDir: string;
+  readonly log: string;
+  readonly files: Readonly<Record<string, readonly [number, number]>>;
+  readonly boot: string;
+  readonly writes: readonly (readonly [Stream, string])[];
+  readonly exitCode: number;
+}
+
+/** The value of `--name` in `argv` (`--name V` or `--name=V`), the last one given. */
+function flagValue(argv: readonly string[], names: readonly string[]): string | undefined {
+  let value: string | undefined;
+  argv.forEach((arg, i) => {
+    for (const name of names) {
+      if (arg === `--${name}`) value = argv[i + 1];
+      else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3);
+    }
+  });
+  return value;
+}
+
+/** A top-level `key: value` of a YAML config, read by eye (only to find where a run dir may be: the answer checks it). */
+function topLevelValue(text: string, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const match = new RegExp(`^${key}:[ \\t]*([^#\\n]*?)[ \\t]*(?:#.*)?$`, "m").exec(text);
+    if (match?.[1]) return match[1].replace(/^(['"])(.*)\1$/, "$2");
+  }
+  return undefined;
+}
+
+/** The environment as the key holds it: every name, and each value but a secret's (only whether it is set). */
+function environmentPart(env: NodeJS.ProcessEnv): string {
+  const names = Object.keys(env).filter((name) => name !== NOTE_VARIABLE).sort();
+  return JSON.stringify(names.map((name) => [name, SECRET_NAME.test(name) ? (env[name] === "" ? "" : "set") : env[name]]));
+}
+
+/** What the output looks like where it goes (colour and width follow it). */
+const streamPart = (stream: NodeJS.WriteStream) => [stream.isTTY === true, stream.columns ?? null];
+
+/** The key of an invocation of `run` with `argv` (after the verb) whose config holds `configBytes`. */
+function inputKey(argv: readonly string[], configBytes: Buffer, env: NodeJS.ProcessEnv): string {
+  const hash = createHash("sha256");
+  hash.update(JSON.stringify([FORMAT, codeIdentity(), process.cwd(), argv, streamPart(process.stdout), streamPart(process.stderr)]));
+  hash.update("\n");
+  hash.update(environmentPart(env));
+  hash.update("\n");
+  hash.update(configBytes);
+  return hash.digest("hex");
+}
+
+/** The config file's bytes, if it is a regular file of a config's size. */
+function configBytes(path: string): Buffer | null {
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile() || stat.size > MAX_CONFIG_BYTES) return null;
+    return readFileSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The log file's identity and state: the same string only for the same file untouched since
+ * (see the file's comment); null when it has WAL frames or a journal, or is missing.
+ */
+export function logStamp(runDir: string): string | null {
+  const path = join(runDir, EVENTS_DB);
+  try {
+    const wal = statSync(`${path}-wal`, { throwIfNoEntry: false });
+    if (wal !== undefined && wal.size > 0) return null;
+    if (statSync(`${path}-journal`, { throwIfNoEntry: false }) !== undefined) return null;
+    const db = statSync(path, { bigint: true });
+    if (!db.isFile()) return null;
+    return [db.dev, db.ino, db.size, db.mtimeNs, db.ctimeNs].join(":");
+  } catch {
+    return null;
+  }
+}
+
+function sameFiles(runDir: string, files: Readonly<Record<string, readonly [number, number]>>): boolean {
+  return Object.entries(files).every(([name, [size, mtimeMs]]) => {
+    const stat = statSync(join(runDir, name), { throwIfNoEntry: false });
+    return stat !== undefined && stat.isFile() && stat.size === size && stat.mtimeMs === mtimeMs;
+  });
+}
+
+const answerPath = (runDir: string, key: string) => join(runDir, CACHE_DIR, `answered-rerun-${key.slice(0, 32)}.json`);
+
+/** Where `run` with `argv` (after the verb) would find its saved answer, and the key; null when it cannot tell cheaply. */
+function locate(argv: readonly string[], env: NodeJS.ProcessEnv): { readonly runDir: string; readonly key: string } | null {
+  if (argv.some((arg) => arg === "-h" || arg === "--help" || arg === "--inspect" || arg.startsWith("--inspect="))) return null;
+  const config = flagValue(argv, ["config"]);
+  if (config === undefined) return null;
+  const bytes = configBytes(config);
+  if (bytes === null) return null;
+  const text = bytes.toString("utf8");
+  const runId = flagValue(argv, ["run-id"]) ?? topLevelValue(text, ["run_id"]);
+  if (runId === undefined || runId === "") return null;
+  const runsDir = flagValue(argv, ["runs-dir", "output-dir"]) ?? topLevelValue(text, ["runs_dir", "runs_root"]) ?? "runs";
+  return { runDir: resolve(runsDir, runId), key: inputKey(argv, bytes, env) };
+}
+
+/**
+ * The saved answer to `run` with `argv` (after the verb), printed, and its exit code; null when
+ * there is none that holds (the run verb then decides).
+ */
+export function answerSavedRerun(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): number | null {
+  try {
+    const where = locate(argv, env);
+    if (where === null) return null;
+    let saved: SavedAnswer;
+    try {
+      saved = JSON.parse(readFileSync(answerPath(where.runDir, where.key), "utf8")) as SavedAnswer;
+    } catch {
+      return null;
+    }
+    const boot = bootId();
+    if (saved.format !== FORMAT || saved.key !== where.key || saved.runDir !== where.runDir) return null;
+    if (boot === "" || saved.boot !== boot) return null;
+    if (saved.log === null || logStamp(where.runDir) !== saved.log) return null;
+    if (!sameFiles(where.runDir, saved.files)) return null;
+    for (const [stream, text] of saved.writes) process[stream].write(text);
+    if (env[NOTE_VARIABLE] !== undefined) process.stderr.write(`${ANSWERED_NOTE}\n`);
+    return saved.exitCode;
+  } catch {
+    return null;
+  }
+}
+
+/** What this process printed while `recording`. */
+export class OutputTranscript {
+  readonly writes: [Stream, string][] = [];
+  private readonly restore: (() => void)[] = [];
+
+  constructor() {
+    for (const name of ["stdout", "stderr"] as const) {
+      const stream = process[name];
+      const write = stream.write;
+      const writes = this.writes;
+      stream.write = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]) {
+        writes.push([name, typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8")]);
+        return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+      } as typeof stream.write;
+      this.restore.push(() => {
+        stream.write = write;
+      });
+    }
+  }
+
+  stop(): void {
+    for (const undo of this.restore.splice(0)) undo();
+  }
+}
+
+/** The arguments after the verb of the invocation this thread runs (main.ts notes them: the key is made of them). */
+let invocation: readonly string[] | null = null;
+
+export function noteInvocation(argv: readonly string[]): void {
+  invocation = argv;
+}
+
+/** What the run verb knows when it answered a re-run from the record. */
+export interface AnsweredRerun {
+  readonly runDir: string;
+  /** `logStamp` taken before the record was read, and the files it vouches for as they were then. */
+  readonly logBefore: string | null;
+  readonly files: Readonly<Record<string, readonly [number, number]>> | null;
+  readonly suites: ReadonlySet<string>;
+  readonly transcript: OutputTranscript;
+  readonly exitCode: number;
+}
+
+/**
+ * Saves the answer the run verb gave, for the next identical invocation (`answerSavedRerun`),
+ * when it can be trusted as the file's comment says; a failure to save is no failure of the run.
+ */
+export function saveAnsweredRerun(answer: AnsweredRerun, env: NodeJS.ProcessEnv = process.env): void {
+  try {
+    const { logBefore, files } = answer;
+    const argv = invocation;
+    const runDir = resolve(answer.runDir);
+    if (argv === null || logBefore === null || files === null || (env.TRACE_BENCH_TASK_MODULES ?? "") !== "") return;
+    if ([...answer.suites].some((suite) => !BUILT_IN_SUITES.has(suite))) return;
+    if (flagValue(argv, ["root"]) !== undefined) return;
+    const where = locate(argv, env);
+    if (where === null || where.runDir !== runDir) return;
+    // Nothing wrote the log while the answer was made (a writer that started meanwhile changed it).
+    if (logStamp(runDir) !== logBefore || !sameFiles(runDir, files)) return;
+    const boot = bootId();
+    if (boot === "") return;
+    const saved: SavedAnswer = { format: FORMAT, key: where.key, runDir, log: logBefore, files, boot, writes: answer.transcript.writes, exitCode: answer.exitCode };
+    const path = answerPath(runDir, where.key);
+    mkdirSync(join(runDir, CACHE_DIR), { recursive: true });
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify(saved));
+    renameSync(temp, path);
+  } catch {
+    // A read-only run dir, a full disk: the next re-run decides as this one did.
+  }
+}
