@@ -44,7 +44,7 @@ const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PAT$/
 const NOTE_VARIABLE = "TRACE_BENCH_TEST_NOTE_ANSWERED_RERUN";
 export const ANSWERED_NOTE = "(answered on the main thread)";
 
-type Stream = "stdout" | "stderr";
+export type OutputStream = "stdout" | "stderr";
 
 interface SavedAnswer {
   readonly format: number;
@@ -54,7 +54,7 @@ interface SavedAnswer {
   readonly log: string;
   readonly files: Readonly<Record<string, readonly [number, number]>>;
   readonly boot: string;
-  readonly writes: readonly (readonly [Stream, string])[];
+  readonly writes: readonly (readonly [OutputStream, string])[];
   readonly exitCode: number;
 }
 
@@ -180,7 +180,7 @@ export function answerSavedRerun(argv: readonly string[], env: NodeJS.ProcessEnv
 
 /** What this process printed while `recording`. */
 export class OutputTranscript {
-  readonly writes: [Stream, string][] = [];
+  readonly writes: [OutputStream, string][] = [];
   private readonly restore: (() => void)[] = [];
 
   constructor() {
@@ -217,7 +217,8 @@ export interface AnsweredRerun {
   readonly logBefore: string | null;
   readonly files: Readonly<Record<string, readonly [number, number]>> | null;
   readonly suites: ReadonlySet<string>;
-  readonly transcript: OutputTranscript;
+  /** What it printed, in order, and the exit code it gave. */
+  readonly writes: readonly (readonly [OutputStream, string])[];
   readonly exitCode: number;
 }
 
@@ -239,7 +240,7 @@ export function saveAnsweredRerun(answer: AnsweredRerun, env: NodeJS.ProcessEnv 
     if (logStamp(runDir) !== logBefore || !sameFiles(runDir, files)) return;
     const boot = bootId();
     if (boot === "") return;
-    const saved: SavedAnswer = { format: FORMAT, key: where.key, runDir, log: logBefore, files, boot, writes: answer.transcript.writes, exitCode: answer.exitCode };
+    const saved: SavedAnswer = { format: FORMAT, key: where.key, runDir, log: logBefore, files, boot, writes: answer.writes, exitCode: answer.exitCode };
     const path = answerPath(runDir, where.key);
     mkdirSync(join(runDir, CACHE_DIR), { recursive: true });
     const temp = `${path}.${process.pid}.tmp`;

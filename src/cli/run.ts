@@ -39,7 +39,7 @@ import { llmClients } from "../../adapters/llm/index.js";
 import { closingJson, runSummaryJson } from "./run-summary-json.js";
 import { nothingToDo } from "../engine/nothing-to-do.js";
 import { vouchedFiles } from "../events/finished-run-record.js";
-import { logStamp, OutputTranscript, saveAnsweredRerun } from "./answered-rerun.js";
+import { logStamp, OutputTranscript, saveAnsweredRerun, type OutputStream } from "./answered-rerun.js";
 import { jobActorInspection } from "../engine/job-actor-inspection.js";
 import { DEFAULT_INSPECTOR_URL } from "../../adapters/inspector/default-inspector-url.js";
 import { shellWord } from "../codec/shell-word.js";
@@ -187,14 +187,33 @@ export function exitCodeOf(report: RunReport): number {
  * the run is resumed with every job done, then the closing block (or `--json`'s document) of the
  * finished run, with no job run now.
  */
-function answerNothingToDo(closing: RunClosing, alreadyDone: number, plan: RunPlan, humanOut: NodeJS.WritableStream, json: boolean): number {
-  humanOut.write(`Resuming ${plan.runId}: ${alreadyDone}/${plan.jobs.length} jobs done\n`);
+function answerNothingToDo(closing: RunClosing, alreadyDone: number, plan: RunPlan, json: boolean, write: (stream: OutputStream, text: string) => void): number {
+  write(json ? "stderr" : "stdout", `Resuming ${plan.runId}: ${alreadyDone}/${plan.jobs.length} jobs done\n`);
   const context: ClosingContext = { runId: plan.runId, runDir: plan.runDir, matrixJobs: plan.jobs.length, ranJobs: 0, interrupted: false, behind: [] };
   const exitCode = closing.unsuccessful ? 1 : 0;
   // No budget cap is set on this path, so the budget line and document are empty.
-  if (json) process.stdout.write(`${JSON.stringify({ ...closingJson(closing, context, exitCode, null), budget: {} }, null, 2)}\n`);
-  else process.stdout.write(`${closingLines(closing, context, "").join("\n")}\n`);
+  if (json) write("stdout", `${JSON.stringify({ ...closingJson(closing, context, exitCode, null), budget: {} }, null, 2)}\n`);
+  else write("stdout", `${closingLines(closing, context, "").join("\n")}\n`);
   return exitCode;
+}
+
+const toStreams = (stream: OutputStream, text: string) => void process[stream].write(text);
+
+/**
+ * Saves the answer a re-run of this invocation would be given now that the run finished
+ * (answered-rerun.ts): what this invocation printed before it decided, then the record's answer,
+ * when the record answers a resumed plan of the same invocation. So the first re-run with nothing
+ * to do is answered on the main thread too, not only the later ones.
+ */
+function saveAnswerForRerun(plan: RunPlan, printedBeforeDeciding: readonly (readonly [OutputStream, string])[], json: boolean): void {
+  const logBefore = logStamp(plan.runDir);
+  if (logBefore === null) return;
+  const files = vouchedFiles(plan.runDir);
+  const quick = nothingToDo({ ...plan, resuming: true, picked: null }, process.env);
+  if (quick.answer === null || !isRunClosing(quick.answer.summary)) return;
+  const writes: (readonly [OutputStream, string])[] = [...printedBeforeDeciding];
+  const exitCode = answerNothingToDo(quick.answer.summary, quick.answer.alreadyDone, plan, json, (stream, text) => writes.push([stream, text]));
+  saveAnsweredRerun({ runDir: plan.runDir, logBefore, files, suites: new Set(plan.jobs.map((job) => job.suite)), writes, exitCode });
 }
 
 /** What a resumed run's earlier invocations spent, from its log (read-only: the writer lock is taken later). */
@@ -282,12 +301,15 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs, transcript: Out
     const files = vouchedFiles(plan.runDir);
     const quick = nothingToDo(plan, process.env);
     if (quick.answer !== null && isRunClosing(quick.answer.summary)) {
-      const exitCode = answerNothingToDo(quick.answer.summary, quick.answer.alreadyDone, plan, humanOut, json);
+      const exitCode = answerNothingToDo(quick.answer.summary, quick.answer.alreadyDone, plan, json, toStreams);
       transcript.stop();
-      saveAnsweredRerun({ runDir: plan.runDir, logBefore, files, suites: new Set(plan.jobs.map((job) => job.suite)), transcript, exitCode });
+      saveAnsweredRerun({ runDir: plan.runDir, logBefore, files, suites: new Set(plan.jobs.map((job) => job.suite)), writes: transcript.writes, exitCode });
       return exitCode;
     }
   }
+  // What a re-run would print before it decides, as this one did (kept only while the run is watched by no inspector).
+  const printedBeforeDeciding = [...transcript.writes];
+  transcript.stop();
   registry.configure({ ...(plan.config.eval_workers !== null ? { workers: plan.config.eval_workers } : {}), memoryMb: plan.config.eval_memory_mb });
 
   const progress = new ProgressReporter(humanOut, plan.jobs.length);
@@ -386,6 +408,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs, transcript: Out
       return 2;
     }
     if (leftByBudget > 0) process.stderr.write(`${continueLine(leftByBudget, calls.runBudgetSpent() ?? "", configPath, resumeWith)}\n`);
+    else if (!report.interrupted && inspector === null) saveAnswerForRerun(plan, printedBeforeDeciding, json);
     return exitCode;
   } finally {
     progress.stop();

@@ -267,6 +267,18 @@ describe("a re-run with nothing to do", () => {
       return { ...copy, first };
     }
 
+    it("answers the first re-run after the run finished (the run saved its answer), as the record answers it", async () => {
+      const { work, runDir } = freshWork("answered-first");
+      const first = await rerun(work, { env: NOTE });
+      expect(first.code, describeRun("the first run", first)).toBe(0);
+      const seq = lastSeq(runDir);
+      const again = await rerun(work, { env: NOTE });
+      expect(noted(again.stderr), describeRun("first re-run", again)).toBe(true);
+      // The same run dir, run id and config as the finished run's: the same lines as its record's answer.
+      expect({ code: again.code, stdout: again.stdout, stderr: unnoted(again.stderr) }).toEqual({ code: answered.code, stdout: answered.stdout, stderr: answered.stderr });
+      expect(lastSeq(runDir)).toBe(seq);
+    }, 3 * CHILD_TIMEOUT_MS);
+
     it("prints what the record's answer printed, text and --json, appending nothing", async () => {
       for (const args of [[], ["--json"]]) {
         const { work, runDir, first } = await copyAnsweredOnce(args);
