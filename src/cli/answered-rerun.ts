@@ -42,6 +42,12 @@ const MAX_CONFIG_BYTES = 16 * 2 ** 20;
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PAT$/i;
 /** A test hook: the answer says on stderr that it came from here. Not part of the key. */
 const NOTE_VARIABLE = "TRACE_BENCH_TEST_NOTE_ANSWERED_RERUN";
+/**
+ * Left out of the key: the hook, and what a shell keeps of itself, which nothing in trace-bench or
+ * Node reads (the working directory is in the key as the process has it): a nested shell or a
+ * `cd` elsewhere and back would otherwise miss the answer.
+ */
+const NOT_KEYED: ReadonlySet<string> = new Set([NOTE_VARIABLE, "SHLVL", "OLDPWD", "PWD", "_"]);
 export const ANSWERED_NOTE = "(answered on the main thread)";
 
 export type OutputStream = "stdout" | "stderr";
@@ -81,7 +87,7 @@ function topLevelValue(text: string, keys: readonly string[]): string | undefine
 
 /** The environment as the key holds it: every name, and each value but a secret's (only whether it is set). */
 function environmentPart(env: NodeJS.ProcessEnv): string {
-  const names = Object.keys(env).filter((name) => name !== NOTE_VARIABLE).sort();
+  const names = Object.keys(env).filter((name) => !NOT_KEYED.has(name)).sort();
   return JSON.stringify(names.map((name) => [name, SECRET_NAME.test(name) ? (env[name] === "" ? "" : "set") : env[name]]));
 }
 

@@ -71,6 +71,8 @@ describe("an answered re-run", () => {
     // A secret's value is not part of the key (only whether it is set).
     expect(answer({ env: { ...env, MY_LLM_KEY: "another" } }).code).toBe(1);
     expect(answer({ env: { SOME_SETTING: "a" } }).code).toBeNull();
+    // What a shell keeps of itself is not part of it.
+    expect(answer({ env: { ...env, SHLVL: "3", OLDPWD: "/elsewhere", _: "/usr/bin/env" } }).code).toBe(1);
     writeFileSync(argv[1]!, "mode: stub\nseeds: [1, 2]\ntasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
     expect(answer().code).toBeNull();
   });
