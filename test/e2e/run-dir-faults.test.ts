@@ -9,7 +9,6 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { CLI, doctoredRunDirs, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
-import { committedJobFinished } from "../support/crash-harness.js";
 import { csvRows, eventsOf, FIXTURE_ENV } from "../support/run-dir.js";
 
 function config(dir: string, body: string): string {
@@ -42,19 +41,20 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
 }
 
 const count = (runDir: string, type: string) => eventsOf(runDir).filter((e) => e.type === type).length;
-/** Committed JobFinished events, 0 while the log is still being created. */
-const jobFinishedCount = (runDir: string) => committedJobFinished(runDir) ?? 0;
 const SLOW = (seeds: number, delay = 60) => `seeds: [${Array.from({ length: seeds }, (_, i) => i + 1).join(", ")}]\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: ${delay}}}\ntrainers: [NoOpTrainer]\n`;
 
 describe("one writer per run directory", () => {
   it("a second run (or a replay) on a run dir being written is refused at once, naming the holder; the log holds one run's work", async () => {
     const dir = tempDir();
-    const cfg = config(dir, SLOW(20, 100)); // about 6 s of work: both checks happen while it runs
+    // Every job waits for the gate file, so the first run is still writing when the second starts, however busy the machine.
+    const [started, gate] = [join(dir, "started"), join(dir, "gate")];
+    const cfg = config(dir, `seeds: [1, 2, 3]\ntasks:\n  - {id: fixture:wait_for_file, eval_kwargs: {started_file: ${started}, gate_file: ${gate}}}\ntrainers: [NoOpTrainer]\n`);
     const first = startRun(["--config", cfg, "--runs-dir", dir, "--run-id", "shared"]);
-    await until(() => jobFinishedCount(join(dir, "shared")) >= 1, "the first run's first job");
+    await until(() => existsSync(started), "the first run's first job");
     const second = run(["--config", cfg, "--runs-dir", dir, "--run-id", "shared"]);
     const replay = runCli(["replay", join(dir, "shared")]);
-    expect(first.child.exitCode, "the first run must still be running for this test to mean anything").toBeNull();
+    expect(first.child.exitCode, "the first run is held at the gate").toBeNull();
+    writeFileSync(gate, "");
     expect(second.code).toBe(2);
     expect(second.stderr.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`^trace-bench: .*shared is being written by pid ${first.child.pid} on .* \\(trace-bench run, started .*\\); wait for it`))]);
     expect(replay.code, replay.stderr).toBe(2);
@@ -62,20 +62,23 @@ describe("one writer per run directory", () => {
     expect((await first.exited).code).toBe(0);
     const runDir = join(dir, "shared");
     expect(count(runDir, "RunStarted")).toBe(1);
-    expect(count(runDir, "JobFinished")).toBe(20);
-    expect(csvRows(join(runDir, "results.csv"))).toHaveLength(20);
+    expect(count(runDir, "JobFinished")).toBe(3);
+    expect(csvRows(join(runDir, "results.csv"))).toHaveLength(3);
   });
 
   it("a lock left by a killed run is taken over without a flag, and the run completes exactly", async () => {
     const dir = tempDir();
-    const cfg = config(dir, SLOW(6));
+    // Three quick jobs, then three that wait for the gate file: killed while the fourth waits, the run has done exactly three.
+    const [started, gate] = [join(dir, "started"), join(dir, "gate")];
+    const cfg = config(dir, `seeds: [1, 2, 3]\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 5}}\n  - {id: fixture:wait_for_file, eval_kwargs: {started_file: ${started}, gate_file: ${gate}}}\ntrainers: [NoOpTrainer]\n`);
     const first = startRun(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
-    await until(() => jobFinishedCount(join(dir, "r")) >= 2, "two finished jobs");
+    await until(() => existsSync(started), "the first gated job");
     first.child.kill("SIGKILL");
     await first.exited;
+    writeFileSync(gate, "");
     const again = run(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/Resuming r: \d\/6 jobs done/);
+    expect(again.stdout).toMatch(/Resuming r: 3\/6 jobs done/);
     const rows = csvRows(join(dir, "r", "results.csv"));
     expect(rows.map((r) => r.status)).toEqual(Array(6).fill("ok"));
     expect(new Set(rows.map((r) => r.job_id)).size).toBe(6);
