@@ -12,6 +12,7 @@ import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/eve
 const open: { close(): void }[] = [];
 afterEach(() => {
   for (const o of open.splice(0).reverse()) o.close();
+  vi.useRealTimers();
 });
 
 function store(dir: string): EventStore {
@@ -26,12 +27,15 @@ function derived(dir: string, fresh: boolean, reports: string[] = []): DerivedFi
   return d;
 }
 
-/** Resolves once `check` holds (polled), or fails after 5 s. */
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
+/**
+ * The follower's steps run on timers: the tests that wait for its work fake them and run the
+ * scheduled steps one by one until `check` holds, so nothing depends on how fast the machine is.
+ */
+const fakeTimers = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+function stepUntil(check: () => boolean): void {
   while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
+    if (vi.getTimerCount() === 0) throw new Error("no step is scheduled, and what the test waits for has not happened");
+    vi.advanceTimersToNextTimer();
   }
 }
 
@@ -49,13 +53,14 @@ function finishedRun(dir: string, n: number): EventStore {
 }
 
 describe("DerivedFiles", () => {
-  it("writes the files of committed events off the appender's call, and brings every file level at the finish", async () => {
+  it("writes the files of committed events off the appender's call, and brings every file level at the finish", () => {
+    fakeTimers();
     const dir = tempDir();
     const s = store(dir);
     const d = derived(dir, true);
     d.handle(appendEvents(s, [runStarted(["a", "b"]), ...finishedJob("a")]));
     expect(existsSync(jobMirrorPath(dir, "a"))).toBe(false); // the append only scheduled the work
-    await until(() => existsSync(join(dir, "jobs", "a", "results.json")));
+    stepUntil(() => existsSync(join(dir, "jobs", "a", "results.json")));
     expect(readFileSync(jobMirrorPath(dir, "a"), "utf8").trim().split("\n")).toHaveLength(finishedJob("a").length);
     appendEvents(s, finishedJob("b"));
     const outcome = d.finish(s.lastSeq());
@@ -97,7 +102,7 @@ describe("DerivedFiles", () => {
     for (const id of ["j0", "j1", "j299"]) expect(readFileSync(jobMirrorPath(dir, id), "utf8").trim().split("\n")).toHaveLength(finishedJob(id).length);
   });
 
-  it("on a reopened run, checks and mends the mirrors in steps before the finish", async () => {
+  it("on a reopened run, checks and mends the mirrors in steps before the finish", () => {
     const dir = tempDir();
     finishedRun(dir, 150).close();
     const mirror = jobMirrorPath(dir, "j140");
@@ -105,27 +110,31 @@ describe("DerivedFiles", () => {
     writeFileSync(mirror, intact.slice(0, 40));
     rmSync(jobMirrorPath(dir, "j7"));
     const reports: string[] = [];
+    fakeTimers();
     const d = derived(dir, false, reports);
     // 1,351 rows: more than one step's worth, folded without a finish.
-    await until(() => readFileSync(mirror, "utf8") === intact && existsSync(jobMirrorPath(dir, "j7")));
+    stepUntil(() => readFileSync(mirror, "utf8") === intact && existsSync(jobMirrorPath(dir, "j7")));
     const outcome = d.finish(1 + 150 * finishedJob("a").length);
     expect(outcome.behind).toEqual([]);
     expect(reports).toEqual([]);
   });
 
-  it("closed while a reopened run's log is read part way, lets go of its connection", async () => {
+  it("closed while a reopened run's log is read part way, lets go of its connection", () => {
     const dir = tempDir();
     finishedRun(dir, 1000).close();
     const [first, last] = [jobMirrorPath(dir, "j0"), jobMirrorPath(dir, "j999")];
     rmSync(first);
     rmSync(last);
+    fakeTimers();
     const d = derived(dir, false);
     // 10,001 rows, read 1,000 a step: the first job's mirror is mended after the first step, the last one's after the last.
-    await until(() => existsSync(first));
+    stepUntil(() => existsSync(first));
+    expect(vi.getTimerCount(), "more steps are scheduled when it is closed").toBeGreaterThan(0);
     expect(() => d.close()).not.toThrow();
     expect(existsSync(last)).toBe(false);
-    // Nothing is left of it: no step runs after its close.
-    await new Promise((r) => setTimeout(r, 200));
+    // Nothing is left of it: no step is scheduled after its close, and running every timer mends nothing more.
+    expect(vi.getTimerCount()).toBe(0);
+    vi.runAllTimers();
     expect(existsSync(last)).toBe(false);
     // Writing the 1,000-job run it reopens took 0.8 s alone and over 5 s beside the other suites on two cores.
   }, 30_000);
