@@ -10,8 +10,9 @@ export default defineConfig({
       { test: { name: "unit", include: ["test/unit/**/*.test.ts"], pool: "threads", isolate: false, testTimeout: 30_000 } },
       // Real SQLite and real HTTP in temp dirs.
       { test: { name: "int", include: ["test/int/**/*.test.ts"], pool: "forks", testTimeout: 30_000, setupFiles: ["test/support/cpu-by-file.setup.ts"] } },
-      // The built CLI as child processes; every run they make must pass `replay --verify`.
-      { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], pool: "forks", testTimeout: 60_000, setupFiles: ["test/support/cpu-by-file.setup.ts", "test/support/verify-runs.setup.ts"] } },
+      // The built CLI as child processes; every run they make must pass `replay --verify`. A file's shared
+      // runs are made once in beforeAll, hence the hooks' long timeout.
+      { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], pool: "forks", testTimeout: 60_000, hookTimeout: 120_000, setupFiles: ["test/support/cpu-by-file.setup.ts", "test/support/verify-runs.setup.ts"] } },
     ],
   },
 });

@@ -4,10 +4,10 @@
  * empty or foreign `events.db`, events removed from the log, a page-corrupted database, a runs
  * dir on a read-only file system. Through the real CLI and real SQLite.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { doctoredRunDirs, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
 import { runCliAsync } from "../support/crash-harness.js";
 import { canMountReadOnly, readOnlyCli } from "../support/read-only-mount.js";
@@ -19,13 +19,20 @@ function config(dir: string, seeds = 1): string {
   return path;
 }
 
-/** A finished run `r` of `seeds` × 2 trivial jobs under a fresh runs dir. */
-function finishedRun(seeds = 1): { dir: string; cfg: string; runDir: string } {
-  const dir = tempDir();
-  const cfg = config(dir, seeds);
-  const r = runCli(["run", "--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
+/** One finished run `r` of 8 seeds × 2 trivial jobs (enough for a page of job events in the middle of its log), made once per file. */
+let finished = "";
+beforeAll(async () => {
+  finished = tempDir();
+  // Not spawnSync: a worker blocked that long on a busy machine misses vitest's calls.
+  const r = await runCliAsync(["run", "--config", config(finished, 8), "--runs-dir", finished, "--run-id", "r"], { cwd: REPO_ROOT, env: process.env, timeoutMs: 120_000 });
   expect(r.code, r.stderr).toBe(0);
-  return { dir, cfg, runDir: join(dir, "r") };
+});
+
+/** A copy of the finished run `r`, with its config, under a fresh runs dir: each test doctors its own. */
+function finishedRun(): { dir: string; cfg: string; runDir: string } {
+  const dir = tempDir();
+  cpSync(finished, dir, { recursive: true });
+  return { dir, cfg: join(dir, "config.yaml"), runDir: join(dir, "r") };
 }
 
 /** The one line a user error prints: `trace-bench: ...` and nothing else, no stack. */
@@ -158,7 +165,7 @@ describe("events removed from the log", () => {
 
 describe("a page-corrupted events.db", () => {
   it("is never resumed: the writer's quick_check refuses it with one line and writes nothing", () => {
-    const { dir, cfg, runDir } = finishedRun(8);
+    const { dir, cfg, runDir } = finishedRun();
     doctoredRunDirs.add(runDir);
     const log = join(runDir, "events.db");
     // Everything in the database file itself, then the cell pointers of a leaf page in the middle of
