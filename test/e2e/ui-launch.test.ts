@@ -190,7 +190,9 @@ describe("dashboard: a launched run outlives it", () => {
   it("stopping the dashboard does not stop a run it launched", async () => {
     const dir = tempDir();
     mkdirSync(join(dir, "configs"));
-    writeFileSync(join(dir, "configs", "slow.yaml"), slowConfig([1, 2], 1500));
+    // Its jobs wait for the gate file: the run is still going when the dashboard stops, however busy the machine.
+    const gate = join(dir, "gate");
+    writeFileSync(join(dir, "configs", "slow.yaml"), `mode: stub\nseeds: [1, 2]\nmax_workers: 1\ntasks:\n  - {id: fixture:wait_for_file, eval_kwargs: {gate_file: ${gate}}}\ntrainers: [NoOpTrainer]\n`);
     const dashboard = await startDashboard({ cwd: dir, args: ["--runs-dir", "runs"], env: FIXTURE_ENV });
     const reply = await dashboard.request("/api/launch", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ config: "configs/slow.yaml" }) });
     expect(reply.status, reply.body).toBe(200);
@@ -203,6 +205,7 @@ describe("dashboard: a launched run outlives it", () => {
     expect(relDir).not.toBeNull();
     expect(await dashboard.stop()).toBe(0);
     expect(isRunning(pid)).toBe(true);
+    writeFileSync(gate, "");
     expect(await waitForExit([pid])).toBe(true);
     const events = eventsOf(join(dir, "runs", relDir!));
     expect(events.filter((e) => e.type === "RunFinished")).toHaveLength(1);
