@@ -9,6 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { CLI, doctoredRunDirs, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
+import { committedJobFinished } from "../support/crash-harness.js";
 import { csvRows, eventsOf, FIXTURE_ENV } from "../support/run-dir.js";
 
 function config(dir: string, body: string): string {
@@ -72,7 +73,8 @@ describe("one writer per run directory", () => {
     const [started, gate] = [join(dir, "started"), join(dir, "gate")];
     const cfg = config(dir, `seeds: [1, 2, 3]\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 5}}\n  - {id: fixture:wait_for_file, eval_kwargs: {started_file: ${started}, gate_file: ${gate}}}\ntrainers: [NoOpTrainer]\n`);
     const first = startRun(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
-    await until(() => existsSync(started), "the first gated job");
+    // The fourth job can start before the third's JobFinished commits (one commit per turn); none can finish after it.
+    await until(() => existsSync(started) && committedJobFinished(join(dir, "r")) === 3, "the first gated job, after three committed jobs");
     first.child.kill("SIGKILL");
     await first.exited;
     writeFileSync(gate, "");
