@@ -29,11 +29,6 @@ export class TaskCalls {
     private readonly stubAnswers: boolean,
   ) {}
 
-  /** Batches begun so far. */
-  get batchCount(): number {
-    return this.batches;
-  }
-
   /** The next batch of examples: its calls end when `signal` aborts. */
   nextBatch(signal?: AbortSignal): ExampleLlms {
     const batch = ++this.batches;
