@@ -8,8 +8,8 @@ export default defineConfig({
     projects: [
       // Pure code: one module graph for all files (no per-file isolation), in one child process per core.
       // Not worker threads: isolated-vm (the JS sandbox, which some unit files load) aborts the whole
-      // run when a thread that loaded it is torn down; on Node 20 it also asks for --no-node-snapshot.
-      { test: { name: "unit", include: ["test/unit/**/*.test.ts"], pool: "forks", poolOptions: { forks: { execArgv: ["--no-node-snapshot"] } }, isolate: false, testTimeout: 30_000 } },
+      // run when a thread that loaded it is torn down.
+      { test: { name: "unit", include: ["test/unit/**/*.test.ts"], pool: "forks", isolate: false, testTimeout: 30_000 } },
       // Real SQLite and real HTTP in temp dirs.
       { test: { name: "int", include: ["test/int/**/*.test.ts"], pool: "forks", testTimeout: 30_000, setupFiles: ["test/support/cpu-by-file.setup.ts"] } },
       // The built CLI as child processes; every run they make must pass `replay --verify`. A file's shared
