@@ -13,12 +13,13 @@ import { JsSandbox } from "../sandbox/js-sandbox.js";
 import { sandboxMode } from "../sandbox/sandbox-mode.js";
 import { bundledLlm4adRoot, Llm4adSuite } from "./llm4ad/llm4ad-suite.js";
 import { HfSuite } from "./hf/hf-suite.js";
+import { KernelBenchSuite } from "./kernelbench/kernelbench-suite.js";
 import { pendingSuite, staticSuite } from "./static-suite.js";
 import { greetingStubTask } from "./trace_examples/greeting-stub.js";
 import { trainSingleNodeStubTask } from "./trace_examples/train-single-node-stub.js";
 
 export interface TaskRegistryOptions {
-  /** LLM4AD tasks root (`--root`); default: the tasks bundled in benchmarks/llm4ad. */
+  /** Tasks root (`--root`): LLM4AD tasks, or a KernelBench checkout; default: the tasks bundled in benchmarks/. */
   readonly root?: string;
 }
 
@@ -49,6 +50,8 @@ export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
     pendingSuite("veribench"),
     new HfSuite(),
     pendingSuite("terminal_bench"),
+    // `--root` is shared: a KernelBench checkout there lists its problems instead of the shipped ones.
+    new KernelBenchSuite(options.root),
   ];
 }
 

@@ -2,8 +2,8 @@
 import { BenchSelectorError } from "./task-errors.js";
 import { SUITE_NAMES, type SuiteName } from "./task-suite.js";
 
-/** Suites that run only when asked for by name (Terminal-Bench needs Harbor and containers). */
-export const OPT_IN_SUITES: readonly SuiteName[] = ["terminal_bench"];
+/** Suites that run only when asked for by name (Terminal-Bench needs Harbor and containers, KernelBench a GPU server). */
+export const OPT_IN_SUITES: readonly SuiteName[] = ["terminal_bench", "kernelbench"];
 
 /** The selected suites, in `known` order; `known` defaults to the built-in suites. */
 export function parseBenchSelector(selector: string | undefined, known: readonly string[] = SUITE_NAMES): string[] {

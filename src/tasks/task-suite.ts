@@ -5,7 +5,7 @@
 import type { Kwargs } from "../config/kwargs.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
 
-export const SUITE_NAMES = ["llm4ad", "trace_examples", "internal", "veribench", "hf", "terminal_bench"] as const;
+export const SUITE_NAMES = ["llm4ad", "trace_examples", "internal", "veribench", "hf", "terminal_bench", "kernelbench"] as const;
 export type SuiteName = (typeof SUITE_NAMES)[number];
 
 export interface TaskSuite {

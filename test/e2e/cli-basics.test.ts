@@ -80,10 +80,10 @@ describe("list-tasks", () => {
   });
 
   it("names an unknown bench selector and exits 2", () => {
-    const r = runCli(["list-tasks", "--bench", "kernelbench"]);
+    const r = runCli(["list-tasks", "--bench", "nosuch"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      "trace-bench: --bench: unknown bench selector(s): kernelbench; allowed: llm4ad, trace_examples, internal, veribench, hf, terminal_bench\n",
+      "trace-bench: --bench: unknown bench selector(s): nosuch; allowed: llm4ad, trace_examples, internal, veribench, hf, terminal_bench, kernelbench\n",
     );
   });
 });

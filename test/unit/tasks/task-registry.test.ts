@@ -19,7 +19,7 @@ describe("normalizeTaskId (spec §6.1)", () => {
 });
 
 describe("parseBenchSelector (spec §1.2)", () => {
-  it("defaults to every suite except the opt-in terminal_bench", () => {
+  it("defaults to every suite except the opt-in terminal_bench and kernelbench", () => {
     expect(parseBenchSelector(undefined)).toEqual(["llm4ad", "trace_examples", "internal", "veribench", "hf"]);
     expect(parseBenchSelector("  ")).toEqual(["llm4ad", "trace_examples", "internal", "veribench", "hf"]);
   });
@@ -27,11 +27,12 @@ describe("parseBenchSelector (spec §1.2)", () => {
   it("accepts ',' and '+' separators and keeps discovery order", () => {
     expect(parseBenchSelector("internal+trace_examples")).toEqual(["trace_examples", "internal"]);
     expect(parseBenchSelector("terminal_bench, hf")).toEqual(["hf", "terminal_bench"]);
+    expect(parseBenchSelector("kernelbench+internal")).toEqual(["internal", "kernelbench"]);
   });
 
   it("names unknown selectors and the allowed ones", () => {
-    expect(() => parseBenchSelector("internal,kernelbench")).toThrow(BenchSelectorError);
-    expect(() => parseBenchSelector("kernelbench")).toThrow(/unknown bench selector\(s\): kernelbench; allowed: llm4ad, trace_examples, internal/);
+    expect(() => parseBenchSelector("internal,kernelbenchx")).toThrow(BenchSelectorError);
+    expect(() => parseBenchSelector("kernelbenchx")).toThrow(/unknown bench selector\(s\): kernelbenchx; allowed: llm4ad, trace_examples, internal, veribench, hf, terminal_bench, kernelbench$/);
   });
 });
 
@@ -54,10 +55,14 @@ describe("TaskRegistry", () => {
       "internal:non_trainable",
       "internal:multiobjective_convex",
       ...hfTaskIds(),
+      "kernelbench:relu",
+      "kernelbench:softmax",
+      "kernelbench:square_matmul",
     ]);
     expect(registry.list(["internal"])).toHaveLength(5);
     expect(registry.list(["hf", "veribench"])).toHaveLength(51);
     expect(registry.list(["veribench"])).toEqual([]);
+    expect(registry.list(["kernelbench"])).toEqual(["kernelbench:relu", "kernelbench:softmax", "kernelbench:square_matmul"]);
   });
 
   it("loads through id normalisation", async () => {
