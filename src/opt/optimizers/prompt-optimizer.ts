@@ -150,7 +150,8 @@ export class PromptOptimizer implements Optimizer {
   }
 }
 
-function toProposal(problem: ProblemInstance, parsed: ParsedReply, reply: string): Proposal {
+/** A parsed reply as a proposal: its values coerced to the variables' types, with notes on what could not be used. */
+export function toProposal(problem: ProblemInstance, parsed: ParsedReply, reply: string): Proposal {
   const notes: string[] = parsed.problem ? [`unreadable reply: ${parsed.problem}`] : [];
   const update: Record<string, JsonValue> = {};
   for (const variable of problem.variables) {

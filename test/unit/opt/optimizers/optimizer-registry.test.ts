@@ -18,10 +18,14 @@ describe("createOptimizer", () => {
     for (const name of [...Object.keys(DIALECTS), "TextGrad", "OptoPrimeMulti"]) expect(OPTIMIZER_NAMES).toContain(name);
   });
 
-  it("OptoPrimeMulti is not available, with the reason", () => {
-    expect(UNAVAILABLE_OPTIMIZERS.OptoPrimeMulti).toBeDefined();
-    expect(() => createOptimizer("OptoPrimeMulti", {}, scriptedLlm([]))).toThrow(UnknownOptimizerError);
-    expect(() => createOptimizer("OptoPrimeMulti", {}, scriptedLlm([]))).toThrow(/^optimizer 'OptoPrimeMulti' is not available: /);
+  it("OptoPrimeMulti builds; OptoPrimeV1 is OptoPrime under its other name", () => {
+    expect(UNAVAILABLE_OPTIMIZERS).not.toHaveProperty("OptoPrimeMulti");
+    expect(createOptimizer("OptoPrimeMulti", {}, scriptedLlm([])).name).toBe("OptoPrimeMulti");
+    expect(createOptimizer("OptoPrimeMulti", {}, scriptedLlm([])).fork().name).toBe("OptoPrimeMulti");
+    const v1 = createOptimizer("OptoPrimeV1", {}, scriptedLlm([]));
+    expect(v1).toBeInstanceOf(PromptOptimizer);
+    expect(v1.name).toBe("OptoPrimeV1");
+    expect((v1 as PromptOptimizer).messages(problemOf([variable("a", "number", 1)]))).toEqual((createOptimizer("OptoPrime", {}, scriptedLlm([])) as PromptOptimizer).messages(problemOf([variable("a", "number", 1)])));
   });
 
   it("every listed name either builds an optimizer of that name or says it is not available", () => {
