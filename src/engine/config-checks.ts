@@ -10,8 +10,9 @@ import type { LoadedConfig } from "../config/run-config.js";
 import { didYouMean } from "../config/suggest.js";
 import { cliCommand } from "../fs/cli-command.js";
 import { GUIDE_NAMES } from "../opt/component-names.js";
+import { LLM_JUDGE_NAME, llmJudgeKwargsProblems } from "../opt/guides/llm-judge.js";
 import { objectiveConfigProblem, OBJECTIVE_CONFIG_KWARG, objectiveTrainersHint } from "../opt/objectives/objective-config-check.js";
-import { OPTIMIZER_NAMES } from "../opt/optimizers/optimizer-registry.js";
+import { OPTIMIZER_NAMES, optimizerKwargsProblems } from "../opt/optimizers/optimizer-registry.js";
 import { pythonHarnessNotes } from "../opt/python-harness-notes.js";
 import { acceptedTrainerKwargs, findTrainer, TRAINER_CATALOG, TRAINER_ALIASES } from "../opt/trainer-catalog.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
@@ -105,9 +106,11 @@ export async function configProblems(loaded: LoadedConfig, registry: TaskRegistr
     if (trainer.optimizer !== null && !OPTIMIZER_NAMES.includes(trainer.optimizer)) {
       add([...path, "optimizer"], `optimizer not found: ${trainer.optimizer}${didYouMean(trainer.optimizer, OPTIMIZER_NAMES)} (known: ${quoted(OPTIMIZER_NAMES)})`);
     }
+    if (trainer.optimizer !== null) for (const p of optimizerKwargsProblems(trainer.optimizer, trainer.optimizer_kwargs)) add([...path, "optimizer_kwargs", p.key], p.text);
     if (trainer.guide !== null && !(GUIDE_NAMES as readonly string[]).includes(trainer.guide)) {
       add([...path, "guide"], `guide not found: ${trainer.guide}${didYouMean(trainer.guide, GUIDE_NAMES)} (known: ${quoted(GUIDE_NAMES)})`);
     }
+    if (trainer.guide === LLM_JUDGE_NAME) for (const p of llmJudgeKwargsProblems(trainer.guide_kwargs)) add([...path, "guide_kwargs", p.key], p.text);
     const loggerTrouble = trainer.logger === null ? null : loggerProblem(trainer.logger);
     if (loggerTrouble !== null) add([...path, "logger"], loggerTrouble);
   }

@@ -5,6 +5,7 @@
  */
 import type { TrainingReport } from "../../../machines/job.machine.js";
 import { defaultOptimizerFor } from "../../opt/default-optimizer.js";
+import { withTrainingGuide } from "../../opt/guides/training-guide.js";
 import type { ParameterValues } from "../../domain/parameter.js";
 import type { JobCalls } from "../../llm/job-calls.js";
 import { isRecordError } from "../job-recorder.js";
@@ -28,7 +29,8 @@ export async function training(scope: AttemptScope): Promise<PhaseEnd> {
     const result = await abort.until(
       trainer.train(
         createTrainerContext({
-          bundle,
+          // A guide the trainer entry names (LLMJudge) scores training; evaluations keep the task's.
+          bundle: withTrainingGuide(bundle, job.resolved_kwargs.guide, job.resolved_kwargs.guide_kwargs),
           initialValues: initial,
           trainerKwargs: job.resolved_kwargs.trainer_kwargs,
           seed: job.seed,
