@@ -106,11 +106,11 @@ export async function configProblems(loaded: LoadedConfig, registry: TaskRegistr
     if (trainer.optimizer !== null && !OPTIMIZER_NAMES.includes(trainer.optimizer)) {
       add([...path, "optimizer"], `optimizer not found: ${trainer.optimizer}${didYouMean(trainer.optimizer, OPTIMIZER_NAMES)} (known: ${quoted(OPTIMIZER_NAMES)})`);
     }
-    if (trainer.optimizer !== null) for (const p of optimizerKwargsProblems(trainer.optimizer, trainer.optimizer_kwargs)) add([...path, "optimizer_kwargs", p.key], p.text);
+    if (trainer.optimizer !== null) for (const p of optimizerKwargsProblems(trainer.optimizer, trainer.optimizer_kwargs)) add([...path, "optimizer_kwargs", p.key], `optimizer_kwargs.${p.key}: ${p.text}`);
     if (trainer.guide !== null && !(GUIDE_NAMES as readonly string[]).includes(trainer.guide)) {
       add([...path, "guide"], `guide not found: ${trainer.guide}${didYouMean(trainer.guide, GUIDE_NAMES)} (known: ${quoted(GUIDE_NAMES)})`);
     }
-    if (trainer.guide === LLM_JUDGE_NAME) for (const p of llmJudgeKwargsProblems(trainer.guide_kwargs)) add([...path, "guide_kwargs", p.key], p.text);
+    if (trainer.guide === LLM_JUDGE_NAME) for (const p of llmJudgeKwargsProblems(trainer.guide_kwargs)) add([...path, "guide_kwargs", p.key], `guide_kwargs.${p.key}: ${p.text}`);
     const loggerTrouble = trainer.logger === null ? null : loggerProblem(trainer.logger);
     if (loggerTrouble !== null) add([...path, "logger"], loggerTrouble);
   }

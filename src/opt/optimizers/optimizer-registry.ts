@@ -13,7 +13,7 @@ export const UNAVAILABLE_OPTIMIZERS: Readonly<Record<string, string>> = {};
 /** Other names of an optimizer: the pinned OpenTrace exports OptoPrime also as OptoPrimeV1. */
 export const OPTIMIZER_ALIASES: Readonly<Record<string, string>> = { OptoPrimeV1: "OptoPrime" };
 
-export const OPTIMIZER_NAMES: readonly string[] = [...Object.keys(DIALECTS), ...Object.keys(OPTIMIZER_ALIASES), "TextGrad", "OptoPrimeMulti", ...Object.keys(UNAVAILABLE_OPTIMIZERS)];
+export const OPTIMIZER_NAMES: readonly string[] = [...Object.keys(DIALECTS), "TextGrad", "OptoPrimeMulti", ...Object.keys(OPTIMIZER_ALIASES), ...Object.keys(UNAVAILABLE_OPTIMIZERS)];
 
 export class UnknownOptimizerError extends Error {
   override readonly name = "UnknownOptimizerError";

@@ -172,6 +172,12 @@ describe("OptoPrimeMulti selection", () => {
     expect(completeLinkageClusters(3, (i, j) => Math.abs(i - j) * 0.19, 0.2)).toEqual([[0, 1], [2]]);
   });
 
+  it("a selected reply holding TERMINATE proposes nothing (read as OptoPrime reads a reply)", async () => {
+    const { proposal } = await step({ num_responses: 2 }, [jsonReply({ x: 2 }), jsonReply({ x: 3 }), jsonReply({ x: 3 }, "no change: TERMINATE")]);
+    expect(proposal.terminated).toBe(true);
+    expect(proposal.update).toEqual({});
+  });
+
   it("a single candidate is taken without a selection call", async () => {
     const { llm, proposal } = await step({ num_responses: 1 }, [jsonReply({ x: 6 })]);
     expect(llm.requests).toHaveLength(1);
