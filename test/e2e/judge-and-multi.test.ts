@@ -72,7 +72,8 @@ function reply(body: Record<string, unknown>): string {
 
 function writeConfig(dir: string, mode: "real" | "stub", data: string, baseURL = ""): string {
   const path = join(dir, `${mode}.yaml`);
-  const llm = mode === "real" ? `llm: {model: test-model, base_url: "${baseURL}", api_key_env: FAKE_KEY}\npricing: {test-model: {input: 2, output: 10}}\n` : "";
+  // The judge calls llm.guide's model; the agent and the optimizer the llm block's.
+  const llm = mode === "real" ? `llm: {model: test-model, base_url: "${baseURL}", api_key_env: FAKE_KEY, guide: {model: judge-model}}\npricing: {test-model: {input: 2, output: 10}, judge-model: {input: 1, output: 1}}\n` : "";
   writeFileSync(
     path,
     `mode: ${mode}\n${llm}seeds: [5]\ntasks:\n  - id: hf:gsm8k\n    eval_kwargs: {num_train: 2, num_validate: 2, num_test: 1, data_dir: ${JSON.stringify(data)}}\n` +
@@ -107,6 +108,8 @@ describe("LLMJudge and OptoPrimeMulti in a run", () => {
     const events = eventsOf(runDir);
     expect(judged.length).toBeGreaterThan(0);
     expect(startedWith(events, "judge")).toHaveLength(judged.length);
+    expect(new Set(judged.map((q) => q.body.model))).toEqual(new Set(["judge-model"]));
+    expect(new Set([...generated, ...selections].map((q) => q.body.model))).toEqual(new Set(["test-model"]));
     expect(startedWith(events, "guide")).toHaveLength(0);
     // The trainer's rollouts were scored by the judge: every example it scored got 1.
     const trained = events.filter((e) => e.type === "CandidateEvaluated").flatMap((e) => e.data.example_scores as number[]);
