@@ -43,8 +43,8 @@ const proposal = (template: string, why: string) => JSON.stringify({ reasoning: 
 const HOT_REPLY = proposal(HOT_TEMPLATE, "hot");
 const COLD_REPLY = proposal(COLD_TEMPLATE, "cold");
 
-const messages = (r: ReceivedRequest | Record<string, unknown>) => (("body" in r ? r.body : r).messages as { role: string; content: string }[]) ?? [];
-const systemOf = (r: ReceivedRequest) => messages(r)[0]?.content ?? "";
+const messages = (body: Record<string, unknown>) => (body.messages as { role: string; content: string }[] | undefined) ?? [];
+const systemOf = (r: ReceivedRequest) => messages(r.body)[0]?.content ?? "";
 const textOf = (body: Record<string, unknown>) => messages(body).map((m) => m.content).join("\n");
 const isPreflight = (r: ReceivedRequest) => textOf(r.body).includes("Reply with the word OK.");
 const isSelection = (body: Record<string, unknown>) => textOf(body).includes("choosing the most promising one");
@@ -122,7 +122,7 @@ describe("LLMJudge and OptoPrimeMulti in a run", () => {
     expect(generated.map((q) => q.body.temperature)).toEqual(selections.flatMap(() => [1, 0]));
     for (const q of selections) {
       expect(q.body.temperature).toBe(0);
-      expect(messages(q)[1]!.content).toContain(`Candidate 1:\n${HOT_REPLY}\n\nCandidate 2:\n${COLD_REPLY}\n\n`);
+      expect(messages(q.body)[1]!.content).toContain(`Candidate 1:\n${HOT_REPLY}\n\nCandidate 2:\n${COLD_REPLY}\n\n`);
     }
     expect(startedWith(events, "optimizer")).toHaveLength(generated.length + selections.length);
     // The selected template is what the agent ran with; the one not selected never ran.
