@@ -9,6 +9,8 @@ import { isSafeId } from "./safe-id.js";
 const Json = Schema.Unknown;
 const JsonRecord = Schema.Record({ key: Schema.String, value: Json });
 const Score = Schema.NullOr(Schema.Number);
+/** Named scores of a multi-objective guide, by metric. */
+const MetricScores = Schema.Record({ key: Schema.String, value: Schema.Number });
 
 /** One matrix cell, as recorded at run start. */
 /** A job id as it appears in paths: checked when read, so a doctored log cannot escape the run dir. */
@@ -107,6 +109,8 @@ export const EvaluationCompleted = Schema.Struct({
   example_scores: Schema.Array(Schema.Number),
   /** The candidate evaluated (see CandidateEvaluated); absent in logs written before candidates were recorded. */
   candidate: Schema.optional(Schema.String),
+  /** Per-metric means over the split of a multi-objective guide; absent when it names none (and in older logs). */
+  scores: Schema.optional(MetricScores),
 });
 
 export const IterationCompleted = Schema.Struct({
@@ -272,6 +276,14 @@ export const JobFinished = Schema.Struct({
   initial_values: Schema.NullOr(JsonRecord),
   final_values: Schema.NullOr(JsonRecord),
   best_values: Schema.NullOr(JsonRecord),
+  /**
+   * Per-metric means of a multi-objective guide beside the scores above: the initial and final
+   * evaluations', and `best`, those of the evaluation `score_val` is (the final one when it is at
+   * least the initial). Absent when the guide names no metric, and in older logs.
+   */
+  metrics: Schema.optional(
+    Schema.Struct({ initial: Schema.optional(MetricScores), final: Schema.optional(MetricScores), best: Schema.optional(MetricScores) }),
+  ),
 });
 
 /** Why matrix jobs were not run in this invocation (fail-fast stop, resume mode, interruption). */

@@ -7,6 +7,7 @@ import type { Dataset } from "../domain/dataset.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
 import type { TaskCallContext } from "../domain/task-call-context.js";
 import type { TaskLlm } from "../domain/task-llm.js";
+import { aggregateScoreDicts } from "../opt/objectives/score-dicts.js";
 
 export interface DatasetScore {
   readonly split: string;
@@ -14,6 +15,8 @@ export interface DatasetScore {
   readonly feedback: string;
   /** One score per example scored (shorter than the split when evaluation stopped early). */
   readonly exampleScores: readonly number[];
+  /** A multi-objective guide's per-metric means over the split (each over the examples that report it); absent when it reports none or the evaluation has no score. */
+  readonly scores?: Readonly<Record<string, number>>;
 }
 
 const hasExamples = (d: Dataset | undefined): d is Dataset => d !== undefined && d.inputs.length > 0 && d.infos.length > 0;
@@ -34,7 +37,9 @@ export interface ScoreOptions {
 }
 
 /** One example's end: its score and feedback, or why the evaluation has no score. */
-type ExampleEnd = { readonly ok: true; readonly score: number; readonly feedback: string } | { readonly ok: false; readonly feedback: string };
+type ExampleEnd =
+  | { readonly ok: true; readonly score: number; readonly feedback: string; readonly scores: Readonly<Record<string, number>> | undefined }
+  | { readonly ok: false; readonly feedback: string };
 
 async function scoreExample(bundle: TaskBundle, values: ParameterValues, name: string, dataset: Dataset, i: number, context: TaskCallContext): Promise<ExampleEnd> {
   const input = dataset.inputs[i];
@@ -51,7 +56,7 @@ async function scoreExample(bundle: TaskBundle, values: ParameterValues, name: s
     return { ok: false, feedback: `${name}: eval_error[${i}]: ${errorText(error)}` };
   }
   if (typeof result.score !== "number" || !Number.isFinite(result.score)) return { ok: false, feedback: `${name}: non_numeric_score[${i}]: ${result.feedback}` };
-  return { ok: true, score: result.score, feedback: result.feedback };
+  return { ok: true, score: result.score, feedback: result.feedback, scores: result.scores };
 }
 
 /**
@@ -85,6 +90,7 @@ export async function scoreDataset(
   await Promise.all(Array.from({ length: lanes }, worker));
   const scores: number[] = [];
   const feedbacks: string[] = [];
+  const metrics: Readonly<Record<string, number>>[] = [];
   for (let i = 0; i < n; i++) {
     const end = ends[i];
     // Not started: an example before it failed (found below, in index order).
@@ -92,7 +98,22 @@ export async function scoreDataset(
     if (!end.ok) return { split: name, score: null, feedback: end.feedback, exampleScores: scores };
     scores.push(end.score);
     feedbacks.push(end.feedback);
+    if (end.scores !== undefined) metrics.push(finiteMetrics(end.scores));
   }
   const mean = scores.reduce((a, b) => a + b, 0) / n;
-  return { split: name, score: mean, feedback: `${name}: mean over ${n} examples. ${feedbacks.slice(0, 3).join(" | ")}`, exampleScores: scores };
+  const metricMeans = aggregateScoreDicts(metrics);
+  return {
+    split: name,
+    score: mean,
+    feedback: `${name}: mean over ${n} examples. ${feedbacks.slice(0, 3).join(" | ")}`,
+    exampleScores: scores,
+    ...(Object.keys(metricMeans).length > 0 ? { scores: metricMeans } : {}),
+  };
+}
+
+/** The metrics with a finite value (a log has no place for NaN or ±∞: JSON cannot say them). */
+function finiteMetrics(scores: Readonly<Record<string, number>>): Record<string, number> {
+  const kept: Record<string, number> = {};
+  for (const [metric, value] of Object.entries(scores)) if (typeof value === "number" && Number.isFinite(value)) kept[metric] = value;
+  return kept;
 }

@@ -97,6 +97,31 @@ export interface RunPayload {
   readonly resume_command: string | null;
   /** The command that re-runs its failed jobs, as the page's Retry failed launches it (null while it runs). */
   readonly retry_command: string | null;
+  /** A run whose guides name two metrics or more: its jobs and candidates on the first two (sorted), with their Pareto front; absent otherwise. */
+  readonly metric_scatter?: MetricScatter;
+}
+
+/** One point of the metric scatter: a job (its best evaluation's metrics) or a candidate its trainer evaluated (its latest evaluation's). */
+export interface MetricPoint {
+  readonly kind: "job" | "candidate";
+  readonly job_id: string;
+  /** The candidate's content ref (jobs: their best candidate is not named). */
+  readonly candidate: string | null;
+  readonly x: number;
+  readonly y: number;
+}
+
+export interface MetricScatter {
+  /** The metric on each axis. */
+  readonly x: string;
+  readonly y: string;
+  /** Every metric the run's guides name (sorted); the scatter shows the first two. */
+  readonly metrics: readonly string[];
+  /** Whether lower is better on each axis (a metric some job's objective_config minimizes). */
+  readonly minimize: { readonly x: boolean; readonly y: boolean };
+  readonly points: readonly MetricPoint[];
+  /** The points no other point dominates on the two axes, in order along x. */
+  readonly front: readonly MetricPoint[];
 }
 
 /** One group of `trace-bench tokens --by ...` (its key as `name`). */

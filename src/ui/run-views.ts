@@ -14,13 +14,14 @@ import { candidateContentRefs, candidateTables } from "../events/projections/can
 import { jobDir } from "../events/projections/job-paths.js";
 import { jobLogLine } from "../events/projections/job-log.js";
 import { llmCallRecords } from "../events/projections/llm-call-records.js";
-import { RESULT_COLUMNS, resultRow } from "../events/projections/results-table.js";
+import { resultColumns, resultRow } from "../events/projections/results-table.js";
 import { leaderboardRows, RUN_FILES } from "../events/projections/run-files.js";
 import { tokenAudit, type TokenAudit } from "../events/projections/token-audit.js";
 import type { AuditGroup, CallEntry, CandidatesEntry, IterationPoint, JobPayload, RunPayload, TokensPayload } from "./api-types.js";
 import { resumeArgs } from "./launcher.js";
 import type { WatchedRun } from "./watched-run.js";
 import { jobCancellable } from "./job-cancellable.js";
+import { metricScatter } from "./metric-scatter.js";
 
 /** The page could not find what it named inside the run (HTTP 404). */
 export class UnknownJobError extends Error {
@@ -83,10 +84,11 @@ export function runPayload(run: WatchedRun): RunPayload {
     if (job.iterations.length > 0) iterations[job.job_id] = job.iterations.map((i) => ({ step: i.step, score: i.score, best_score: i.best_score }));
   }
   const files = Object.values(RUN_FILES).filter((f) => existsSync(join(run.runDir, f)));
+  const scatter = metricScatter(finishedRows, (stream) => run.log.readStream(stream));
   return {
     run: summary,
     last_seq: run.lastSeq,
-    columns: [...RESULT_COLUMNS, "state"],
+    columns: [...resultColumns(finishedRows), "state"],
     rows,
     jobs,
     leaderboard,
@@ -94,6 +96,7 @@ export function runPayload(run: WatchedRun): RunPayload {
     files,
     resume_command: summary.status === "running" ? null : commandLine(resumeArgs(run, "auto")),
     retry_command: summary.status === "running" ? null : commandLine(resumeArgs(run, "failed")),
+    ...(scatter !== null ? { metric_scatter: scatter } : {}),
   };
 }
 

@@ -94,8 +94,27 @@ export function builtOf(scope: AttemptScope): Built {
 export function evaluationFact(phase: "initial" | "final" | "test", attempt: number, result: DatasetScore, candidate: string): JobFact {
   return {
     type: "EvaluationCompleted",
-    data: { attempt, phase, split: result.split, score: result.score, feedback: result.feedback, example_scores: [...result.exampleScores], candidate },
+    data: {
+      attempt,
+      phase,
+      split: result.split,
+      score: result.score,
+      feedback: result.feedback,
+      example_scores: [...result.exampleScores],
+      candidate,
+      ...(result.scores !== undefined ? { scores: { ...result.scores } } : {}),
+    },
   };
+}
+
+/** The per-metric means beside the job's initial, final and best scores (best: the evaluation `score_val` is, as `evaluating` picks the best values); null when no evaluation names a metric. */
+function outcomeMetrics(initial: DatasetScore | null, final: DatasetScore | null): JobOutcome["metrics"] | null {
+  const a = initial?.scores;
+  const b = final?.scores;
+  if (a === undefined && b === undefined) return null;
+  const finalIsBest = final !== null && final.score !== null && (initial === null || initial.score === null || final.score >= initial.score);
+  const best = finalIsBest ? b : initial?.score !== null ? a : undefined;
+  return { ...(a !== undefined ? { initial: { ...a } } : {}), ...(b !== undefined ? { final: { ...b } } : {}), ...(best !== undefined ? { best: { ...best } } : {}) };
 }
 
 /** What the attempt produced, as `JobFinished` records it. */
@@ -104,6 +123,7 @@ export function outcomeOf(scope: AttemptScope): JobOutcome {
   const initialScore = progress.initialScore?.score ?? null;
   const finalScore = progress.final?.score ?? null;
   const bundle = progress.bundle;
+  const metrics = outcomeMetrics(progress.initialScore, progress.final);
   return {
     feedback: progress.feedback,
     score_val_initial: initialScore,
@@ -118,5 +138,6 @@ export function outcomeOf(scope: AttemptScope): JobOutcome {
     final_values: progress.final === null ? null : progress.latest,
     best_values: progress.best,
     ...(progress.noSearch ? { no_search: true } : {}),
+    ...(metrics !== null ? { metrics } : {}),
   };
 }

@@ -22,6 +22,12 @@
  *   not move when other groups finish.
  * - `mean_total_tokens` and `mean_cost_usd` over the same jobs (cost empty when some job's cost is
  *   unknown: a model without a price).
+ * - per metric of a multi-objective guide (a run whose results have `score_<metric>_*` columns,
+ *   metric-columns.ts), after the columns above, metric by metric (sorted): the same figures over
+ *   the same jobs' `score_<metric>_best` values (`score_<metric>_mean`, `_std`, `_min`, `_max`,
+ *   `_ci95_low`, `_ci95_high`) and `score_<metric>_initial_mean`; each over the jobs that have the
+ *   metric (the bootstrap interval again only from `MIN_BOOTSTRAP_N` of them). A run without
+ *   metrics has none of these columns.
  * Computed figures (means, spread, interval) are written with 15 significant digits, so a mean of
  * 0.1 and 0.2 reads 0.15, not float noise; minimum and maximum are scores as recorded.
  * `jobs` counts every finished job of the group (any status), so a group whose jobs all failed
@@ -30,7 +36,8 @@
 import { createRng } from "../../domain/rng.js";
 import { BoundedMemo } from "../../runtime/bounded-memo.js";
 import { csvCell, csvLine } from "./artifact-format.js";
-import type { ResultRow } from "./results-table.js";
+import { byName, metricColumn, metricsOfRow } from "./metric-columns.js";
+import { RESULT_COLUMN_SET, type ResultRow } from "./results-table.js";
 
 export const BOOTSTRAP_RESAMPLES = 10_000;
 export const BOOTSTRAP_SEED = 20_240_601;
@@ -63,7 +70,18 @@ export const AGGREGATE_COLUMNS = [
 ] as const;
 
 export type AggregateColumn = (typeof AGGREGATE_COLUMNS)[number];
+/** A group's figures: the columns above, then its per-metric figures when its jobs have metrics (named by `metricAggregateColumns`). */
 export type AggregateRow = Record<AggregateColumn, string | number | null>;
+
+/** The figures aggregated per metric, in column order. */
+const METRIC_FIGURES = ["mean", "std", "min", "max", "ci95_low", "ci95_high", "initial_mean"] as const;
+
+/** The aggregate columns of `metrics`, metric by metric. */
+export function metricAggregateColumns(metrics: readonly string[]): string[] {
+  return metrics.flatMap((metric) => METRIC_FIGURES.map((figure) => `score_${metric}_${figure}`));
+}
+
+const AGGREGATE_COLUMN_SET: ReadonlySet<string> = new Set(AGGREGATE_COLUMNS);
 
 const FLOAT_AGGREGATES: ReadonlySet<AggregateColumn> = new Set([
   "score_mean",
@@ -191,13 +209,54 @@ export function aggregateRows(rows: readonly ResultRow[]): AggregateRow[] {
       score_initial_mean: tidy(mean(initials)),
       mean_total_tokens: tidy(mean(scored.map((r) => Number(r.total_tokens)))),
       mean_cost_usd: tidy(cost),
+      ...metricFigures(group, scored),
     };
   });
 }
 
+/** A group's per-metric figures over its scored jobs (see the file comment), keyed by column. */
+function metricFigures(group: readonly ResultRow[], scored: readonly ResultRow[]): Record<string, number | null> {
+  const names = new Set<string>();
+  for (const row of group) for (const metric of metricsOfRow(row, RESULT_COLUMN_SET)) names.add(metric);
+  const figures: Record<string, number | null> = {};
+  for (const metric of [...names].sort(byName)) {
+    // A metric named `initial` would take `score_initial_mean`, a column of its own: left out.
+    if (metricAggregateColumns([metric]).some((c) => AGGREGATE_COLUMN_SET.has(c))) continue;
+    const cell = (row: ResultRow, phase: "initial" | "best") => finite((row as Record<string, unknown>)[metricColumn(metric, phase)]);
+    const values = scored.flatMap((r) => cell(r, "best") ?? []);
+    const initials = scored.flatMap((r) => cell(r, "initial") ?? []);
+    const ci = values.length >= MIN_BOOTSTRAP_N ? bootstrapCi95(values) : null;
+    const at = (figure: (typeof METRIC_FIGURES)[number]) => `score_${metric}_${figure}`;
+    figures[at("mean")] = tidy(mean(values));
+    figures[at("std")] = tidy(sampleStd(values));
+    figures[at("min")] = values.length === 0 ? null : Math.min(...values);
+    figures[at("max")] = values.length === 0 ? null : Math.max(...values);
+    figures[at("ci95_low")] = tidy(ci?.[0] ?? null);
+    figures[at("ci95_high")] = tidy(ci?.[1] ?? null);
+    figures[at("initial_mean")] = tidy(mean(initials));
+  }
+  return figures;
+}
+
 /** `aggregate.csv`: the header alone while no job has finished. */
 export function aggregateCsv(aggregates: readonly AggregateRow[]): string {
-  const lines = [csvLine([...AGGREGATE_COLUMNS])];
-  for (const row of aggregates) lines.push(csvLine(AGGREGATE_COLUMNS.map((c) => csvCell(row[c], FLOAT_AGGREGATES.has(c) ? "float" : "plain"))));
+  const extra = metricAggregateColumns(aggregateMetrics(aggregates));
+  const lines = [csvLine([...AGGREGATE_COLUMNS, ...extra.map((c) => csvCell(c))])];
+  for (const row of aggregates) {
+    const cells = AGGREGATE_COLUMNS.map((c) => csvCell(row[c], FLOAT_AGGREGATES.has(c) ? "float" : "plain"));
+    for (const c of extra) cells.push(csvCell((row as Record<string, unknown>)[c], "float"));
+    lines.push(csvLine(cells));
+  }
   return lines.join("");
+}
+
+/** The metrics some group has figures for, sorted (read back from the keys `metricFigures` wrote: `METRIC_FIGURES.length` per metric, its mean first). */
+export function aggregateMetrics(aggregates: readonly AggregateRow[]): string[] {
+  const names = new Set<string>();
+  const suffix = `_${METRIC_FIGURES[0]}`;
+  for (const row of aggregates) {
+    const extra = Object.keys(row).filter((key) => !AGGREGATE_COLUMN_SET.has(key));
+    for (let i = 0; i < extra.length; i += METRIC_FIGURES.length) names.add(extra[i]!.slice("score_".length, -suffix.length));
+  }
+  return [...names].sort(byName);
 }

@@ -7,6 +7,7 @@ import type { FinishedAttempt, JobView, RunState } from "../run-state.js";
 import { variantLabel } from "../../config/variant-label.js";
 import { jobLlmInfo } from "./job-llm-info.js";
 import { stateFiles, tbDir } from "./job-paths.js";
+import { metricCells, metricColumns, metricsOfRows } from "./metric-columns.js";
 
 export const RESULT_COLUMNS = [
   "run_id",
@@ -56,7 +57,16 @@ export const RESULT_COLUMNS = [
 ] as const;
 
 export type ResultColumn = (typeof RESULT_COLUMNS)[number];
+/** A job's row: the columns above, then its per-metric columns when its guide names metrics (metric-columns.ts). */
 export type ResultRow = Record<ResultColumn, unknown>;
+
+export const RESULT_COLUMN_SET: ReadonlySet<string> = new Set(RESULT_COLUMNS);
+
+/** The columns of a table of `rows`: the fixed ones, then one per metric and phase when some row has metrics. */
+export function resultColumns(rows: readonly ResultRow[]): readonly string[] {
+  const metrics = metricsOfRows(rows, RESULT_COLUMN_SET);
+  return metrics.length === 0 ? RESULT_COLUMNS : [...RESULT_COLUMNS, ...metricColumns(metrics)];
+}
 
 /** Columns written as Python floats (`-3.0`, not `-3`). */
 export const FLOAT_COLUMNS: ReadonlySet<ResultColumn> = new Set(["score_val_initial", "score_val_final", "score_val", "score_test", "time_seconds"]);
@@ -118,6 +128,7 @@ export function resultRow(state: JobRenderContext, job: JobView): ResultRow | nu
     cost_usd: done.cost_usd,
     llm_agent_model: llm.llm_agent_model ?? llm.llm_model,
     variant: variantLabel(job.spec.raw_params),
+    ...metricCells(done, RESULT_COLUMN_SET),
   };
 }
 

@@ -11,7 +11,7 @@ import { jobOutcomes } from "./job-outcomes.js";
 import { csvCell, csvLine, jsonArtifact } from "./artifact-format.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
 import { jobLlmInfo } from "./job-llm-info.js";
-import { FLOAT_COLUMNS, RESULT_COLUMNS, resolvedColumns, resultRows, TOKEN_SCOPE, type ResultColumn, type ResultRow } from "./results-table.js";
+import { FLOAT_COLUMNS, RESULT_COLUMNS, resolvedColumns, resultColumns, resultRows, TOKEN_SCOPE, type ResultColumn, type ResultRow } from "./results-table.js";
 import { jsonArtifactPieces, TextPieces } from "./text-pieces.js";
 
 export const RUN_FILES = {
@@ -32,18 +32,23 @@ export const RUN_FILES = {
  * of a big run's derived-files heap (when they had a thread of their own).
  */
 export function resultsCsv(rows: readonly ResultRow[]): TextPieces {
+  const columns = resultColumns(rows);
+  // The fixed columns' kinds are computed once; per-metric columns (multi-objective runs) are floats.
+  const kinds = columns === RESULT_COLUMNS ? RESULT_KINDS : columns.map((_, i) => (i < RESULT_KINDS.length ? RESULT_KINDS[i]! : "float"));
   return new TextPieces(function* () {
-    yield csvLine([...RESULT_COLUMNS]);
-    for (const row of rows) yield resultLine(row);
+    // A metric's name may hold a comma or a quote: header cells are quoted as any cell.
+    yield csvLine(columns.map((c) => csvCell(c)));
+    for (const row of rows) yield resultLine(row, columns, kinds);
   });
 }
 
-const RESULT_KINDS = RESULT_COLUMNS.map((c) => (FLOAT_COLUMNS.has(c) ? "float" : "plain"));
+const RESULT_KINDS: readonly ("float" | "plain")[] = RESULT_COLUMNS.map((c) => (FLOAT_COLUMNS.has(c) ? "float" : "plain"));
 
 /** One row of results.csv (a row per job, 42 cells each: a loop, no closure per row). */
-function resultLine(row: ResultRow): string {
-  const cells = new Array<string>(RESULT_COLUMNS.length);
-  for (let i = 0; i < RESULT_COLUMNS.length; i++) cells[i] = csvCell(row[RESULT_COLUMNS[i]!], RESULT_KINDS[i]);
+function resultLine(row: ResultRow, columns: readonly string[], kinds: readonly ("float" | "plain")[]): string {
+  const cells = new Array<string>(columns.length);
+  const cellsOf = row as Record<string, unknown>;
+  for (let i = 0; i < columns.length; i++) cells[i] = csvCell(cellsOf[columns[i]!], kinds[i]);
   return csvLine(cells);
 }
 

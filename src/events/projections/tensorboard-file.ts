@@ -3,7 +3,8 @@
  * projection, so `replay` rebuilds it byte for byte. One Event per iteration at the iteration's
  * step and recorded time, with the scalars `score`, `best_score`, `llm_calls`, `evaluations` and,
  * when the provider reported them (not the stub's estimates), `total_tokens` (the attempt's tokens
- * so far). TensorBoard reads every file whose name holds `tfevents`, in any folder below its
+ * so far), then, for a multi-objective guide, `score/<metric>` for each metric of the iteration's
+ * candidate (sorted by name; the per-metric means the trainer reported with the step). TensorBoard reads every file whose name holds `tfevents`, in any folder below its
  * `--logdir`, and names each run by the folder that holds the file, relative to the logdir.
  *
  * The file lies in a folder of its own under the job's `tb/` (the original's logdir, the row's
@@ -19,6 +20,7 @@ import { MAX_NAME_BYTES, portableFolderName } from "../../fs/portable-folder-nam
 import type { JobSpecRecord } from "../event-schema.js";
 import type { FinishedAttempt, JobView } from "../run-state.js";
 import { tbDir } from "./job-paths.js";
+import { byName } from "./metric-columns.js";
 import { BoundedMemo } from "../../runtime/bounded-memo.js";
 
 /** Whether a job with this logger (as configured or resolved) writes TensorBoard event files (as the original decides where to inject a logdir: a name holding "tensorboard", any case). */
@@ -75,6 +77,7 @@ function scalarsOf(attempt: FinishedAttempt, index: number): [string, number][] 
     ["evaluations", it.evaluations],
     ["total_tokens", tokens],
   ];
+  for (const metric of Object.keys(it.scores ?? {}).sort(byName)) scalars.push([`score/${metric}`, it.scores![metric]!]);
   return scalars.filter((s): s is [string, number] => typeof s[1] === "number" && Number.isFinite(s[1]));
 }
 

@@ -93,6 +93,8 @@ export function finishedAttempt(base: JobFinishedData & Partial<FinishedAttempt>
     best_values: or(set.best_values, base.best_values),
     // Only ever recorded as true: absent (older logs, a job that searched) reads false.
     no_search: or(set.no_search, base.no_search) === true,
+    // Absent (older logs, a single-score guide) stays absent; a snapshot gives it back as null.
+    metrics: or(set.metrics, base.metrics) ?? undefined,
     ts: or(set.ts, base.ts),
     tokens: or(set.tokens, base.tokens),
     llm_calls: or(set.llm_calls, base.llm_calls),

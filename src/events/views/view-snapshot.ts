@@ -36,6 +36,7 @@ const KEPT_FINISHED_FIELDS = Object.keys({
   cost_usd: true,
   estimated_tokens: true,
   iteration_count: true,
+  metrics: true,
 } satisfies Record<keyof KeptFinished, true>) as (keyof KeptFinished)[];
 
 /** Fields whose values repeat across jobs: a snapshot writes their index into its values. */

@@ -38,3 +38,17 @@ export function bestByObjective(dicts: readonly ScoreDict[], objective: Objectiv
 export function topKByObjective(dicts: readonly ScoreDict[], objective: ObjectiveConfig, k: number): number[] {
   return selectTopK(dicts, objective, k, { allowNegativeInfinity: true });
 }
+
+/**
+ * A candidate's per-metric means as an IterationCompleted reports them: only a guide's named
+ * metrics (not the `{score}` stand-in of a guide without them), only finite values (JSON has no
+ * ±∞: a failed example's −∞ is no metric value); undefined when none is left.
+ */
+export function reportedMetricScores(dict: ScoreDict | undefined): Record<string, number> | undefined {
+  if (dict === undefined) return undefined;
+  const metrics = Object.keys(dict);
+  if (metrics.length === 1 && metrics[0] === "score") return undefined;
+  const kept: Record<string, number> = {};
+  for (const metric of metrics) if (Number.isFinite(dict[metric])) kept[metric] = dict[metric]!;
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}

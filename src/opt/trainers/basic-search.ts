@@ -23,7 +23,7 @@
 import type { ParameterValues } from "../../domain/parameter.js";
 import type { Trainer, TrainerContext } from "../trainer.js";
 import { kwargReader, threadsOf } from "./classic-kwargs.js";
-import { bestByObjective, selectionObjective } from "../objectives/trainer-objective.js";
+import { bestByObjective, reportedMetricScores, selectionObjective } from "../objectives/trainer-objective.js";
 import { argmaxFirst, proposeMany, reportable, usableUpdate, validationExamples, validationScores, withUpdate, type ValidationScores } from "./classic-search.js";
 import { MINIBATCH_KWARGS, minibatchSettings, runMinibatchLoop, type MinibatchUpdateRule } from "./minibatch.js";
 
@@ -54,6 +54,7 @@ function bestOfProposalsRule(context: TrainerContext, numProposals: number, minS
       return chosen.values;
     },
     reportedScore: () => reportable(current?.score),
+    reportedScores: () => reportedMetricScores(current?.scores),
   };
 }
 

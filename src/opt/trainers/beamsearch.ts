@@ -33,7 +33,7 @@ import type { Trainer, TrainerContext, TrainerResult } from "../trainer.js";
 import { kwargReader, threadsOf } from "./classic-kwargs.js";
 import type { ObjectiveConfig } from "../objectives/objective-config.js";
 import type { ScoreDict } from "../objectives/score-dicts.js";
-import { bestByObjective, selectionObjective, topKByObjective } from "../objectives/trainer-objective.js";
+import { bestByObjective, reportedMetricScores, selectionObjective, topKByObjective } from "../objectives/trainer-objective.js";
 import { argmaxFirst, BestScore, proposeMany, reportable, usableUpdate, validationExamples, validationScores } from "./classic-search.js";
 
 export const BEAMSEARCH_KWARGS = [
@@ -146,14 +146,16 @@ export async function runBeamsearch(context: TrainerContext, variant: Beamsearch
     variant.selected?.(kept);
     const top = kept[bestCandidate(kept, objective)]!;
     const score = reportable(top.score);
-    context.emit({ step: depth, score, best_score: best.offer(score), values: top.values });
+    const scores = reportedMetricScores(top.scores);
+    context.emit({ step: depth, score, best_score: best.offer(score), values: top.values, ...(scores !== undefined ? { scores } : {}) });
   }
 
   context.signal.throwIfAborted();
   const finalists = await scoreAll(beams, validate);
   const chosen = objective === null ? topCandidates(finalists, 1)[0] : finalists[bestCandidate(finalists, objective)];
   const score = reportable(chosen!.score);
-  context.emit({ step: maxDepth + 1, score, best_score: best.offer(score), values: chosen!.values });
+  const scores = reportedMetricScores(chosen!.scores);
+  context.emit({ step: maxDepth + 1, score, best_score: best.offer(score), values: chosen!.values, ...(scores !== undefined ? { scores } : {}) });
   return { values: chosen!.values };
 }
 

@@ -49,6 +49,8 @@ export interface MinibatchUpdateRule {
   rejected?(): void;
   /** The score a step reports for the values it ends with (default: the minibatch score). */
   reportedScore?(minibatch: MinibatchOutcome): number | null;
+  /** The per-metric means reported with the step (a multi-objective guide's, see reportedMetricScores). */
+  reportedScores?(): Readonly<Record<string, number>> | undefined;
 }
 
 export interface MinibatchOutcome {
@@ -116,7 +118,8 @@ export async function runMinibatchLoop(context: TrainerContext, settings: Miniba
         }
       }
       const score = rule.reportedScore ? rule.reportedScore(outcome) : outcome.accepted && outcome.after !== undefined ? outcome.after : outcome.before;
-      context.emit({ step, score, best_score: best.offer(score), values });
+      const scores = rule.reportedScores?.();
+      context.emit({ step, score, best_score: best.offer(score), values, ...(scores !== undefined ? { scores } : {}) });
     }
   }
   return { values };

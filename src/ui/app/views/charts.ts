@@ -1,12 +1,13 @@
 /**
  * The run's charts (Chart.js, canvas): mean score over seeds per task and arm, score per iteration
  * of chosen jobs, score against tokens (what each arm buys per token), and the spread of scores
- * over seeds per task × arm. An arm is a trainer with its params variant (`PrioritySearch ·
+ * over seeds per task × arm, and, for a run whose guides name two metrics or more, its jobs and
+ * candidates on the first two metrics with their Pareto front (src/ui/metric-scatter.ts). An arm is a trainer with its params variant (`PrioritySearch ·
  * ps_steps=2`; a trainer without params is its name alone), so variants are never merged. Scores
  * are score_val of jobs that ended ok.
  */
 import { Chart, registerables, type ChartConfiguration } from "chart.js";
-import type { JobState, RunPayload } from "../../api-types.js";
+import type { JobState, MetricPoint, MetricScatter, RunPayload } from "../../api-types.js";
 import { fill, h } from "../dom.js";
 import { score } from "../format.js";
 
@@ -121,6 +122,31 @@ function spreadOverSeeds(payload: RunPayload): ChartConfiguration {
   };
 }
 
+/** Jobs (their best evaluation) and candidates on two metrics, the Pareto front drawn as a step line through its points. */
+function metricScatterChart(scatter: MetricScatter): ChartConfiguration {
+  const axis = (metric: string, minimize: boolean) => `${metric} (${minimize ? "lower" : "higher"} is better)`;
+  const xy = (p: MetricPoint) => ({ x: p.x, y: p.y, job_id: p.job_id, candidate: p.candidate });
+  return {
+    type: "scatter",
+    data: {
+      datasets: [
+        { label: "candidates", data: scatter.points.filter((p) => p.kind === "candidate").map(xy), backgroundColor: "rgba(75, 85, 99, 0.45)", pointRadius: 3 },
+        { label: "jobs (best)", data: scatter.points.filter((p) => p.kind === "job").map(xy), backgroundColor: "#2563eb", pointRadius: 6, pointStyle: "rectRot" },
+        { type: "line", label: "Pareto front", data: scatter.front.map(xy), borderColor: "#dc2626", backgroundColor: "#dc2626", pointRadius: 5, pointStyle: "circle", fill: false },
+      ],
+    } as ChartConfiguration["data"],
+    options: {
+      responsive: true,
+      maintainAspectRatio: false,
+      parsing: false,
+      plugins: {
+        title: { display: true, text: `${scatter.y} against ${scatter.x}: jobs and candidates, Pareto front in red${scatter.metrics.length > 2 ? ` (of ${scatter.metrics.length} metrics, the first two)` : ""}` },
+      },
+      scales: { x: { type: "linear", title: { display: true, text: axis(scatter.x, scatter.minimize.x) } }, y: { title: { display: true, text: axis(scatter.y, scatter.minimize.y) } } },
+    },
+  };
+}
+
 export class RunCharts {
   readonly element: HTMLElement;
   private charts: Chart[] = [];
@@ -144,7 +170,7 @@ export class RunCharts {
 
   private draw(withIterations: readonly string[]): void {
     const payload = this.payload!;
-    const key = JSON.stringify([payload.rows.map((r) => [r.job_id, r.status, r.score_val, r.total_tokens]), payload.iterations, this.chosen]);
+    const key = JSON.stringify([payload.rows.map((r) => [r.job_id, r.status, r.score_val, r.total_tokens]), payload.iterations, this.chosen, payload.metric_scatter ?? null]);
     if (key === this.drawn) return;
     this.drawn = key;
     this.dispose();
@@ -153,6 +179,7 @@ export class RunCharts {
       ["iterations", perIteration(payload, this.chosen ?? [])],
       ["tokens", scoreVsTokens(payload)],
       ["seeds", spreadOverSeeds(payload)],
+      ...(payload.metric_scatter !== undefined ? [["metrics", metricScatterChart(payload.metric_scatter)] as [string, ChartConfiguration]] : []),
     ];
     fill(
       this.grid,
