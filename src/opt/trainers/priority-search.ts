@@ -70,7 +70,7 @@ import { objectiveScalar, ParetoHeapMemory } from "./priority-search-pareto-memo
 import type { ObjectiveConfig } from "../objectives/objective-config.js";
 import { objectiveConfigFromKwarg } from "../objectives/objective-config-kwarg.js";
 import { applyMinimize } from "../objectives/score-dicts.js";
-import { exampleScoreDict } from "../objectives/trainer-objective.js";
+import { exampleScoreDict, reportedMetricScores } from "../objectives/trainer-objective.js";
 import { readPrioritySearchOptions, type PrioritySearchOptions } from "./priority-search-options.js";
 import { distinctTasks, paretoFrontier } from "./priority-search-pareto.js";
 
@@ -464,7 +464,9 @@ class PrioritySearchRun {
         usingLongTermMemory: memory === this.memories.longTerm,
       });
       // JSON has no ±∞: a best whose mean is −∞ (it crashed) is reported as no score.
-      context.emit({ step: nIters, score: finiteOrNull(bestMean), best_score: finiteOrNull(bestSoFar), values: selection.best.values });
+      // Under an objective, the best candidate's per-metric means over its validation rollouts.
+      const scores = reportedMetricScores(candidateMeanScoreDict(selection.best) ?? undefined);
+      context.emit({ step: nIters, score: finiteOrNull(bestMean), best_score: finiteOrNull(bestSoFar), values: selection.best.values, ...(scores !== undefined ? { scores } : {}) });
 
       // The batch the next iteration explores (drawn here, like Trace, so epochs count the same).
       batch = this.trainLoader.sample();
