@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCsvRecords } from "../../src/codec/python-csv.js";
 import { runCli, tempDir } from "../support/cli.js";
-import { HAVE_CHROMIUM, launchBrowser, startDashboard, type RunningDashboard } from "../support/dashboard.js";
+import { HAVE_CHROMIUM, launchBrowser, screenshot, startDashboard, type RunningDashboard } from "../support/dashboard.js";
 import { eventsOf, filesUnder, singleRunDir } from "../support/run-dir.js";
 import { readTbEvents } from "../support/tfevents-reader.js";
 
@@ -174,5 +174,6 @@ describe.skipIf(!HAVE_CHROMIUM)("the dashboard's metric scatter", () => {
     for (const p of front) expect(all.some((q) => dominates(q, p))).toBe(false);
     for (const p of all) expect(front.some((f) => f.x === p.x && f.y === p.y) || front.some((f) => dominates(f, p))).toBe(true);
     expect(front.map((p) => p.x)).toEqual([...front.map((p) => p.x)].sort((a, b) => a - b));
+    await screenshot(page, "metric-scatter", { element: page.locator(".chart[data-chart=metrics]") });
   });
 });

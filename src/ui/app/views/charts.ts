@@ -122,10 +122,30 @@ function spreadOverSeeds(payload: RunPayload): ChartConfiguration {
   };
 }
 
-/** Jobs (their best evaluation) and candidates on two metrics, the Pareto front drawn as a step line through its points. */
+/** The range of `values`, widened by a tenth on each side (a single value by one unit). */
+function paddedRange(values: readonly number[]): { min: number; max: number } {
+  const [lo, hi] = [Math.min(...values), Math.max(...values)];
+  const pad = hi > lo ? (hi - lo) / 10 : Math.max(1, Math.abs(lo) / 10);
+  return { min: lo - pad, max: hi + pad };
+}
+
+/**
+ * Jobs (their best evaluation) and candidates on two metrics, the Pareto front drawn as a line
+ * through its points. The axes fit the jobs and the front: a task's failure value (1e6 on each
+ * loss for an invalid candidate) would otherwise squeeze every other point into a corner; the
+ * title counts the candidates left outside.
+ */
 function metricScatterChart(scatter: MetricScatter): ChartConfiguration {
   const axis = (metric: string, minimize: boolean) => `${metric} (${minimize ? "lower" : "higher"} is better)`;
   const xy = (p: MetricPoint) => ({ x: p.x, y: p.y, job_id: p.job_id, candidate: p.candidate });
+  const framed = [...scatter.points.filter((p) => p.kind === "job"), ...scatter.front];
+  const [xRange, yRange] = [paddedRange(framed.map((p) => p.x)), paddedRange(framed.map((p) => p.y))];
+  const outside = scatter.points.filter((p) => p.x < xRange.min || p.x > xRange.max || p.y < yRange.min || p.y > yRange.max).length;
+  const title = [
+    `${scatter.y} against ${scatter.x}: jobs and candidates, Pareto front in red`,
+    ...(scatter.metrics.length > 2 ? [`the first two of ${scatter.metrics.length} metrics`] : []),
+    ...(outside > 0 ? [`${outside} candidate${outside === 1 ? "" : "s"} outside the axes`] : []),
+  ];
   return {
     type: "scatter",
     data: {
@@ -139,10 +159,11 @@ function metricScatterChart(scatter: MetricScatter): ChartConfiguration {
       responsive: true,
       maintainAspectRatio: false,
       parsing: false,
-      plugins: {
-        title: { display: true, text: `${scatter.y} against ${scatter.x}: jobs and candidates, Pareto front in red${scatter.metrics.length > 2 ? ` (of ${scatter.metrics.length} metrics, the first two)` : ""}` },
+      plugins: { title: { display: true, text: title.join(" · ") } },
+      scales: {
+        x: { type: "linear", ...xRange, title: { display: true, text: axis(scatter.x, scatter.minimize.x) } },
+        y: { ...yRange, title: { display: true, text: axis(scatter.y, scatter.minimize.y) } },
       },
-      scales: { x: { type: "linear", title: { display: true, text: axis(scatter.x, scatter.minimize.x) } }, y: { title: { display: true, text: axis(scatter.y, scatter.minimize.y) } } },
     },
   };
 }
