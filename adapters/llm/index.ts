@@ -4,12 +4,13 @@ import type { JobSpec } from "../../src/config/matrix.js";
 import type { RunConfig } from "../../src/config/run-config.js";
 import type { TaskBundle } from "../../src/domain/task-bundle.js";
 import type { TaskLlmRole } from "../../src/domain/task-llm.js";
-import type { Llm } from "../../src/llm/llm.js";
+import type { Embedder, Llm } from "../../src/llm/llm.js";
 import { llmForModel, modelAxis } from "../../src/config/model-axis.js";
-import { apiKeyFor, missingApiKeys, resolveLlmRoles, type LlmEndpoint, type LlmEndpointRole } from "../../src/llm/llm-roles.js";
+import { apiKeyFor, missingApiKeys, resolveEmbeddingEndpoint, resolveLlmRoles, type LlmEndpoint, type LlmEndpointRole } from "../../src/llm/llm-roles.js";
 import { createRequestLimiters, type RequestLimiterOptions } from "../../src/llm/request-limiter.js";
 import { BUILTIN_STUB_ALTERNATIVES } from "../tasks/stub-alternatives.js";
 import type { OpenAiLlmOptions } from "./openai-llm.js";
+import { createStubEmbedder } from "./stub-embedder.js";
 import { createStubLlm } from "./stub-llm.js";
 import { createStubTaskLlm } from "./stub-task-llm.js";
 
@@ -40,6 +41,8 @@ type LlmJob = Pick<JobSpec, "seed" | "llm_model">;
 export interface LlmClients {
   readonly forJob: (job: LlmJob, bundle?: TaskBundle) => Llm;
   readonly forTask: (job: LlmJob, role: TaskLlmRole) => Llm;
+  /** Embeddings (POLCA) with `model` (a trainer's embedding_model), else llm.embedding's model, else the default. */
+  readonly forEmbedding: (job: LlmJob, model?: string) => Embedder;
   /** Task calls are answered by the stub (mode stub). */
   readonly stubAnswers: boolean;
 }
@@ -56,10 +59,12 @@ export async function llmClients(config: RunConfig, env: NodeJS.ProcessEnv = pro
     return {
       forJob: (job, bundle) => createStubLlm(job.seed, { ...BUILTIN_STUB_ALTERNATIVES, ...bundle?.stubAlternatives }),
       forTask: (job) => createStubTaskLlm(job.seed),
+      forEmbedding: () => createStubEmbedder(),
       stubAnswers: true,
     };
   }
   const { createOpenAiLlm } = await import("./openai-llm.js");
+  const { createOpenAiEmbedder } = await import("./openai-embedder.js");
   const limitsOf = new Map<string, RequestLimiterOptions>();
   const limiters = createRequestLimiters((model) => limitsOf.get(model) ?? {});
   const connect = (endpoint: LlmEndpoint, apiKey: string): Llm => {
@@ -83,6 +88,7 @@ export async function llmClients(config: RunConfig, env: NodeJS.ProcessEnv = pro
     clients.set(model, connect(endpoint, apiKey));
   }
   const taskClients = new Map<string, Llm>();
+  const embedders = new Map<string, Embedder>();
   return {
     forJob: (job) => {
       const client = clients.get(job.llm_model);
@@ -105,6 +111,30 @@ export async function llmClients(config: RunConfig, env: NodeJS.ProcessEnv = pro
         taskClients.set(key, client);
       }
       return client;
+    },
+    // Built on the first embedding: only POLCA's jobs need the embedding endpoint's key.
+    forEmbedding: (job, model) => {
+      const endpoint = resolveEmbeddingEndpoint(llmForModel(config.llm, job.llm_model), env, model);
+      const key = JSON.stringify([endpoint.model, endpoint.baseURL ?? null, endpoint.apiKeyEnv]);
+      let embedder = embedders.get(key);
+      if (embedder === undefined) {
+        const apiKey = apiKeyFor(endpoint, env);
+        if (apiKey === undefined) {
+          throw new Error(`llm.embedding.api_key_env: embeddings need an API key in the environment variable ${endpoint.apiKeyEnv} in mode real; set it, or name another variable with llm.embedding.api_key_env`);
+        }
+        if (!limitsOf.has(endpoint.model)) limitsOf.set(endpoint.model, options.limits ?? { maxConcurrency: endpoint.maxConcurrency, ...(endpoint.requestsPerMinute !== null ? { requestsPerMinute: endpoint.requestsPerMinute } : {}) });
+        embedder = createOpenAiEmbedder({
+          timeoutMs: endpoint.timeoutMs,
+          maxRetries: endpoint.maxRetries,
+          ...options,
+          apiKey,
+          model: endpoint.model,
+          ...(endpoint.baseURL ? { baseURL: endpoint.baseURL } : {}),
+          limiter: limiters.forModel(endpoint.model),
+        });
+        embedders.set(key, embedder);
+      }
+      return embedder;
     },
     stubAnswers: false,
   };

@@ -364,7 +364,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs, transcript: Out
   const sources = Layer.mergeAll(
     scopedTaskSource(registry),
     Layer.succeed(TrainerSource, { find: findTrainer }),
-    Layer.succeed(LlmSource, { forJob, calls, forTask: clients.forTask, stubAnswers: clients.stubAnswers }),
+    Layer.succeed(LlmSource, { forJob, calls, forTask: clients.forTask, forEmbedding: clients.forEmbedding, stubAnswers: clients.stubAnswers }),
   );
   const inspection = inspector === null ? null : jobActorInspection(inspector.open(inspector.url, (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr)));
   const handle = startRun(plan, sources, {

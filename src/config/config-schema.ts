@@ -122,9 +122,12 @@ export const LlmSchema = describe(
       optimizer: Schema.optional(LlmRoleSchema).annotations({ description: "Overrides for the optimizer's LLM; keys not given come from the llm block." }),
       agent: Schema.optional(LlmRoleSchema).annotations({ description: "Overrides for the agent's LLM (tasks that call an LLM themselves); keys not given come from the llm block." }),
       guide: Schema.optional(LlmRoleSchema).annotations({ description: "Overrides for the guide's LLM (guides and judges that call an LLM); keys not given come from the llm block." }),
+      embedding: Schema.optional(LlmRoleSchema).annotations({
+        description: "The embeddings endpoint (POLCA's ε-net, an OpenAI-compatible /embeddings): its model (default: the trainer's embedding_model, else gemini/gemini-embedding-001) and any key of the llm block for it.",
+      }),
     }),
   ),
-  "a mapping with provider, model, base_url, api_key_env, timeouts and limits, optimizer, agent and guide, or null",
+  "a mapping with provider, model, base_url, api_key_env, timeouts and limits, optimizer, agent, guide and embedding, or null",
 );
 
 const TokenLimit = describe(Schema.NullOr(Positive), "a whole number of tokens ≥ 1, or null (no limit)");
@@ -220,7 +223,7 @@ export const KNOWN_KEYS = {
     "eval_kwargs",
     ...LEGACY_KNOB_SPELLINGS,
   ],
-  llm: ["provider", "model", "base_url", "api_base", "api_key_env", "dspy_model", "timeout_seconds", "max_retries", "max_concurrency", "requests_per_minute", "optimizer", "agent", "guide"],
+  llm: ["provider", "model", "base_url", "api_base", "api_key_env", "dspy_model", "timeout_seconds", "max_retries", "max_concurrency", "requests_per_minute", "optimizer", "agent", "guide", "embedding"],
   llmRole: Object.keys(llmEndpointFields),
   budget: ["max_tokens_per_job", "max_cost_per_job", "max_tokens_per_run", "max_cost_per_run"],
   price: ["input", "output", "cached_input"],

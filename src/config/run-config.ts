@@ -60,6 +60,7 @@ export interface LlmConfig extends Omit<LlmEndpointConfig, "model"> {
   readonly optimizer?: LlmEndpointConfig | null;
   readonly agent?: LlmEndpointConfig | null;
   readonly guide?: LlmEndpointConfig | null;
+  readonly embedding?: LlmEndpointConfig | null;
 }
 
 /** Token and cost limits (US dollars); null = no limit. */
@@ -135,7 +136,7 @@ const KNOWN = {
 };
 
 /** The llm block's mappings that describe one role: the block itself and its overrides. */
-const LLM_ROLES = ["optimizer", "agent", "guide"] as const;
+const LLM_ROLES = ["optimizer", "agent", "guide", "embedding"] as const;
 
 /** First key of `keys` that is present (not undefined) in `raw`. */
 function firstPresent(raw: Raw, keys: readonly string[]): unknown {

@@ -13,7 +13,7 @@ import type { Contents } from "../events/content-ref.js";
 import type { NewEvent, StoredEvent } from "../events/event-schema.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
 import type { TaskLlmRole } from "../domain/task-llm.js";
-import type { Llm } from "../llm/llm.js";
+import type { Embedder, Llm } from "../llm/llm.js";
 import type { RunCalls } from "../llm/run-calls.js";
 import type { TrainerInfo } from "../opt/trainer-catalog.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
@@ -65,6 +65,8 @@ export class LlmSource extends Context.Tag("trace-bench/LlmSource")<
     readonly calls: RunCalls;
     /** The LLM a task's agent or guide calls, by role (absent: the task gets none, and its calls are its errors). */
     readonly forTask?: (job: JobSpec, role: TaskLlmRole) => Llm;
+    /** The embeddings a job's trainer asks for (POLCA), with its model or the run's (absent: none). */
+    readonly forEmbedding?: (job: JobSpec, model?: string) => Embedder;
     /** The task's calls are answered by the stub (mode stub). */
     readonly stubAnswers?: boolean;
   }

@@ -9,7 +9,7 @@ import { withTaskObjective } from "../opt/objectives/task-objective.js";
 import { JobCalls } from "../llm/job-calls.js";
 import { RunCalls } from "../llm/run-calls.js";
 import type { TaskCalls } from "../llm/task-calls.js";
-import type { Llm } from "../llm/llm.js";
+import type { ChatRequest, Embedder, Llm } from "../llm/llm.js";
 import type { Optimizer, Proposal } from "../opt/optimizer.js";
 import { createOptimizer } from "../opt/optimizers/optimizer-registry.js";
 import type { ParameterValues } from "../domain/parameter.js";
@@ -37,6 +37,10 @@ export interface TrainerContextInput {
   readonly calls?: JobCalls;
   /** The LLM the task's agent and guide call in rollouts (none when absent). */
   readonly taskCalls?: TaskCalls;
+  /** The embeddings endpoint, by model (none when absent). */
+  readonly embedder?: (model?: string) => Embedder;
+  /** The summarizer's LLM, built on its first call (none when absent). */
+  readonly summarizer?: () => Llm;
   readonly signal: AbortSignal;
   /** Called with the values of every emitted step (the job keeps the latest for a timeout report). */
   readonly onValues: (values: ParameterValues) => void;
@@ -106,6 +110,17 @@ export function createTrainerContext(input: TrainerContextInput): TrainerContext
     note(text) {
       notes.push(text);
     },
+    ...(input.embedder !== undefined
+      ? {
+          embed: async (texts: readonly string[], model?: string) => {
+            const embedder = input.embedder!(model);
+            // Started together, in order: each call takes its position now, whatever order the replies come in.
+            const replies = await Promise.all(texts.map((text) => calls.embed(embedder, { input: text }, signal)));
+            return replies.map((r) => [...r.embedding]);
+          },
+        }
+      : {}),
+    ...(input.summarizer !== undefined ? { summarize: (request: ChatRequest) => calls.llm(input.summarizer!(), "summarizer").complete(request, signal) } : {}),
   };
 }
 

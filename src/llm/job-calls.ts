@@ -17,6 +17,10 @@
  * order concurrent examples send them in; the journal answers them by slot. They are budgeted in
  * every phase (an evaluation whose agent may not call gets no score) and counted apart from the
  * optimizer's calls, whose counts decide training's verdict.
+ *
+ * A trainer's other calls (POLCA's embeddings, role `embedding`, and its summarizer) take the same
+ * path and are counted apart too. An embedding is recorded like a chat call whose one message is
+ * the text and whose reply is the vector as JSON; its worst case is its prompt (max_tokens 0).
  */
 import type { Contents } from "../events/content-ref.js";
 import { contentRef } from "../events/content-ref.js";
@@ -24,8 +28,8 @@ import type { NewEvent } from "../events/event-schema.js";
 import { BudgetLedger, NOTHING, type Spend } from "./budget-ledger.js";
 import { CallJournal, type JournalContents } from "./call-journal.js";
 import { LlmError, isLlmError } from "./llm-error.js";
-import type { ChatRequest, ChatResponse, Llm, LlmRole } from "./llm.js";
-import { requestHash } from "./request-hash.js";
+import type { ChatRequest, ChatResponse, Embedder, EmbeddingRequest, EmbeddingResponse, Llm, LlmRole } from "./llm.js";
+import { embeddingRequestHash, requestHash } from "./request-hash.js";
 import { requestWorstCase, type RequestWorstCase } from "./request-worst-case.js";
 import type { RunCalls } from "./run-calls.js";
 
@@ -81,6 +85,8 @@ export class JobCalls {
   readonly counts = { started: 0, completed: 0, replayed: 0, failed: 0, aborted: 0, usable: 0, unusable: 0 };
   /** The task's calls (agents, guides): slotted, budgeted in every phase. */
   readonly taskCounts = { started: 0, completed: 0, replayed: 0, failed: 0, aborted: 0 };
+  /** The trainer's calls that are not the optimizer's (embeddings, the summarizer): they decide no verdict. */
+  readonly trainerSideCounts = { started: 0, completed: 0, replayed: 0, failed: 0, aborted: 0 };
   lastFailure: string | null = null;
   lastUnusable: string | null = null;
 
@@ -136,9 +142,33 @@ export class JobCalls {
     const facts = [...this.inFlight.values()].map(
       (f): CallFact => ({ type: "LlmCallAborted", data: { attempt: this.options.attempt, call: f.call, role: f.role, model: f.model, reason, latency_ms: Math.round(now - f.started) } }),
     );
-    for (const f of this.inFlight.values()) (f.slot === undefined ? this.counts : this.taskCounts).aborted += 1;
+    for (const f of this.inFlight.values()) this.countsOf(f.role, f.slot !== undefined).aborted += 1;
     this.inFlight.clear();
     return facts;
+  }
+
+  /** Which counts a call adds to: the task's, the optimizer's, or the trainer's other calls. */
+  private countsOf(role: LlmRole, task: boolean): { started: number; completed: number; replayed: number; failed: number; aborted: number } {
+    return task ? this.taskCounts : role === "optimizer" ? this.counts : this.trainerSideCounts;
+  }
+
+  /**
+   * One text embedded by `inner`, recorded with role `embedding`: journaled (a resumed job gets
+   * the vector from the log), budgeted by its prompt, priced with the embedding model's price.
+   */
+  async embed(inner: Embedder, request: EmbeddingRequest, signal?: AbortSignal): Promise<EmbeddingResponse> {
+    const asChat: ChatRequest = { messages: [{ role: "user", content: request.input }], maxTokens: 0 };
+    const viaChat: Llm = {
+      model: inner.model,
+      complete: async (_chat, callSignal) => {
+        const reply = await inner.embed(request, callSignal);
+        return { content: JSON.stringify(reply.embedding), usage: reply.usage, model: reply.model, estimated: reply.estimated, ...(reply.retries !== undefined ? { retries: reply.retries } : {}) };
+      },
+    };
+    const reply = await this.complete(viaChat, "embedding", asChat, signal, undefined, embeddingRequestHash(inner.model, request));
+    const vector: unknown = JSON.parse(reply.content);
+    if (!Array.isArray(vector) || !vector.every((x) => typeof x === "number")) throw new LlmError("malformed", "the embedding is not a list of numbers");
+    return { embedding: vector as number[], usage: reply.usage, model: reply.model, estimated: reply.estimated, ...(reply.retries !== undefined ? { retries: reply.retries } : {}) };
   }
 
   /** Stops training (once) for `reason`. */
@@ -223,10 +253,10 @@ export class JobCalls {
     return this.complete(inner, role, request, signal, slot);
   }
 
-  private async complete(inner: Llm, role: LlmRole, request: ChatRequest, signal?: AbortSignal, slot?: string): Promise<ChatResponse> {
+  private async complete(inner: Llm, role: LlmRole, request: ChatRequest, signal?: AbortSignal, slot?: string, hashOf?: string): Promise<ChatResponse> {
     const { attempt, run, record } = this.options;
     const task = slot !== undefined;
-    const counts = task ? this.taskCounts : this.counts;
+    const counts = this.countsOf(role, task);
     // A task's calls are budgeted in every phase: an evaluation's agent calls spend like training's.
     const enforced = this.training || task;
     const stoppedBy = run.stoppedBy;
@@ -245,7 +275,7 @@ export class JobCalls {
     }
 
     const call = ++this.position;
-    const hash = requestHash(model, request);
+    const hash = hashOf ?? requestHash(model, request);
     const contents = new Map<string, string>();
     const messages = request.messages.map((m) => {
       const ref = contentRef(m.content);
@@ -319,7 +349,7 @@ export class JobCalls {
       // An error reply is not billed.
       this.settle(worst, NOTHING);
       counts.failed += 1;
-      if (!task) this.lastFailure = message;
+      if (!task && role === "optimizer") this.lastFailure = message;
       // Stop the run first: even if the log refuses the outcome, no other job may send the same doomed request.
       if (llmError?.stopsRun) run.stopRun(llmError);
       record([

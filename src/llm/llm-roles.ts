@@ -26,6 +26,8 @@ export interface LlmBlockSettings extends LlmEndpointSettings {
   readonly optimizer?: LlmEndpointSettings | null;
   readonly agent?: LlmEndpointSettings | null;
   readonly guide?: LlmEndpointSettings | null;
+  /** Embeddings (POLCA's ε-net): its own model and endpoint; not a chat role, so resolved apart. */
+  readonly embedding?: LlmEndpointSettings | null;
 }
 
 export interface LlmEndpoint {
@@ -82,6 +84,19 @@ export function resolveLlmRoles(llm: LlmBlockSettings, env: Env = process.env): 
     agent: resolveEndpoint(llm, llm.agent ?? {}, env),
     guide: resolveEndpoint(llm, llm.guide ?? {}, env),
   };
+}
+
+/** POLCA's default embedding model: the original's `embedding_model` default (a LiteLLM name). */
+export const DEFAULT_EMBEDDING_MODEL = "gemini/gemini-embedding-001";
+
+/**
+ * Where embeddings go: `llm.embedding`'s keys, else the llm block's, else the environment, as for
+ * any role; but the model is never the block's chat model: `model` (a trainer's `embedding_model`
+ * kwarg), else `llm.embedding.model`, else DEFAULT_EMBEDDING_MODEL.
+ */
+export function resolveEmbeddingEndpoint(llm: LlmBlockSettings, env: Env = process.env, model?: string): LlmEndpoint {
+  const role = llm.embedding ?? {};
+  return { ...resolveEndpoint(llm, role, env), model: model ?? role.model ?? DEFAULT_EMBEDDING_MODEL };
 }
 
 /** The endpoint's API key, or undefined when unset or empty. OPENROUTER_API_KEY falls back to OPENAI_API_KEY. */

@@ -42,7 +42,29 @@ export interface Llm {
 }
 
 /** Who made a call, for token accounting by role. */
-export type LlmRole = "optimizer" | "agent" | "guide" | "judge" | "summarizer";
+export type LlmRole = "optimizer" | "agent" | "guide" | "judge" | "summarizer" | "embedding";
+
+/** One text to embed (an OpenAI-compatible `/embeddings` request with a single input). */
+export interface EmbeddingRequest {
+  readonly input: string;
+}
+
+export interface EmbeddingResponse {
+  readonly embedding: readonly number[];
+  /** Embeddings bill prompt tokens only: completion_tokens is 0. */
+  readonly usage: LlmUsage;
+  readonly model: string;
+  /** True when usage is an estimate (the stub), not counted by a provider. */
+  readonly estimated: boolean;
+  readonly retries?: number;
+}
+
+/** The embeddings port: implementations are adapters (the `openai` client, the stub); JobCalls records every call. */
+export interface Embedder {
+  readonly model: string;
+  /** Rejects with an `LlmError` saying why there is no vector; an aborted `signal` rejects promptly with kind `aborted`. */
+  embed(request: EmbeddingRequest, signal?: AbortSignal): Promise<EmbeddingResponse>;
+}
 
 /** A rough token count (4 characters a token), for LLMs that report none. */
 export function estimateTokens(text: string): number {

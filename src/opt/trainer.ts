@@ -8,6 +8,7 @@ import type { Kwargs } from "../config/kwargs.js";
 import type { Agent } from "../domain/agent.js";
 import type { Dataset } from "../domain/dataset.js";
 import type { Guide } from "../domain/guide.js";
+import type { ChatRequest, ChatResponse } from "../llm/llm.js";
 import type { Optimizer } from "./optimizer.js";
 import type { ParameterSpec, ParameterValues } from "../domain/parameter.js";
 import type { ProblemInstance } from "./problem.js";
@@ -56,6 +57,14 @@ export interface TrainerContext {
    * parents on record. A proposal's parent is known without this.
    */
   derived?(values: ParameterValues, parents: readonly ParameterValues[]): void;
+  /**
+   * The embeddings of `texts`, in order, each call recorded with role `embedding` (journaled,
+   * budgeted, priced). `model`: the trainer's own choice, else the run's (llm.embedding).
+   * Absent where the job has no embeddings endpoint.
+   */
+  embed?(texts: readonly string[], model?: string): Promise<number[][]>;
+  /** One chat call recorded with role `summarizer`, on the optimizer's endpoint. Absent where there is none. */
+  summarize?(request: ChatRequest): Promise<ChatResponse>;
 }
 
 export interface TrainerResult {

@@ -1,7 +1,8 @@
 /**
  * A scripted OpenAI-compatible server on 127.0.0.1 (the edge of the world we cannot reach):
  * answers POST /v1/chat/completions from a script and records every request it received, when it
- * came, and whether the client hung up before the answer.
+ * came, and whether the client hung up before the answer. POST /v1/embeddings is answered apart
+ * (recorded too, but it takes no step of the script): a vector computed from the input.
  */
 import { afterEach } from "vitest";
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -84,7 +85,19 @@ export interface FakeServerOptions {
   readonly fallback?: ServerStep;
   /** The usage of a reply whose step gives none (default 100+n / 20): e.g. counted from the request, as a provider bills. */
   readonly usage?: (body: Record<string, unknown>, n: number) => FakeUsage;
+  /** The vector for an /embeddings input (default: 8 numbers from the input's characters). */
+  readonly embedding?: (input: string) => number[];
 }
+
+/** A vector that depends on the text alone: its length and character codes, folded into 8 numbers. */
+export function textVector(input: string): number[] {
+  const v = Array.from({ length: 8 }, () => 0);
+  for (let i = 0; i < input.length; i++) v[i % 8]! += input.charCodeAt(i) / 1000;
+  return v.map((x) => Math.round(x * 1000) / 1000);
+}
+
+/** Prompt tokens an /embeddings reply reports for its input (a provider counts them; here 1 per 4 characters). */
+export const embeddingTokens = (input: string): number => Math.max(1, Math.ceil(input.length / 4));
 
 export async function startFakeOpenAiServer(script: readonly ServerStep[], options: FakeServerOptions = {}): Promise<FakeOpenAiServer> {
   const received: Received[] = [];
@@ -105,7 +118,14 @@ export async function startFakeOpenAiServer(script: readonly ServerStep[], optio
       const body = JSON.parse(text || "{}") as Record<string, unknown>;
       record = { path: req.url ?? "", authorization: req.headers.authorization, body, at: performance.now(), aborted: res.destroyed };
       received.push(record);
-      const n = received.length;
+      if ((req.url ?? "").endsWith("/embeddings")) {
+        const input = String(body.input ?? "");
+        const tokens = embeddingTokens(input);
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ object: "list", model: String(body.model), data: [{ object: "embedding", index: 0, embedding: (options.embedding ?? textVector)(input) }], usage: { prompt_tokens: tokens, total_tokens: tokens } }));
+        return;
+      }
+      const n = received.filter((r) => !r.path.endsWith("/embeddings")).length;
       const step = script[n - 1] ?? options.fallback;
       const defaultUsage = (): FakeUsage => options.usage?.(body, n) ?? { prompt_tokens: 100 + n, completion_tokens: 20, total_tokens: 120 + n };
       const finish = (text: string) => {

@@ -40,6 +40,8 @@ export async function training(scope: AttemptScope): Promise<PhaseEnd> {
           llm,
           calls,
           ...(scope.taskCalls !== null ? { taskCalls: scope.taskCalls } : {}),
+          ...(services.llm.forEmbedding !== undefined ? { embedder: (model?: string) => services.llm.forEmbedding!(job, model) } : {}),
+          ...(services.llm.forTask !== undefined ? { summarizer: () => services.llm.forTask!(job, "summarizer") } : {}),
           signal: abort.trainingSignal,
           onValues: (values: ParameterValues) => {
             progress.latest = values;
