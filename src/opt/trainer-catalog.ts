@@ -39,7 +39,7 @@ export const TRAINER_CATALOG: readonly TrainerInfo[] = [
   ready("NoOpTrainer", async () => (await import("./trainers/noop-trainer.js")).noOpTrainer),
   pending("OpenEvolveTrainer", NOT_PLANNED),
   ready("ParetobasedPS", async () => (await import("./trainers/paretobased-ps.js")).paretobasedPsTrainer),
-  pending("POLCA", NOT_YET),
+  ready("POLCA", async () => (await import("./trainers/polca.js")).polcaTrainer),
   ready("PrioritySearch", async () => (await import("./trainers/priority-search.js")).prioritySearchTrainer),
   pending("PrioritySearch_with_Regressor", "removed from OpenTrace (v0.2.0-alpha only)"),
   ready("SequentialSearch", async () => (await import("./trainers/priority-search-presets.js")).sequentialSearchTrainer),

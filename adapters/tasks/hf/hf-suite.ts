@@ -53,6 +53,16 @@ function agentFor(entry: HfTaskEntry, evalKwargs: Kwargs, runner: () => CodeRunn
   return { agent: hotpotAgent, parameters: hotpotParameters(initial, entry.description) };
 }
 
+/**
+ * What mode stub's LLM may propose for the HotpotQA-style agent's instructions (it writes no text
+ * of its own), so stub runs of these tasks search: the initial instructions and two others.
+ */
+function hotpotStubAlternatives(parameters: readonly ParameterSpec[]): TaskBundle["stubAlternatives"] {
+  const instructions = parameters.find((p) => p.name === "meta_instructions");
+  if (instructions === undefined || typeof instructions.value !== "string") return undefined;
+  return { meta_instructions: [instructions.value, "Find the sentences that answer the question, then give only the answer.", "Reason over every paragraph step by step; answer in a few words."] };
+}
+
 export class HfSuite implements TaskSuite {
   readonly name = "hf";
   private readonly ids = hfTaskIds();
@@ -118,10 +128,12 @@ export class HfSuite implements TaskSuite {
       { name: "test", split: testSplit, count: numTest },
     ]);
 
+    const stubAlternatives = hotpotStubAlternatives(parameters);
     return {
       taskId,
       parameters,
       agent,
+      ...(stubAlternatives !== undefined ? { stubAlternatives } : {}),
       guide: {
         name: taskType.guideName,
         evaluate: (input, response, info, context) => taskType.score(input, replyText(response), info, context),

@@ -10,6 +10,7 @@
  * array instead, quirk 6). Equal priorities pop the most recently created candidate first.
  */
 import type { Optimizer } from "../optimizer.js";
+import type { Rollout } from "../rollout.js";
 import type { ParameterValues } from "../../domain/parameter.js";
 import { aggregateScoreDicts, type ScoreDict } from "../objectives/score-dicts.js";
 
@@ -30,6 +31,8 @@ export interface SearchCandidate {
    * reference has none (exploration rollouts, failed examples).
    */
   readonly scoreDicts?: (ScoreDict | null)[];
+  /** Every credited rollout, kept only when a variant asks (POLCA's summarizer reads them). */
+  readonly rollouts?: Rollout[];
 }
 
 /** Trace's `mean_score_dict`: the per-metric mean over the rollouts that have a dict; null without any. */

@@ -129,6 +129,19 @@ export interface IterationSnapshot {
 
 export type SearchObserver = (snapshot: IterationSnapshot) => void;
 
+/** What a variant adds to the loop (POLCA): a filter of new candidates, a context for the optimizer, full rollouts kept. */
+export interface SearchHooks {
+  /**
+   * Which proposals go on to validation and memory (Trace's `filter_candidates`; identity here).
+   * `pool`: the candidates in the current memory, then this iteration's exploration candidates.
+   */
+  readonly filterCandidates?: (proposed: readonly SearchCandidate[], pool: readonly SearchCandidate[]) => Promise<SearchCandidate[]>;
+  /** Text appended to the feedback of every proposal problem of this iteration (null: none); same pool. */
+  readonly proposalContext?: (pool: readonly SearchCandidate[]) => Promise<string | null>;
+  /** Keep every credited rollout on its candidate (`rollouts`). */
+  readonly keepRollouts?: boolean;
+}
+
 function view(candidate: SearchCandidate): CandidateView {
   return { id: candidate.id, parentId: candidate.parentId, values: candidate.values, mean: candidateMean(candidate), rollouts: candidate.scores.length };
 }
@@ -169,6 +182,7 @@ class PrioritySearchRun {
     private readonly context: TrainerContext,
     private readonly options: PrioritySearchOptions,
     private readonly observer?: SearchObserver,
+    private readonly hooks: SearchHooks = {},
   ) {
     const { rng } = context;
     // One stream per concern, forked in a fixed order.
@@ -192,7 +206,7 @@ class PrioritySearchRun {
   }
 
   private newCandidate(values: ParameterValues, optimizer: Optimizer, parentId: number | null): SearchCandidate {
-    return { id: this.nextId++, values, optimizer, parentId, scores: [], inputs: [], scoreDicts: [] };
+    return { id: this.nextId++, values, optimizer, parentId, scores: [], inputs: [], scoreDicts: [], ...(this.hooks.keepRollouts === true ? { rollouts: [] } : {}) };
   }
 
   /** Trace's `compute_exploration_priority`; a candidate without rollouts gets the default priority. */
@@ -246,6 +260,7 @@ class PrioritySearchRun {
     for (const r of rollouts) {
       candidate.scores.push(r.score);
       candidate.inputs.push(r.input);
+      candidate.rollouts?.push(r);
       if (this.objective !== null) candidate.scoreDicts?.push(validation && r.error === undefined ? exampleScoreDict(r, this.minScore) : null);
     }
   }
@@ -288,9 +303,9 @@ class PrioritySearchRun {
    * pair's earlier proposals in its memory. Calls go in rounds (proposal p of every pair, in pair
    * order); within a round the pairs run in parallel, bounded by `num_threads`.
    */
-  private async propose(pairs: readonly Pair[]): Promise<SearchCandidate[]> {
+  private async propose(pairs: readonly Pair[], feedbackContext: string | null = null): Promise<SearchCandidate[]> {
     const { context, options } = this;
-    const problems = pairs.map((pair) => context.problem(pair.candidate.values, pair.rollouts));
+    const problems = pairs.map((pair) => (feedbackContext === null ? context.problem(pair.candidate.values, pair.rollouts) : context.problem(pair.candidate.values, pair.rollouts, feedbackContext)));
     const optimizers = pairs.map((pair) => (options.decoupleOptimizers ? pair.candidate.optimizer.fork() : pair.candidate.optimizer));
     const call = (i: number) => optimizers[i]!.propose(problems[i]!, context.signal);
     const indices = pairs.map((_, i) => i);
@@ -421,9 +436,16 @@ class PrioritySearchRun {
       const memory = this.memories.current(nIters);
       if (options.streaming) pairs = this.choosePairs(pairs, exploration.length + memory.length, nIters);
 
-      // 2. Proposals.
+      // 2. Proposals (with the variant's context), then the variant's filter.
       signal.throwIfAborted();
-      const proposed = await this.propose(pairs);
+      const pool = () => [...memory.snapshot().map((e) => e.candidate), ...exploration];
+      const feedbackContext = this.hooks.proposalContext === undefined ? null : await this.hooks.proposalContext(pool());
+      signal.throwIfAborted();
+      let proposed = await this.propose(pairs, feedbackContext);
+      if (this.hooks.filterCandidates !== undefined) {
+        signal.throwIfAborted();
+        proposed = await this.hooks.filterCandidates(proposed, pool());
+      }
 
       // 3. Validation.
       signal.throwIfAborted();
@@ -510,8 +532,8 @@ async function sequential<T, R>(items: readonly T[], work: (item: T) => Promise<
 }
 
 /** Runs the PrioritySearch engine with explicit options (variants build their own). */
-export function runPrioritySearch(context: TrainerContext, options: PrioritySearchOptions, observer?: SearchObserver): Promise<TrainerResult> {
-  return new PrioritySearchRun(context, options, observer).run();
+export function runPrioritySearch(context: TrainerContext, options: PrioritySearchOptions, observer?: SearchObserver, hooks?: SearchHooks): Promise<TrainerResult> {
+  return new PrioritySearchRun(context, options, observer, hooks).run();
 }
 
 export const prioritySearchTrainer: Trainer = {
