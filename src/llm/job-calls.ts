@@ -52,6 +52,9 @@ interface InFlight {
   readonly worst: Spend;
 }
 
+/** A trainer's calls that are not the optimizer's: they decide no verdict. */
+const isTrainerSideRole = (role: LlmRole) => role === "embedding" || role === "summarizer";
+
 const oneLine = (text: string) => text.split("\n")[0]!.slice(0, 500);
 const errorText = (error: unknown) => oneLine(error instanceof Error ? error.message : String(error));
 
@@ -149,7 +152,7 @@ export class JobCalls {
 
   /** Which counts a call adds to: the task's, the optimizer's, or the trainer's other calls. */
   private countsOf(role: LlmRole, task: boolean): { started: number; completed: number; replayed: number; failed: number; aborted: number } {
-    return task ? this.taskCounts : role === "optimizer" ? this.counts : this.trainerSideCounts;
+    return task ? this.taskCounts : isTrainerSideRole(role) ? this.trainerSideCounts : this.counts;
   }
 
   /**
@@ -349,7 +352,7 @@ export class JobCalls {
       // An error reply is not billed.
       this.settle(worst, NOTHING);
       counts.failed += 1;
-      if (!task && role === "optimizer") this.lastFailure = message;
+      if (!task && !isTrainerSideRole(role)) this.lastFailure = message;
       // Stop the run first: even if the log refuses the outcome, no other job may send the same doomed request.
       if (llmError?.stopsRun) run.stopRun(llmError);
       record([

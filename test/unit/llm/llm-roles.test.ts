@@ -4,7 +4,7 @@ import { realLlmSettings } from "../../../adapters/llm/index.js";
 import { ConfigError } from "../../../src/config/config-error.js";
 import type { OneModelLlmConfig as LlmConfig } from "../../../src/config/model-axis.js";
 import type { RunConfig } from "../../../src/config/run-config.js";
-import { apiKeyFor, missingApiKeys, resolveLlmRoles, type LlmEndpoint } from "../../../src/llm/llm-roles.js";
+import { apiKeyFor, DEFAULT_EMBEDDING_MODEL, missingApiKeys, resolveEmbeddingEndpoint, resolveLlmRoles, type LlmEndpoint } from "../../../src/llm/llm-roles.js";
 
 const LIMIT_DEFAULTS = { timeoutMs: 120_000, maxRetries: 5, maxConcurrency: 8, requestsPerMinute: null };
 
@@ -171,5 +171,25 @@ describe("missingApiKeys", () => {
     const roles = resolveLlmRoles({ provider: "openrouter" }, {});
     expect(missingApiKeys(roles, { OPENAI_API_KEY: "k" })).toEqual([]);
     expect(missingApiKeys(roles, {})[0]).toContain("environment variable OPENROUTER_API_KEY;");
+  });
+});
+
+describe("the embeddings endpoint (llm.embedding)", () => {
+  it("takes the llm block's endpoint and key but never its chat model: the original's default embedding model", () => {
+    const e = resolveEmbeddingEndpoint({ model: "gpt-4o", base_url: "http://proxy/v1", api_key_env: "PROXY_KEY" }, { TRACE_LITELLM_MODEL: "gpt-4.1" });
+    expect(e).toEqual({ provider: "openai", model: DEFAULT_EMBEDDING_MODEL, baseURL: "http://proxy/v1", apiKeyEnv: "PROXY_KEY", ...LIMIT_DEFAULTS });
+    expect(DEFAULT_EMBEDDING_MODEL).toBe("gemini/gemini-embedding-001");
+  });
+
+  it("llm.embedding overrides model and endpoint; a trainer's embedding_model overrides the model", () => {
+    const llm = { model: "gpt-4o", embedding: { model: "text-embedding-3-small", base_url: "http://embed/v1", api_key_env: "EMBED_KEY", max_concurrency: 2 } };
+    expect(resolveEmbeddingEndpoint(llm, {})).toMatchObject({ model: "text-embedding-3-small", baseURL: "http://embed/v1", apiKeyEnv: "EMBED_KEY", maxConcurrency: 2 });
+    expect(resolveEmbeddingEndpoint(llm, {}, "text-embedding-3-large").model).toBe("text-embedding-3-large");
+  });
+
+  it("is no chat role: mode real asks for its key only when a trainer embeds", () => {
+    const roles = resolveLlmRoles({ embedding: { api_key_env: "EMBED_KEY" } }, { OPENAI_API_KEY: "k" });
+    expect(Object.keys(roles)).toEqual(["optimizer", "agent", "guide"]);
+    expect(missingApiKeys(roles, { OPENAI_API_KEY: "k" })).toEqual([]);
   });
 });
