@@ -28,13 +28,13 @@ describe("hf suite from the CLI", () => {
     expect(ids).toContain("hf:mbpp");
   });
 
-  it("validate --strict of each of the original's 15 hf configs gives the original's 49 job ids, in matrix order", () => {
+  it("validate --strict of each of the original's 15 hf configs gives the original's 49 job ids, in matrix order", async () => {
     const dir = tempDir();
     const configs = readdirSync(join(fixtures, "configs")).sort();
     expect(configs).toEqual(Object.keys(originalIds).sort());
     let total = 0;
     for (const name of configs) {
-      const r = runCli(["validate", "--strict", "--config", join(fixtures, "configs", name), "--runs-dir", dir], { env: noData(dir) });
+      const r = await runCli(["validate", "--strict", "--config", join(fixtures, "configs", name), "--runs-dir", dir], { env: noData(dir) });
       const ids = [...r.stdout.matchAll(/^ {2}job ([0-9a-f]{12}): /gm)].map((m) => m[1]);
       expect(ids, name).toEqual(originalIds[name]);
       total += ids.length;
@@ -43,7 +43,8 @@ describe("hf suite from the CLI", () => {
       if (!/DSPy/.test(readFileSync(join(fixtures, "configs", name), "utf8"))) expect(r.code, `${name}\n${r.stdout}${r.stderr}`).toBe(0);
     }
     expect(total).toBe(49);
-  });
+    // 15 CLI processes, about 4 s each on a busy machine.
+  }, 240_000);
 
   it("a run whose dataset is missing skips the job, naming the dataset, the split and where it looked", () => {
     const dir = tempDir();

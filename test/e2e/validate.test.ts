@@ -53,11 +53,11 @@ describe("validate", () => {
     expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^trace-bench: cannot write the manifest .*a-file\/\.validate\/.*\.manifest\.json \(ENOTDIR\); pass a writable directory with --runs-dir$/)]);
   });
 
-  it("passes (exit 0) on the smoke config, and fails (exit 1) naming the reason when a trainer cannot run", () => {
-    expect(runCli(["validate", "--config", "configs/smoke.yaml"]).code).toBe(0);
+  it("passes (exit 0) on the smoke config, and fails (exit 1) naming the reason when a trainer cannot run", async () => {
+    expect((await runCli(["validate", "--config", "configs/smoke.yaml"])).code).toBe(0);
     const dir = tempDir();
     const config = writeConfig(dir, "tasks: [internal:numeric_param]\ntrainers: [AggregatedUpdate, DSPyTrainer]\n");
-    const r = runCli(["validate", "--config", config]);
+    const r = await runCli(["validate", "--config", config]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("[FAIL] trainer AggregatedUpdate: not available (removed from OpenTrace (v0.2.0-alpha only))");
     expect(r.stdout).toContain("[FAIL] trainer DSPyTrainer: not available (not part of trace-bench");
