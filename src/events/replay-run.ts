@@ -10,7 +10,6 @@ import { MirrorWriter } from "./mirror-writer.js";
 import { PROJECTIONS } from "./projection-subscriber.js";
 import { ProjectionWriter } from "./projection-writer.js";
 import type { JobRenderContext } from "./projections/results-table.js";
-import { wantsReplayHelper } from "../runtime/replay-helper-thread.js";
 import { startReplayHelper, type ReplayHelper } from "./replay-helper.js";
 import { RunDirListing } from "./run-dir-listing.js";
 import { findStrays, moveStraysAside } from "./run-dir-strays.js";
@@ -27,10 +26,11 @@ export interface ReplayOutcome {
 /**
  * Reads the log once, in seq order, and settles each job the moment its last event is read: its
  * mirror checked, its files rendered and written, strays in its folder removed, its details
- * dropped. So memory holds the jobs being read, not the matrix (see docs/performance.md). Run-level files follow the last event. On a machine with
- * more than one core, a helper thread writes the folders of the jobs it is handed meanwhile.
- * `helper`: by default one starts for runs of `REPLAY_HELPER_MIN_JOBS` jobs or more; true starts
- * one and waits until it is ready (so that it takes jobs even from a short log); false, none.
+ * dropped. So memory holds the jobs being read, not the matrix (see docs/performance.md). Run-level files follow the last event.
+ * `helper`: true starts a helper thread that writes the folders of the jobs it is handed meanwhile,
+ * and waits until it is ready (so that it takes jobs even from a short log); by default none: its
+ * isolate cost a 10,000-job replay about 54 MiB of its peak, and on a busy machine it was slower
+ * than none (docs/performance.md: ledger).
  * `prune`: move what the log does not produce aside rather than leave it where it is. `store`:
  * the run's log, opened for writing (replay is a writer); closed when this returns.
  */
@@ -46,8 +46,8 @@ export async function replayLog(store: EventStore, runDir: string, helper?: bool
     // Each projection is compared with the file the listing found, and written where it differs.
     // Made before the helper starts: it clears the temp folder the helper's own goes in.
     const writer = new ProjectionWriter(runDir, false, listing);
-    if (helper ?? wantsReplayHelper(lastPositions.size)) helperThread = startReplayHelper(runDir, context);
-    if (helper === true) await helperThread!.ready();
+    if (helper === true) helperThread = startReplayHelper(runDir, context);
+    await helperThread?.ready();
     const rewriter = new JobFolderRewriter(context, writer, listing);
     const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastPositions);
     const state = new RunState();

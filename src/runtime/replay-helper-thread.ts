@@ -5,13 +5,13 @@
  * renamed where it differs) is most of a replay's time and mostly system calls, which two threads
  * make side by side. Jobs are handed over only while the helper keeps up (its progress is shared
  * memory: the replaying thread reads the log without yielding), so a helper that starts late or
- * runs slow only takes fewer of them.
+ * runs slow only takes fewer of them. Started only when asked for: its isolate costs more memory
+ * than it saves time on a busy machine (docs/performance.md: ledger).
  *
  * The port: the thread runs the entry module it is given (one that calls `serveReplayHelper` with
  * the writer of a job's folder), with the setup it is given, and takes jobs of any cloneable type;
  * so this folder imports nothing of the events and their projections.
  */
-import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 
 /** What the helper's entry is started with (`workerData`). */
@@ -31,17 +31,8 @@ export const HELPER_FAILED = -1;
 
 /** Jobs handed over and not yet written, at most: the helper's backlog, held in its memory. */
 const MAX_BACKLOG = 32;
-/**
- * Below this many jobs a helper did not pay for its start on two cores (it competes with the
- * replaying thread while its modules load); from about this size on it does (docs/performance.md:
- * ledger, af5c15a).
- */
-export const REPLAY_HELPER_MIN_JOBS = 3_000;
 /** Its young generation, in MiB: below V8's default, a big replay peaks lower (docs/performance.md: ledger, af5c15a). */
 const YOUNG_GENERATION_MB = 16;
-
-/** Whether replaying `jobs` jobs on this machine is worth a helper thread. */
-export const wantsReplayHelper = (jobs: number) => jobs >= REPLAY_HELPER_MIN_JOBS && availableParallelism() > 1;
 
 export class ReplayHelperThread<Job> {
   private readonly worker: Worker;
