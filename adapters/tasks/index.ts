@@ -13,6 +13,7 @@ import { JsSandbox } from "../sandbox/js-sandbox.js";
 import { sandboxMode } from "../sandbox/sandbox-mode.js";
 import { bundledLlm4adRoot, Llm4adSuite } from "./llm4ad/llm4ad-suite.js";
 import { HfSuite } from "./hf/hf-suite.js";
+import { VeribenchSuite } from "./veribench/veribench-suite.js";
 import { KernelBenchSuite } from "./kernelbench/kernelbench-suite.js";
 import { pendingSuite, staticSuite } from "./static-suite.js";
 import { greetingStubTask } from "./trace_examples/greeting-stub.js";
@@ -47,7 +48,7 @@ export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
       },
       () => js.close(),
     ),
-    pendingSuite("veribench"),
+    new VeribenchSuite(),
     new HfSuite(),
     pendingSuite("terminal_bench"),
     // `--root` is shared: a KernelBench checkout there lists its problems instead of the shipped ones.

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { hfTaskIds } from "../../adapters/tasks/hf/hf-catalog.js";
 
+const NO_VERIBENCH_DATA = { TRACE_BENCH_VERIBENCH_DATA: "", HF_HUB_CACHE: "/nonexistent-hub-cache" };
+
 describe("trace-bench CLI basics", () => {
   it("prints the command list with --help and exits 0", () => {
     const r = runCli(["--help"]);
@@ -44,7 +46,8 @@ describe("trace-bench CLI basics", () => {
 
 describe("list-tasks", () => {
   it("lists the shipped tasks one per line in discovery order", () => {
-    const r = runCli(["list-tasks"]);
+    // No VeriBench data (test/e2e/veribench.test.ts lists it from data): the suite lists its placeholder.
+    const r = runCli(["list-tasks"], { env: NO_VERIBENCH_DATA });
     expect(r.code).toBe(0);
     expect(r.stdout.split("\n").filter(Boolean)).toEqual([
       "llm4ad:online_bin_packing_local",
@@ -60,6 +63,7 @@ describe("list-tasks", () => {
       "internal:multi_param",
       "internal:non_trainable",
       "internal:multiobjective_convex",
+      "veribench:smoke_placeholder",
       ...hfTaskIds(),
     ]);
   });
@@ -70,13 +74,13 @@ describe("list-tasks", () => {
   });
 
   it("says on stderr that a selected suite has no tasks, and lists it in --json's empty_suites", () => {
-    const r = runCli(["list-tasks", "--bench", "veribench"]);
+    const r = runCli(["list-tasks", "--bench", "terminal_bench"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toBe("trace-bench: veribench: task suite 'veribench' is not implemented yet (it has no tasks in this build)\n");
-    const doc = JSON.parse(runCli(["list-tasks", "--bench", "veribench+internal", "--json"]).stdout) as { tasks: { id: string }[]; suites: string[]; empty_suites: string[] };
+    expect(r.stderr).toBe("trace-bench: terminal_bench: task suite 'terminal_bench' is not implemented yet (it has no tasks in this build)\n");
+    const doc = JSON.parse(runCli(["list-tasks", "--bench", "terminal_bench+internal", "--json"]).stdout) as { tasks: { id: string }[]; suites: string[]; empty_suites: string[] };
     expect(doc.tasks.map((t) => t.id)).toContain("internal:numeric_param");
-    expect(doc.empty_suites).toEqual(["veribench: task suite 'veribench' is not implemented yet (it has no tasks in this build)"]);
+    expect(doc.empty_suites).toEqual(["terminal_bench: task suite 'terminal_bench' is not implemented yet (it has no tasks in this build)"]);
   });
 
   it("names an unknown bench selector and exits 2", () => {
