@@ -118,6 +118,11 @@ describe("veribench: the bundle", () => {
     expect(answer).toBe("-- placeholder: Lean 4 translation pending");
     expect(await bundle.guide.evaluate(first.user_query, answer, bundle.train_dataset.infos[0], {})).toEqual({ score: 0, feedback: "lean_keywords=0; sorry_count=0; len=42" });
     expect(bundle.guide.name).toBe("trace_bench.veribench_adapter._VBGuide");
+    // Mode stub's LLM writes no Lean: it proposes these hand-written texts, which the keyword guide scores apart.
+    const offered = bundle.stubAlternatives!.lean_code!;
+    expect(offered[0]).toBe("-- placeholder: Lean 4 translation pending");
+    const scores = await Promise.all(offered.map(async (text) => (await bundle.guide.evaluate("", text, {}, {})).score));
+    expect(new Set(scores).size).toBeGreaterThan(1);
   });
 
   it("task_<i> and a bare index load that row, even a repeated name's second row", async () => {
