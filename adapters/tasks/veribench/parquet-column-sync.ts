@@ -2,7 +2,7 @@
  * One column of a Parquet file, read synchronously. Task listing is synchronous (`TaskSuite.list`)
  * and hyparquet, the project's Parquet reader, is asynchronous only; so a short-lived Node child
  * reads the column with hyparquet and prints it as JSON. Only listing pays for this (once per
- * process, a few tens of milliseconds); loading a task reads its rows in process.
+ * process: one node start, measured in docs/performance.md); loading a task reads its rows in process.
  */
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
