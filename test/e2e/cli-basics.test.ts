@@ -5,49 +5,49 @@ import { hfTaskIds } from "../../adapters/tasks/hf/hf-catalog.js";
 const NO_VERIBENCH_DATA = { TRACE_BENCH_VERIBENCH_DATA: "", HF_HUB_CACHE: "/nonexistent-hub-cache" };
 
 describe("trace-bench CLI basics", () => {
-  it("prints the command list with --help and exits 0", () => {
-    const r = runCli(["--help"]);
+  it("prints the command list with --help and exits 0", async () => {
+    const r = await runCli(["--help"]);
     expect(r.code).toBe(0);
     for (const verb of ["list-tasks", "list-trainers", "run", "replay", "tokens", "calls", "compare", "candidates", "machines", "validate", "runs", "schema", "ui"]) expect(r.stdout).toContain(verb);
   });
 
-  it("exits 2 with usage on stderr when no command is given", () => {
-    const r = runCli([]);
+  it("exits 2 with usage on stderr when no command is given", async () => {
+    const r = await runCli([]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("Usage: trace-bench <command>");
   });
 
-  it("rejects an unknown command with exit 2", () => {
-    const r = runCli(["frobnicate"]);
+  it("rejects an unknown command with exit 2", async () => {
+    const r = await runCli(["frobnicate"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("trace-bench: unknown command 'frobnicate'; commands: list-tasks, list-trainers, run, replay, repair, tokens, calls, compare, candidates, machines, validate, runs, schema, ui\n");
   });
 
-  it.each(["list-tasks", "list-trainers", "run", "replay", "tokens", "calls", "compare", "candidates", "machines", "validate", "runs", "schema", "ui"])("%s --help shows its usage", (verb) => {
-    const r = runCli([verb, "--help"]);
+  it.each(["list-tasks", "list-trainers", "run", "replay", "tokens", "calls", "compare", "candidates", "machines", "validate", "runs", "schema", "ui"])("%s --help shows its usage", async (verb) => {
+    const r = await runCli([verb, "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^Usage: trace-bench ${verb}`));
     expect(r.stdout).toContain("--help");
   });
 
-  it("rejects an unknown flag with a usage error, exit 2", () => {
-    const r = runCli(["list-tasks", "--frob"]);
+  it("rejects an unknown flag with a usage error, exit 2", async () => {
+    const r = await runCli(["list-tasks", "--frob"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("Unknown option '--frob'");
     expect(r.stderr).toContain("trace-bench list-tasks --help");
   });
 
-  it("rejects a string flag without its value", () => {
-    const r = runCli(["validate", "--config"]);
+  it("rejects a string flag without its value", async () => {
+    const r = await runCli(["validate", "--config"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--config/);
   });
 });
 
 describe("list-tasks", () => {
-  it("lists the shipped tasks one per line in discovery order", () => {
+  it("lists the shipped tasks one per line in discovery order", async () => {
     // No VeriBench data (test/e2e/veribench.test.ts lists it from data): the suite lists its placeholder.
-    const r = runCli(["list-tasks"], { env: NO_VERIBENCH_DATA });
+    const r = await runCli(["list-tasks"], { env: NO_VERIBENCH_DATA });
     expect(r.code).toBe(0);
     expect(r.stdout.split("\n").filter(Boolean)).toEqual([
       "llm4ad:online_bin_packing_local",
@@ -68,23 +68,23 @@ describe("list-tasks", () => {
     ]);
   });
 
-  it("filters by --bench and its alias --dataset-name", () => {
-    expect(runCli(["list-tasks", "--bench", "trace_examples"]).stdout).toBe("trace_examples:greeting_stub\ntrace_examples:train_single_node_stub\n");
-    expect(runCli(["list-tasks", "--dataset-name", "internal+hf"]).stdout.split("\n").filter(Boolean)).toHaveLength(5 + 51);
+  it("filters by --bench and its alias --dataset-name", async () => {
+    expect((await runCli(["list-tasks", "--bench", "trace_examples"])).stdout).toBe("trace_examples:greeting_stub\ntrace_examples:train_single_node_stub\n");
+    expect((await runCli(["list-tasks", "--dataset-name", "internal+hf"])).stdout.split("\n").filter(Boolean)).toHaveLength(5 + 51);
   });
 
-  it("says on stderr that a selected suite has no tasks, and lists it in --json's empty_suites", () => {
-    const r = runCli(["list-tasks", "--bench", "terminal_bench"]);
+  it("says on stderr that a selected suite has no tasks, and lists it in --json's empty_suites", async () => {
+    const r = await runCli(["list-tasks", "--bench", "terminal_bench"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe("trace-bench: terminal_bench: task suite 'terminal_bench' is not implemented yet (it has no tasks in this build)\n");
-    const doc = JSON.parse(runCli(["list-tasks", "--bench", "terminal_bench+internal", "--json"]).stdout) as { tasks: { id: string }[]; suites: string[]; empty_suites: string[] };
+    const doc = JSON.parse((await runCli(["list-tasks", "--bench", "terminal_bench+internal", "--json"])).stdout) as { tasks: { id: string }[]; suites: string[]; empty_suites: string[] };
     expect(doc.tasks.map((t) => t.id)).toContain("internal:numeric_param");
     expect(doc.empty_suites).toEqual(["terminal_bench: task suite 'terminal_bench' is not implemented yet (it has no tasks in this build)"]);
   });
 
-  it("names an unknown bench selector and exits 2", () => {
-    const r = runCli(["list-tasks", "--bench", "nosuch"]);
+  it("names an unknown bench selector and exits 2", async () => {
+    const r = await runCli(["list-tasks", "--bench", "nosuch"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       "trace-bench: --bench: unknown bench selector(s): nosuch; allowed: llm4ad, trace_examples, internal, veribench, hf, terminal_bench, kernelbench\n",
@@ -93,8 +93,8 @@ describe("list-tasks", () => {
 });
 
 describe("list-trainers", () => {
-  it("with --all prints every trainer as id, availability and reason, tab-separated and sorted", () => {
-    const r = runCli(["list-trainers", "--all"]);
+  it("with --all prints every trainer as id, availability and reason, tab-separated and sorted", async () => {
+    const r = await runCli(["list-trainers", "--all"]);
     expect(r.code).toBe(0);
     const rows = r.stdout.split("\n").filter(Boolean).map((line) => line.split("\t"));
     const ids = rows.map((row) => row[0]!);
@@ -108,9 +108,9 @@ describe("list-trainers", () => {
     }
   });
 
-  it("without --all lists only trainers that can run, and says how many are hidden", () => {
-    const all = runCli(["list-trainers", "--all"]).stdout.split("\n").filter(Boolean);
-    const r = runCli(["list-trainers"]);
+  it("without --all lists only trainers that can run, and says how many are hidden", async () => {
+    const all = (await runCli(["list-trainers", "--all"])).stdout.split("\n").filter(Boolean);
+    const r = await runCli(["list-trainers"]);
     const available = all.filter((line) => line.split("\t")[1] === "available");
     expect(r.stdout.split("\n").filter(Boolean)).toEqual(available);
     expect(r.stderr).toContain(`${all.length - available.length} unavailable trainers not shown`);
@@ -118,8 +118,8 @@ describe("list-trainers", () => {
 });
 
 describe("schema", () => {
-  it("prints a JSON Schema that documents the config keys", () => {
-    const r = runCli(["schema"]);
+  it("prints a JSON Schema that documents the config keys", async () => {
+    const r = await runCli(["schema"]);
     expect(r.code).toBe(0);
     const schema = JSON.parse(r.stdout) as { properties: Record<string, { description?: string }> };
     for (const key of ["run_id", "runs_dir", "mode", "seeds", "max_workers", "resume", "job_timeout", "tasks", "trainers", "llm", "ps_steps", "ps-steps"]) {

@@ -1,5 +1,5 @@
 /** Machine-readable output and housekeeping: --version, --json, `runs`, relative files_index paths, exit codes. */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -15,18 +15,18 @@ function config(dir: string, yaml: string): string {
 const json = <T = Record<string, unknown>>(text: string): T => JSON.parse(text) as T;
 
 describe("--version", () => {
-  it("prints package.json's version, one line, exit 0", () => {
+  it("prints package.json's version, one line, exit 0", async () => {
     const version = json<{ version: string }>(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).version;
-    const r = runCli(["--version"]);
+    const r = await runCli(["--version"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${version}\n`);
   });
 });
 
 describe("--json on the listing verbs", () => {
-  it("list-tasks --json: one document with every task id and its suite", () => {
-    const text = runCli(["list-tasks"]).stdout.split("\n").filter(Boolean);
-    const r = runCli(["list-tasks", "--json"]);
+  it("list-tasks --json: one document with every task id and its suite", async () => {
+    const text = (await runCli(["list-tasks"])).stdout.split("\n").filter(Boolean);
+    const r = await runCli(["list-tasks", "--json"]);
     expect(r.code).toBe(0);
     const doc = json<{ tasks: { id: string; suite: string }[]; suites: string[]; empty_suites: string[] }>(r.stdout);
     expect(doc.tasks.map((t) => t.id)).toEqual(text);
@@ -35,19 +35,19 @@ describe("--json on the listing verbs", () => {
     expect(Array.isArray(doc.empty_suites)).toBe(true);
   });
 
-  it("list-trainers --json [--all]: id, available, reason", () => {
-    const available = json<{ trainers: { id: string; available: boolean; reason: string | null }[]; hidden_unavailable: number }>(runCli(["list-trainers", "--json"]).stdout);
+  it("list-trainers --json [--all]: id, available, reason", async () => {
+    const available = json<{ trainers: { id: string; available: boolean; reason: string | null }[]; hidden_unavailable: number }>((await runCli(["list-trainers", "--json"])).stdout);
     expect(available.trainers.every((t) => t.available && t.reason === null)).toBe(true);
     expect(available.trainers.map((t) => t.id)).toContain("PrioritySearch");
-    const all = json<{ trainers: { id: string; available: boolean; reason: string | null }[]; hidden_unavailable: number }>(runCli(["list-trainers", "--all", "--json"]).stdout);
+    const all = json<{ trainers: { id: string; available: boolean; reason: string | null }[]; hidden_unavailable: number }>((await runCli(["list-trainers", "--all", "--json"])).stdout);
     expect(all.hidden_unavailable).toBe(0);
     expect(all.trainers.length).toBe(available.trainers.length + available.hidden_unavailable);
     for (const t of all.trainers.filter((x) => !x.available)) expect(typeof t.reason).toBe("string");
   });
 
-  it("validate --json: verdicts, jobs and manifest; exit 1 on a failed check; exit 2 with the problems on a config error", () => {
+  it("validate --json: verdicts, jobs and manifest; exit 1 on a failed check; exit 2 with the problems on a config error", async () => {
     const runs = tempDir();
-    const ok = runCli(["validate", "--config", "configs/m1_matrix_smoke.yaml", "--strict", "--runs-dir", runs, "--json"]);
+    const ok = await runCli(["validate", "--config", "configs/m1_matrix_smoke.yaml", "--strict", "--runs-dir", runs, "--json"]);
     expect(ok.code).toBe(0);
     const doc = json<{ ok: boolean; exit_code: number; errors: number; checks: { verdict: string; subject: string }[]; jobs: { job_id: string; seed: number }[]; manifest: string }>(ok.stdout);
     expect(doc).toMatchObject({ ok: true, exit_code: 0, errors: 0 });
@@ -57,13 +57,13 @@ describe("--json on the listing verbs", () => {
     expect(doc.manifest.startsWith(runs)).toBe(true);
 
     const dir = tempDir();
-    const bad = runCli(["validate", "--config", config(dir, "tasks: [internal:numeric_param]\ntrainers: [NoSuchTrainer]\n"), "--json"]);
+    const bad = await runCli(["validate", "--config", config(dir, "tasks: [internal:numeric_param]\ntrainers: [NoSuchTrainer]\n"), "--json"]);
     expect(bad.code).toBe(1);
     const badDoc = json<{ ok: boolean; exit_code: number; errors: number; checks: { verdict: string; subject: string }[] }>(bad.stdout);
     expect(badDoc).toMatchObject({ ok: false, exit_code: 1, errors: 1 });
     expect(badDoc.checks).toContainEqual(expect.objectContaining({ verdict: "FAIL", subject: "trainer NoSuchTrainer" }));
 
-    const broken = runCli(["validate", "--config", config(dir, "tasks: [\n"), "--json"]);
+    const broken = await runCli(["validate", "--config", config(dir, "tasks: [\n"), "--json"]);
     expect(broken.code).toBe(2);
     const brokenDoc = json<{ ok: boolean; exit_code: number; problems: string[] }>(broken.stdout);
     expect(brokenDoc).toMatchObject({ ok: false, exit_code: 2 });
@@ -73,11 +73,11 @@ describe("--json on the listing verbs", () => {
 });
 
 describe("run --json, aggregate.csv and files_index.json", () => {
-  it("prints one JSON summary on stdout; aggregate.csv is written and rebuilt by replay byte for byte; files_index paths are relative", () => {
+  it("prints one JSON summary on stdout; aggregate.csv is written and rebuilt by replay byte for byte; files_index paths are relative", async () => {
     const runs = tempDir();
     const dir = tempDir();
     const cfg = config(dir, "seeds: [1, 2, 3]\ntasks: [internal:numeric_param]\ntrainers: [NoOpTrainer, PrioritySearch]\nps_steps: 1\n");
-    const r = runCli(["run", "--config", cfg, "--runs-dir", runs, "--json"]);
+    const r = await runCli(["run", "--config", cfg, "--runs-dir", runs, "--json"]);
     expect(r.code).toBe(0);
     const runDir = singleRunDir(runs);
     const doc = json<{
@@ -116,7 +116,7 @@ describe("run --json, aggregate.csv and files_index.json", () => {
     }
 
     const live = filesUnder(runDir);
-    expect(runCli(["replay", runDir]).code).toBe(0);
+    expect((await runCli(["replay", runDir])).code).toBe(0);
     expect(filesUnder(runDir)).toEqual(live);
   });
 });
@@ -127,7 +127,7 @@ describe("trace-bench runs", () => {
     const dir = tempDir();
     // A finished run two folders down.
     const finishedRuns = join(root, "team", "finished");
-    const done = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", finishedRuns]);
+    const done = await runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", finishedRuns]);
     expect(done.code).toBe(0);
     const finishedDir = singleRunDir(finishedRuns);
 
@@ -136,14 +136,19 @@ describe("trace-bench runs", () => {
     // Jobs long enough that some still wait in the queue while `runs` starts on a busy machine (3 s after the first result).
     const cfg = config(dir, "seeds: [1, 2, 3, 4, 5, 6, 7, 8]\nmax_workers: 2\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 1500}}\ntrainers: [NoOpTrainer]\n");
     let whileRunning: string | undefined;
+    let asked = false;
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(process.execPath, [CLI, "run", "--config", cfg, "--runs-dir", interruptedRuns], { cwd: REPO_ROOT, env: { ...process.env, ...FIXTURE_ENV } });
       let out = "";
       child.stdout.on("data", (chunk: Buffer) => {
         out += chunk.toString();
-        if (whileRunning === undefined && out.includes("[1/8]")) {
-          whileRunning = spawnSync(process.execPath, [CLI, "runs", "--runs-dir", interruptedRuns, "--json"], { cwd: REPO_ROOT, encoding: "utf8" }).stdout;
-          child.kill("SIGINT");
+        if (!asked && out.includes("[1/8]")) {
+          asked = true;
+          // Awaited, not spawnSync (which blocks the test worker); the run is interrupted once `runs` has answered.
+          runCli(["runs", "--runs-dir", interruptedRuns, "--json"]).then((r) => {
+            whileRunning = r.stdout;
+            child.kill("SIGINT");
+          }, reject);
         }
       });
       child.on("error", reject);
@@ -165,7 +170,7 @@ describe("trace-bench runs", () => {
     writeFileSync(join(damaged, "events.db"), "not a database");
     doctoredRunDirs.add(damaged);
 
-    const r = runCli(["runs", "--runs-dir", root, "--json"]);
+    const r = await runCli(["runs", "--runs-dir", root, "--json"]);
     expect(r.code).toBe(0);
     const doc = json<{
       runs: { run_id: string; run_dir: string; status: string; crashed: boolean; config_hash: string; jobs: Record<string, number>; tokens: { total_tokens: number }; cost_usd: number | null; started_at: string }[];
@@ -190,7 +195,7 @@ describe("trace-bench runs", () => {
     expect(doc.warnings[0]).toContain(damaged);
     expect(r.stderr).toContain(`trace-bench: warning: skipping ${damaged}`);
 
-    const text = runCli(["runs", "--runs-dir", root]);
+    const text = await runCli(["runs", "--runs-dir", root]);
     expect(text.code).toBe(0);
     const lines = text.stdout.split("\n").filter(Boolean);
     expect(lines[0]).toMatch(/^RUN\s+STATUS\s+MODE\s+STARTED/);
@@ -198,24 +203,24 @@ describe("trace-bench runs", () => {
     expect(lines[1]).toMatch(/ finished +stub .* 1 ok \(of 1\) .* \$0\.0000 /);
     expect(lines[2]).toMatch(/ interrupted /);
 
-    expect(runCli(["runs", "--runs-dir", join(root, "nothing-here")]).stdout).toBe(`No runs under ${join(root, "nothing-here")}\n`);
+    expect((await runCli(["runs", "--runs-dir", join(root, "nothing-here")])).stdout).toBe(`No runs under ${join(root, "nothing-here")}\n`);
   });
 });
 
 describe("user errors: one line, no stack trace", () => {
-  it("an unloadable TRACE_BENCH_TASK_MODULES module exits 2 with one line", () => {
+  it("an unloadable TRACE_BENCH_TASK_MODULES module exits 2 with one line", async () => {
     const dir = tempDir();
     const broken = join(dir, "broken.mjs");
     writeFileSync(broken, "export default {\n");
     for (const path of [broken, join(dir, "missing.mjs")]) {
-      const r = runCli(["list-tasks"], { env: { TRACE_BENCH_TASK_MODULES: path } });
+      const r = await runCli(["list-tasks"], { env: { TRACE_BENCH_TASK_MODULES: path } });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(new RegExp(`^trace-bench: TRACE_BENCH_TASK_MODULES: cannot load '${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}': [^\\n]+\\n$`));
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
     const notSuite = join(dir, "three.mjs");
     writeFileSync(notSuite, "export default 3;\n");
-    const r = runCli(["list-tasks"], { env: { TRACE_BENCH_TASK_MODULES: notSuite } });
+    const r = await runCli(["list-tasks"], { env: { TRACE_BENCH_TASK_MODULES: notSuite } });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`trace-bench: TRACE_BENCH_TASK_MODULES: '${notSuite}' must default-export a task suite {name, list(), load()}\n`);
   });

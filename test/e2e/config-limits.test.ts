@@ -19,7 +19,7 @@ function config(dir: string, yaml: string, name = "config.yaml"): string {
 }
 
 /** Exit 2 and exactly one stderr line, no stack trace; returns the line. */
-function oneErrorLine(result: ReturnType<typeof runCli>): string {
+function oneErrorLine(result: Awaited<ReturnType<typeof runCli>>): string {
   expect(result.code, result.stderr).toBe(2);
   const lines = result.stderr.split("\n").filter((l) => l !== "");
   expect(lines, result.stderr).toHaveLength(1);
@@ -33,7 +33,7 @@ describe("job_timeout a timer cannot hold", () => {
   const trivial = "mode: stub\ntasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n";
 
   for (const value of [".inf", "1.0e+12"]) {
-    it(`job_timeout: ${value} fails validate --strict and run, naming the key and the range, before a run dir exists`, () => {
+    it(`job_timeout: ${value} fails validate --strict and run, naming the key and the range, before a run dir exists`, async () => {
       const dir = tempDir();
       const runs = join(dir, "runs");
       const cfg = config(dir, `job_timeout: ${value}\n${trivial}`);
@@ -41,7 +41,7 @@ describe("job_timeout a timer cannot hold", () => {
         ["validate", "--strict", "--config", cfg, "--runs-dir", runs],
         ["run", "--config", cfg, "--runs-dir", runs],
       ]) {
-        const line = oneErrorLine(runCli(args));
+        const line = oneErrorLine(await runCli(args));
         expect(line, args[0]).toContain(`${cfg}:1: job_timeout:`);
         expect(line, args[0]).toContain("a number of seconds from 0 to 2147483");
       }
@@ -49,10 +49,10 @@ describe("job_timeout a timer cannot hold", () => {
     });
   }
 
-  it("--job-timeout beyond the range is refused before a run dir exists", () => {
+  it("--job-timeout beyond the range is refused before a run dir exists", async () => {
     const dir = tempDir();
     const runs = join(dir, "runs");
-    const r = runCli(["run", "--config", config(dir, trivial), "--runs-dir", runs, "--job-timeout", "1e12"]);
+    const r = await runCli(["run", "--config", config(dir, trivial), "--runs-dir", runs, "--job-timeout", "1e12"]);
     // A usage error: its line, and the line pointing at --help.
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^trace-bench: --job-timeout must be a number of seconds from 0 to 2147483 .*, got '1e12'\nRun 'trace-bench run --help' for usage\.\n$/);
@@ -64,35 +64,35 @@ describe("only a regular config file of bounded size is read", () => {
   const trivial = "mode: stub\ntasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n";
 
   /** run and validate on `path` each exit 2 with one line naming it and `why`; no run dir is made. */
-  function refusedByRunAndValidate(path: string, why: string): void {
+  async function refusedByRunAndValidate(path: string, why: string): Promise<void> {
     const dir = tempDir();
     const runs = join(dir, "runs");
     for (const args of [
       ["validate", "--strict", "--config", path, "--runs-dir", runs],
       ["run", "--config", path, "--runs-dir", runs],
     ]) {
-      const line = oneErrorLine(runCli(args));
+      const line = oneErrorLine(await runCli(args));
       expect(line, args[0]).toBe(`trace-bench: config error: ${path}: ${why}`);
     }
     expect(existsSync(runs)).toBe(false);
   }
 
-  it("a device (/dev/zero) is refused at once, not read until memory runs out", () => {
-    refusedByRunAndValidate("/dev/zero", "cannot read config file (it is a device, not a regular file); pass a YAML or JSON file with --config");
+  it("a device (/dev/zero) is refused at once, not read until memory runs out", async () => {
+    await refusedByRunAndValidate("/dev/zero", "cannot read config file (it is a device, not a regular file); pass a YAML or JSON file with --config");
   });
 
-  it("a named pipe is refused at once, not waited on", () => {
+  it("a named pipe is refused at once, not waited on", async () => {
     const fifo = join(tempDir(), "config.yaml");
     const made = spawnSync("mkfifo", [fifo]);
     expect(made.status, String(made.stderr)).toBe(0);
-    refusedByRunAndValidate(fifo, "cannot read config file (it is a named pipe, not a regular file); pass a YAML or JSON file with --config");
+    await refusedByRunAndValidate(fifo, "cannot read config file (it is a named pipe, not a regular file); pass a YAML or JSON file with --config");
   });
 
-  it("a file over 16 MiB is refused with the limit", () => {
+  it("a file over 16 MiB is refused with the limit", async () => {
     const text = `${trivial}# ${"x".repeat(16 * 2 ** 20)}\n`;
     const path = config(tempDir(), text, "big.yaml");
     const bytes = Buffer.byteLength(text).toLocaleString("en-US");
-    refusedByRunAndValidate(path, `cannot read config file (it is ${bytes} bytes, over the 16 MiB a config may be); keep large data in files the task reads, not inline in the config`);
+    await refusedByRunAndValidate(path, `cannot read config file (it is ${bytes} bytes, over the 16 MiB a config may be); keep large data in files the task reads, not inline in the config`);
   });
 });
 
@@ -109,38 +109,38 @@ describe("the matrix is counted before it is expanded", () => {
   ].join("\n");
   const overLimit = "matrix: 1,280,000 jobs (1 task × 64 trainer variants × 20,000 seeds) is over the limit of 100,000 jobs; pass --max-jobs 1280000 to run them all, or make the matrix smaller";
 
-  it("run refuses a matrix over 100,000 jobs with the count and the flag, before anything is written", () => {
+  it("run refuses a matrix over 100,000 jobs with the count and the flag, before anything is written", async () => {
     const dir = tempDir();
     const runs = join(dir, "runs");
     const cfg = config(dir, hugeMatrix);
-    expect(oneErrorLine(runCli(["run", "--config", cfg, "--runs-dir", runs]))).toBe(`trace-bench: config error: ${cfg}: ${overLimit}`);
+    expect(oneErrorLine(await runCli(["run", "--config", cfg, "--runs-dir", runs]))).toBe(`trace-bench: config error: ${cfg}: ${overLimit}`);
     expect(existsSync(runs)).toBe(false);
   });
 
-  it("validate --strict fails it without expanding it (no manifest); plain validate warns", () => {
+  it("validate --strict fails it without expanding it (no manifest); plain validate warns", async () => {
     const dir = tempDir();
     const runs = join(dir, "runs");
     const cfg = config(dir, hugeMatrix);
-    const strict = runCli(["validate", "--strict", "--config", cfg, "--runs-dir", runs]);
+    const strict = await runCli(["validate", "--strict", "--config", cfg, "--runs-dir", runs]);
     expect(strict.code, strict.stderr).toBe(1);
     expect(strict.stdout).toContain(`[FAIL] ${overLimit}\n`);
     expect(existsSync(runs)).toBe(false);
-    const plain = runCli(["validate", "--config", cfg]);
+    const plain = await runCli(["validate", "--config", cfg]);
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stderr).toContain(`trace-bench: warning: ${overLimit} (run refuses this; validate --strict fails it)\n`);
   });
 
-  it("--max-jobs N moves the limit both ways", () => {
+  it("--max-jobs N moves the limit both ways", async () => {
     const dir = tempDir();
     const runs = join(dir, "runs");
     const cfg = config(dir, "mode: stub\nseeds: [1, 2, 3]\ntasks: [internal:numeric_param, internal:multi_param]\ntrainers: [NoOpTrainer]\n");
-    const line = oneErrorLine(runCli(["run", "--config", cfg, "--runs-dir", runs, "--max-jobs", "5"]));
+    const line = oneErrorLine(await runCli(["run", "--config", cfg, "--runs-dir", runs, "--max-jobs", "5"]));
     expect(line).toBe(`trace-bench: config error: ${cfg}: matrix: 6 jobs (2 tasks × 1 trainer variant × 3 seeds) is over the limit of 5 jobs; pass --max-jobs 6 to run them all, or make the matrix smaller`);
     expect(existsSync(runs)).toBe(false);
-    const ran = runCli(["run", "--config", cfg, "--runs-dir", runs, "--max-jobs", "6"]);
+    const ran = await runCli(["run", "--config", cfg, "--runs-dir", runs, "--max-jobs", "6"]);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain("Jobs: 6 ok");
-    const bad = runCli(["run", "--config", cfg, "--runs-dir", runs, "--max-jobs", "1e3"]);
+    const bad = await runCli(["run", "--config", cfg, "--runs-dir", runs, "--max-jobs", "1e3"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--max-jobs must be a whole number ≥ 1, got '1e3'");
   });

@@ -28,17 +28,17 @@ function matrixConfig(dir: string): string {
 
 const RESULT_LINE = /^\[(\d)\/8\] (ok|failed|skipped) [0-9a-f]{12} \S+ x \S+(?: \[[^\]]+\])? \(seed=1\) score_val=\S+ \d+\.\d\ds/;
 
-function ptyRun(extraEnv: NodeJS.ProcessEnv, columns = 200) {
+async function ptyRun(extraEnv: NodeJS.ProcessEnv, columns = 200) {
   const dir = tempDir();
   const cfg = matrixConfig(dir);
   const env = { ...process.env, ...FIXTURE_ENV, TERM: "xterm-256color", NO_COLOR: "", ...extraEnv };
-  const result = runInPty([process.execPath, CLI, "run", "--config", cfg, "--runs-dir", dir], { cwd: REPO_ROOT, env, columns });
+  const result = await runInPty([process.execPath, CLI, "run", "--config", cfg, "--runs-dir", dir], { cwd: REPO_ROOT, env, columns });
   return { ...result, dir };
 }
 
 describe.skipIf(!HAVE_PYTHON_PTY)("run on a terminal (a real pty)", () => {
-  it("result lines scroll above a live status line that is redrawn in place and cleared at the end", () => {
-    const { code, raw, dir } = ptyRun({});
+  it("result lines scroll above a live status line that is redrawn in place and cleared at the end", async () => {
+    const { code, raw, dir } = await ptyRun({});
     expect(code).toBe(1); // one job failed
     expect(raw).toContain("\r\x1b[2K");
 
@@ -77,16 +77,16 @@ describe.skipIf(!HAVE_PYTHON_PTY)("run on a terminal (a real pty)", () => {
     expect(raw).toContain("\x1b[31mfailed\x1b[39m");
   });
 
-  it("honours NO_COLOR: no colour codes, the live line still works", () => {
-    const { code, raw } = ptyRun({ NO_COLOR: "1" });
+  it("honours NO_COLOR: no colour codes, the live line still works", async () => {
+    const { code, raw } = await ptyRun({ NO_COLOR: "1" });
     expect(code).toBe(1);
     expect(raw.match(SGR_PATTERN)).toBeNull();
     expect(raw).toContain("\r\x1b[2K");
     expect(screenOf(raw).lines.filter((l) => RESULT_LINE.test(l))).toHaveLength(8);
   });
 
-  it("cuts the live line to the terminal's width, so it can be redrawn in place", () => {
-    const { raw } = ptyRun({}, 40);
+  it("cuts the live line to the terminal's width, so it can be redrawn in place", async () => {
+    const { raw } = await ptyRun({}, 40);
     const status = framesOf(raw).filter((f) => /^\d\/8 done/.test(f));
     expect(status.length).toBeGreaterThan(0);
     for (const frame of status) expect(frame.length).toBeLessThanOrEqual(39);
@@ -95,9 +95,9 @@ describe.skipIf(!HAVE_PYTHON_PTY)("run on a terminal (a real pty)", () => {
 });
 
 describe("run piped (not a terminal)", () => {
-  it("prints one plain line per job, scores rounded and reasons on the line, and no escape sequence", () => {
+  it("prints one plain line per job, scores rounded and reasons on the line, and no escape sequence", async () => {
     const dir = tempDir();
-    const r = runCli(["run", "--config", matrixConfig(dir), "--runs-dir", dir], { env: { ...FIXTURE_ENV, NO_COLOR: "" } });
+    const r = await runCli(["run", "--config", matrixConfig(dir), "--runs-dir", dir], { env: { ...FIXTURE_ENV, NO_COLOR: "" } });
     expect(r.code).toBe(1);
     expect(r.stdout).not.toContain("\x1b");
     expect(r.stdout).not.toContain("\r");

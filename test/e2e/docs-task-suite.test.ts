@@ -13,18 +13,18 @@ const env = { TRACE_BENCH_TASK_MODULES: join(EXAMPLES, "units-suite.mjs") };
 const CONFIG = join(EXAMPLES, "units.yaml");
 
 describe("docs/tasks.md: the example task suite", () => {
-  it("is listed under its own suite name", () => {
-    const r = runCli(["list-tasks", "--bench", "units"], { env });
+  it("is listed under its own suite name", async () => {
+    const r = await runCli(["list-tasks", "--bench", "units"], { env });
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe("units:celsius_to_fahrenheit\nunits:reading_label\n");
   });
 
-  it("validates strictly and runs with the stub LLM: every job ok, the search finds better values", () => {
-    const checked = runCli(["validate", "--config", CONFIG, "--strict", "--runs-dir", tempDir()], { env });
+  it("validates strictly and runs with the stub LLM: every job ok, the search finds better values", async () => {
+    const checked = await runCli(["validate", "--config", CONFIG, "--strict", "--runs-dir", tempDir()], { env });
     expect(checked.code, checked.stderr).toBe(0);
 
     const runsDir = tempDir();
-    const r = runCli(["run", "--config", CONFIG, "--runs-dir", runsDir], { env });
+    const r = await runCli(["run", "--config", CONFIG, "--runs-dir", runsDir], { env });
     expect(r.code, r.stderr).toBe(0);
     const runDir = singleRunDir(runsDir);
     const rows = csvRows(join(runDir, "results.csv"));

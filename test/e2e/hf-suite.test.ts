@@ -17,8 +17,8 @@ const originalIds = JSON.parse(readFileSync(join(fixtures, "original-job-ids.jso
 const noData = (dir: string) => ({ HF_HUB_CACHE: join(dir, "empty-hub"), HF_HOME: join(dir, "empty-home"), TRACE_BENCH_HF_DATA_DIR: "" });
 
 describe("hf suite from the CLI", () => {
-  it("list-tasks --bench hf lists the original's 51 ids", () => {
-    const r = runCli(["list-tasks", "--bench", "hf"]);
+  it("list-tasks --bench hf lists the original's 51 ids", async () => {
+    const r = await runCli(["list-tasks", "--bench", "hf"]);
     expect(r.code).toBe(0);
     const ids = r.stdout.trim().split("\n");
     expect(ids).toHaveLength(51);
@@ -46,11 +46,11 @@ describe("hf suite from the CLI", () => {
     // 15 CLI processes, about 4 s each on a busy machine.
   }, 240_000);
 
-  it("a run whose dataset is missing skips the job, naming the dataset, the split and where it looked", () => {
+  it("a run whose dataset is missing skips the job, naming the dataset, the split and where it looked", async () => {
     const dir = tempDir();
     const config = join(dir, "config.yaml");
     writeFileSync(config, "mode: stub\nseeds: [123]\ntasks:\n  - id: hf:gsm8k\n    eval_kwargs: {num_train: 2, num_validate: 1, num_test: 1, data_dir: " + JSON.stringify(join(dir, "data")) + "}\ntrainers:\n  - id: PrioritySearch\n");
-    const r = runCli(["run", "--config", config, "--runs-dir", join(dir, "runs")], { env: noData(dir) });
+    const r = await runCli(["run", "--config", config, "--runs-dir", join(dir, "runs")], { env: noData(dir) });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const [runDir] = readdirSync(join(dir, "runs"));
     const rows = parseCsvRecords(readFileSync(join(dir, "runs", runDir!, "results.csv"), "utf8"));

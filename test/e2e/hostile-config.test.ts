@@ -18,7 +18,7 @@ function writeConfig(name: string, text: string): string {
 }
 
 /** Exit 2 and exactly one stderr line, a config error naming the file, with no stack trace. */
-function expectOneConfigErrorLine(result: ReturnType<typeof runCli>, path: string): string {
+function expectOneConfigErrorLine(result: Awaited<ReturnType<typeof runCli>>, path: string): string {
   expect(result.code).toBe(2);
   const lines = result.stderr.split("\n").filter((l) => l !== "");
   expect(lines).toHaveLength(1);
@@ -28,23 +28,23 @@ function expectOneConfigErrorLine(result: ReturnType<typeof runCli>, path: strin
 }
 
 describe("hostile configs through the CLI", () => {
-  it("validate on an alias bomb exits 2 with one line about aliases and no stack trace", () => {
+  it("validate on an alias bomb exits 2 with one line about aliases and no stack trace", async () => {
     const path = writeConfig("bomb.yaml", BILLION_LAUGHS);
-    const line = expectOneConfigErrorLine(runCli(["validate", "--config", path]), path);
+    const line = expectOneConfigErrorLine(await runCli(["validate", "--config", path]), path);
     expect(line).toContain("alias bomb");
   });
 
-  it("run on an alias bomb exits 2 the same way", () => {
+  it("run on an alias bomb exits 2 the same way", async () => {
     const path = writeConfig("bomb.yaml", BILLION_LAUGHS);
     const runsDir = join(tempDir(), "runs");
-    const line = expectOneConfigErrorLine(runCli(["run", "--config", path, "--runs-dir", runsDir]), path);
+    const line = expectOneConfigErrorLine(await runCli(["run", "--config", path, "--runs-dir", runsDir]), path);
     expect(line).toContain("alias bomb");
   });
 
-  it("validate on JSON nested 100,000 levels deep exits 2 with one line", () => {
+  it("validate on JSON nested 100,000 levels deep exits 2 with one line", async () => {
     const depth = 100_000;
     const path = writeConfig("deep.json", `{"tasks": ["internal:numeric_param"], "eval_kwargs": {"x": ${"[".repeat(depth)}${"]".repeat(depth)}}}`);
-    const line = expectOneConfigErrorLine(runCli(["validate", "--config", path]), path);
+    const line = expectOneConfigErrorLine(await runCli(["validate", "--config", path]), path);
     expect(line).toContain("nested more than 64 levels");
   });
 });

@@ -19,12 +19,12 @@ let runDir: string;
 const rows = () => csvRows(join(runDir, "results.csv"));
 const jobOf = (task: string) => rows().find((r) => r.task_id === task)!.job_id!;
 
-beforeAll(() => {
+beforeAll(async () => {
   const dir = tempDir();
   const config = join(dir, "c.yaml");
   const tasks = [...ORIGINAL_LIKE, "llm4ad:repairable"];
   writeFileSync(config, `tasks: [${tasks.join(", ")}]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 1, ps_batches: 1}]\nseeds: [1]\n`);
-  run = runCli(["run", "--config", config, "--runs-dir", dir, "--root", FAILING]);
+  run = await runCli(["run", "--config", config, "--runs-dir", dir, "--root", FAILING]);
   runDir = singleRunDir(dir);
 }, 120_000);
 
@@ -84,9 +84,9 @@ describe("every candidate on record", () => {
     for (const c of candidates) expect(c.feedback).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/)]);
   });
 
-  it("`candidates --job` shows the table, which iteration introduced which change, and the lineage to the best", () => {
+  it("`candidates --job` shows the table, which iteration introduced which change, and the lineage to the best", async () => {
     const job = jobOf("llm4ad:repairable");
-    const r = runCli(["candidates", runDir, "--job", job]);
+    const r = await runCli(["candidates", runDir, "--job", job]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split("\n");
     expect(lines[0]).toMatch(new RegExp(`^job ${job} attempt 1 \\(llm4ad:repairable x PrioritySearch \\[ps_batches=1,ps_steps=1\\], seed 1\\): 2 candidates, \\d+ training evaluations$`));
@@ -97,7 +97,7 @@ describe("every candidate on record", () => {
     const child = /^ {2}([0-9a-f]{8})/.exec(lines[3]!)![1]!;
     expect(lines[4]).toBe(`  lineage to the best: ${root} -> ${child}`);
 
-    const json = JSON.parse(runCli(["candidates", runDir, "--job", job, "--json"]).stdout) as {
+    const json = JSON.parse((await runCli(["candidates", runDir, "--job", job, "--json"])).stdout) as {
       jobs: { lineage: string[]; candidates: { candidate: string; values: Record<string, string>; evaluations: { phase: string; feedback: unknown }[] }[] }[];
     };
     const [table] = json.jobs;
@@ -107,8 +107,8 @@ describe("every candidate on record", () => {
     expect(training.feedback).toEqual([expect.stringContaining('TRACE_FEEDBACK_JSON={"status": "ok"')]);
   });
 
-  it("an unknown job is one line, exit 2", () => {
-    const r = runCli(["candidates", runDir, "--job", "nope"]);
+  it("an unknown job is one line, exit 2", async () => {
+    const r = await runCli(["candidates", runDir, "--job", "nope"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown job 'nope'");
   });

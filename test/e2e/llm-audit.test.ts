@@ -15,16 +15,16 @@ function copyOfRun(): string {
   return copy;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   const runs = tempDir();
-  const r = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", runs]);
+  const r = await runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", runs]);
   expect(r.code, r.stderr).toBe(0);
   runDir = singleRunDir(runs);
 });
 
 describe("trace-bench tokens", () => {
-  it("on a stub run: reconciles, and its totals equal the sum of results.csv total_tokens", () => {
-    const r = runCli(["tokens", runDir]);
+  it("on a stub run: reconciles, and its totals equal the sum of results.csv total_tokens", async () => {
+    const r = await runCli(["tokens", runDir]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("reconciled: events, results.csv and summary.json agree");
     const rows = csvRows(join(runDir, "results.csv"));
@@ -36,7 +36,7 @@ describe("trace-bench tokens", () => {
     expect(Number(totals[9])).toBe(total);
     expect(r.stdout).toContain("tokens are estimated (stub LLM)");
 
-    const json = JSON.parse(runCli(["tokens", runDir, "--json", "--by", "model"]).stdout) as {
+    const json = JSON.parse((await runCli(["tokens", runDir, "--json", "--by", "model"])).stdout) as {
       by: string;
       groups: { key: string; calls: { completed: number } }[];
       totals: { billed: { total_tokens: number }; cost_usd: number | null };
@@ -49,12 +49,12 @@ describe("trace-bench tokens", () => {
     expect(json.reconciliation).toEqual({ results_csv: "checked", summary_json: "checked", mismatches: [], reconciled: true, every_token_known: true });
   });
 
-  it("a doctored results.csv: exit 1, naming the file, job, column and both values", () => {
+  it("a doctored results.csv: exit 1, naming the file, job, column and both values", async () => {
     const copy = copyOfRun();
     const path = join(copy, "results.csv");
     const total = Number(csvRows(path)[0]!.total_tokens);
     writeFileSync(path, readFileSync(path, "utf8").replace(`,${total},`, `,${total + 1},`));
-    const r = runCli(["tokens", copy]);
+    const r = await runCli(["tokens", copy]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`mismatch: results.csv job ${JOB} total_tokens: events ${total}, file ${total + 1}`);
     expect(r.stdout).toContain("not reconciled: 1 mismatch(es)");
@@ -62,25 +62,25 @@ describe("trace-bench tokens", () => {
     expect(r.stdout).toContain(`'npx trace-bench replay ${copy}' rebuilds the files`);
   });
 
-  it("a missing summary.json is said, not an error; results.csv is still checked", () => {
+  it("a missing summary.json is said, not an error; results.csv is still checked", async () => {
     const copy = copyOfRun();
     rmSync(join(copy, "summary.json"));
-    const r = runCli(["tokens", copy]);
+    const r = await runCli(["tokens", copy]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("summary.json: not written yet");
     expect(r.stdout).toContain("reconciled: events and results.csv agree");
   });
 
-  it("a directory without a log: one line, exit 2", () => {
-    const r = runCli(["tokens", tempDir()]);
+  it("a directory without a log: one line, exit 2", async () => {
+    const r = await runCli(["tokens", tempDir()]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/has no event log \(events\.db\)/);
   });
 });
 
 describe("trace-bench calls", () => {
-  it("--job prints each call with its prompt messages and reply, from the content table", () => {
-    const r = runCli(["calls", runDir, "--job", JOB]);
+  it("--job prints each call with its prompt messages and reply, from the content table", async () => {
+    const r = await runCli(["calls", runDir, "--job", JOB]);
     expect(r.code, r.stderr).toBe(0);
     const headers = r.stdout.split("\n").filter((l) => l.startsWith("=== "));
     expect(headers).toHaveLength(4);
@@ -90,7 +90,7 @@ describe("trace-bench calls", () => {
     expect(r.stdout).not.toContain("(not stored)");
 
     // The replies shown are the stored texts.
-    const json = JSON.parse(runCli(["calls", runDir, "--job", JOB, "--json"]).stdout) as { calls: { reply: string; messages: { text: string | null }[] }[] };
+    const json = JSON.parse((await runCli(["calls", runDir, "--job", JOB, "--json"])).stdout) as { calls: { reply: string; messages: { text: string | null }[] }[] };
     expect(json.calls).toHaveLength(4);
     expect(json.calls.every((c) => c.messages.length > 0 && c.messages.every((m) => m.text !== null && m.text.length > 0))).toBe(true);
     const reader = EventReader.open(runDir);
@@ -104,17 +104,17 @@ describe("trace-bench calls", () => {
     }
   });
 
-  it("--step 1 selects the calls up to the first IterationCompleted; a step the job lacks is one line, exit 2", () => {
-    const step = runCli(["calls", runDir, "--job", JOB, "--step", "1"]);
+  it("--step 1 selects the calls up to the first IterationCompleted; a step the job lacks is one line, exit 2", async () => {
+    const step = await runCli(["calls", runDir, "--job", JOB, "--step", "1"]);
     expect(step.code).toBe(0);
     expect(step.stdout.split("\n").filter((l) => l.startsWith("=== "))).toHaveLength(4);
-    const none = runCli(["calls", runDir, "--job", JOB, "--step", "9"]);
+    const none = await runCli(["calls", runDir, "--job", JOB, "--step", "9"]);
     expect(none.code).toBe(2);
     expect(none.stderr).toBe(`trace-bench: job ${JOB} has no step 9 (steps: 1)\n`);
   });
 
-  it("an unknown job id: one line naming it and how to list the jobs, exit 2", () => {
-    const r = runCli(["calls", runDir, "--job", "nope"]);
+  it("an unknown job id: one line naming it and how to list the jobs, exit 2", async () => {
+    const r = await runCli(["calls", runDir, "--job", "nope"]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain("unknown job 'nope'");

@@ -34,9 +34,9 @@ const DOCUMENTED_TEMPLATE_SCORES: Record<string, string> = {
 };
 
 describe("LLM4AD", () => {
-  it("configs/llm4ad_smoke.yaml: every job ok, templates score as documented, searches improve, a second run is identical", () => {
+  it("configs/llm4ad_smoke.yaml: every job ok, templates score as documented, searches improve, a second run is identical", async () => {
     const dir = tempDir();
-    const first = runCli(["run", "--config", "configs/llm4ad_smoke.yaml", "--runs-dir", dir]);
+    const first = await runCli(["run", "--config", "configs/llm4ad_smoke.yaml", "--runs-dir", dir]);
     expect(first.code, first.stderr).toBe(0);
     const rows = csvRows(join(singleRunDir(dir), "results.csv"));
     expect(rows).toHaveLength(12);
@@ -48,7 +48,7 @@ describe("LLM4AD", () => {
     }
     expect(rows.some((r) => Number(r.score_val_final) > Number(r.score_val_initial))).toBe(true);
     const again = tempDir();
-    expect(runCli(["run", "--config", "configs/llm4ad_smoke.yaml", "--runs-dir", again]).code).toBe(0);
+    expect((await runCli(["run", "--config", "configs/llm4ad_smoke.yaml", "--runs-dir", again])).code).toBe(0);
     const scores = (rs: typeof rows) => rs.map((r) => [r.job_id, r.score_val_initial, r.score_val_final, r.llm_calls]);
     expect(scores(csvRows(join(singleRunDir(again), "results.csv")))).toEqual(scores(rows));
   }, 120_000);
@@ -58,7 +58,7 @@ describe("LLM4AD", () => {
     const config = join(dir, "c.yaml");
     writeFileSync(config, "tasks: [llm4ad:detach]\ntrainers: [NoOpTrainer]\nseeds: [1, 2]\n");
     const started = Date.now();
-    const r = runCli(["run", "--config", config, "--runs-dir", dir, "--root", "test/fixtures/llm4ad/hostile"]);
+    const r = await runCli(["run", "--config", config, "--runs-dir", dir, "--root", "test/fixtures/llm4ad/hostile"]);
     expect(r.code, r.stderr).toBe(0);
     expect(csvRows(join(singleRunDir(dir), "results.csv")).map((row) => [row.status, row.score_val_initial])).toEqual([
       ["ok", "1.0"],
@@ -69,30 +69,30 @@ describe("LLM4AD", () => {
     expect(await until(() => sleepers("3603").length === 0, 5_000)).toBe(true);
   }, 90_000);
 
-  it("a TRACE_BENCH_SANDBOX that is not a sandbox is one line and exit 2 before anything is created", () => {
+  it("a TRACE_BENCH_SANDBOX that is not a sandbox is one line and exit 2 before anything is created", async () => {
     const dir = tempDir();
     for (const verb of [["run", "--runs-dir", dir], ["validate"]]) {
-      const r = runCli([...verb, "--config", "configs/llm4ad_smoke.yaml"], { env: { TRACE_BENCH_SANDBOX: "none" } });
+      const r = await runCli([...verb, "--config", "configs/llm4ad_smoke.yaml"], { env: { TRACE_BENCH_SANDBOX: "none" } });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toBe(`trace-bench: TRACE_BENCH_SANDBOX="none" is not a sandbox: use 'bubblewrap' (the default) or 'off'\n`);
     }
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it("list-tasks --root: a folder without index.json lists its task folders; an unknown root says why on stderr", () => {
-    const bare = runCli(["list-tasks", "--bench", "llm4ad", "--root", "test/fixtures/llm4ad/bare"]);
+  it("list-tasks --root: a folder without index.json lists its task folders; an unknown root says why on stderr", async () => {
+    const bare = await runCli(["list-tasks", "--bench", "llm4ad", "--root", "test/fixtures/llm4ad/bare"]);
     expect(bare.stdout).toBe("llm4ad:slow_task\n");
-    const none = runCli(["list-tasks", "--bench", "llm4ad", "--root", "/no/such/root"]);
+    const none = await runCli(["list-tasks", "--bench", "llm4ad", "--root", "/no/such/root"]);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe("");
     expect(none.stderr).toMatch(/^trace-bench: llm4ad: no LLM4AD tasks root at \/no\/such\/root; pass one with --root DIR/);
   });
 
-  it("a task whose Python module is missing ends skipped, naming the module", () => {
+  it("a task whose Python module is missing ends skipped, naming the module", async () => {
     const dir = tempDir();
     const config = join(dir, "c.yaml");
     writeFileSync(config, "tasks: [llm4ad:toy/needs_missing]\ntrainers: [NoOpTrainer]\n");
-    const r = runCli(["run", "--config", config, "--runs-dir", dir, "--root", "test/fixtures/llm4ad/indexed"]);
+    const r = await runCli(["run", "--config", config, "--runs-dir", dir, "--root", "test/fixtures/llm4ad/indexed"]);
     expect(r.code, r.stderr).toBe(0);
     const [row] = csvRows(join(singleRunDir(dir), "results.csv"));
     expect(row!.status).toBe("skipped");

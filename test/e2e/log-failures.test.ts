@@ -85,7 +85,7 @@ describe("an events.db that is no trace-bench log", () => {
       },
     ],
   ] as const) {
-    it(`${what} is refused by every verb with one line naming it, and left untouched`, () => {
+    it(`${what} is refused by every verb with one line naming it, and left untouched`, async () => {
       const dir = tempDir();
       const cfg = config(dir);
       const runDir = join(dir, "x");
@@ -96,13 +96,13 @@ describe("an events.db that is no trace-bench log", () => {
       const before = readFileSync(log);
       const problem = what.startsWith("an empty") ? /x\/events\.db: the file is empty \(0 bytes.*\), not an event log; nothing was changed: move it away/ : /x\/events\.db: not a trace-bench event log/;
       for (const args of [["run", "--config", cfg, "--runs-dir", dir, "--run-id", "x"], ["replay", runDir], ["replay", "--verify", runDir], ["tokens", runDir], ["calls", runDir]]) {
-        const r = runCli(args);
+        const r = await runCli(args);
         expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
         expect(oneLine(r.stderr)).toMatch(problem);
         expect(readFileSync(log).equals(before)).toBe(true);
         expect(readdirSync(runDir)).toEqual(["events.db"]);
       }
-      const runs = runCli(["runs", "--runs-dir", dir]);
+      const runs = await runCli(["runs", "--runs-dir", dir]);
       expect(runs.code).toBe(0);
       expect(runs.stderr).toMatch(new RegExp(`warning: skipping .*x: .*${problem.source}`));
       expect(readFileSync(log).equals(before)).toBe(true);
@@ -121,51 +121,51 @@ describe("events removed from the log", () => {
   };
 
   for (const type of ["JobQueued", "EvaluationCompleted"]) {
-    it(`a ${type} row deleted: a hole in its stream, said in one line naming the stream and position (replay 2, --verify 1)`, () => {
-      const { runDir } = finishedRun();
+    it(`a ${type} row deleted: a hole in its stream, said in one line naming the stream and position (replay 2, --verify 1)`, async () => {
+      const { runDir } = await finishedRun();
       doctoredRunDirs.add(runDir);
       const row = jobRow(runDir, type);
       sql(runDir, `DELETE FROM events WHERE seq = ${row.seq}`);
       const results = readFileSync(join(runDir, "results.csv"));
       const hole = `stream ${row.stream} has no event at position ${row.position} (the log holds position ${row.position + 1} next): an event was removed and the log is damaged`;
 
-      const replay = runCli(["replay", runDir]);
+      const replay = await runCli(["replay", runDir]);
       expect(replay.code, replay.stderr).toBe(2);
       expect(oneLine(replay.stderr)).toContain(`events.db: ${hole}; restore it from a backup, or move it away`);
       expect(readFileSync(join(runDir, "results.csv")).equals(results)).toBe(true); // nothing rewritten from a damaged log
 
-      const verify = runCli(["replay", "--verify", runDir]);
+      const verify = await runCli(["replay", "--verify", runDir]);
       expect(verify.code, verify.stderr).toBe(1);
       expect(verify.stderr).toBe("");
       expect(verify.stdout).toBe(`event ${row.seq + 1} (job ${row.stream.slice(4)}): ${hole}\n1 problem(s) in r\n`);
 
       for (const verb of ["tokens", "calls"]) {
-        const r = runCli([verb, runDir]);
+        const r = await runCli([verb, runDir]);
         expect(r.code, r.stderr).toBe(2);
         expect(oneLine(r.stderr)).toContain(hole);
       }
     });
   }
 
-  it("the last event deleted (RunFinished): the log had given out its seq, so it is said to be damaged", () => {
-    const { runDir } = finishedRun();
+  it("the last event deleted (RunFinished): the log had given out its seq, so it is said to be damaged", async () => {
+    const { runDir } = await finishedRun();
     doctoredRunDirs.add(runDir);
     const last = eventsOf(runDir).at(-1)!;
     expect(last.type).toBe("RunFinished");
     sql(runDir, `DELETE FROM events WHERE seq = ${last.seq}`);
     const tail = `the log ends at seq ${last.seq - 1} but had recorded up to seq ${last.seq}: its last event(s) were removed and the log is damaged`;
-    const verify = runCli(["replay", "--verify", runDir]);
+    const verify = await runCli(["replay", "--verify", runDir]);
     expect(verify.code).toBe(1);
     expect(verify.stdout).toContain(`event ${last.seq}: ${tail}`);
-    const replay = runCli(["replay", runDir]);
+    const replay = await runCli(["replay", runDir]);
     expect(replay.code).toBe(2);
     expect(oneLine(replay.stderr)).toContain(tail);
   });
 });
 
 describe("a page-corrupted events.db", () => {
-  it("is never resumed: the writer's quick_check refuses it with one line and writes nothing", () => {
-    const { dir, cfg, runDir } = finishedRun();
+  it("is never resumed: the writer's quick_check refuses it with one line and writes nothing", async () => {
+    const { dir, cfg, runDir } = await finishedRun();
     doctoredRunDirs.add(runDir);
     const log = join(runDir, "events.db");
     // Everything in the database file itself, then the cell pointers of a leaf page in the middle of
@@ -182,7 +182,7 @@ describe("a page-corrupted events.db", () => {
     writeFileSync(log, bytes);
     const events = readFileSync(join(runDir, "events.jsonl"));
 
-    const again = runCli(["run", "--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
+    const again = await runCli(["run", "--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
     expect(again.code, again.stdout + again.stderr).toBe(2);
     expect(oneLine(again.stderr)).toMatch(/r\/events\.db: the database is damaged \(SQLite's quick_check: .*\); nothing was written: restore it from a backup, or move it away \(with its -wal and -shm files\) and rebuild it from its mirror with 'trace-bench repair .*r'$/);
     expect(readFileSync(log).equals(bytes)).toBe(true);
@@ -191,17 +191,17 @@ describe("a page-corrupted events.db", () => {
 });
 
 describe.skipIf(!canMountReadOnly())("a runs dir on a read-only file system", () => {
-  it("a new run, or one with --run-id, is one line and exit 2", () => {
+  it("a new run, or one with --run-id, is one line and exit 2", async () => {
     const dir = tempDir();
     const cfg = config(dir);
     const runsDir = join(dir, "runs");
-    runCli(["run", "--config", cfg, "--runs-dir", runsDir, "--run-id", "first"]);
+    await runCli(["run", "--config", cfg, "--runs-dir", runsDir, "--run-id", "first"]);
     for (const args of [
       ["run", "--config", cfg, "--runs-dir", runsDir, "--force"],
       ["run", "--config", cfg, "--runs-dir", runsDir, "--run-id", "second"],
       ["run", "--config", cfg, "--runs-dir", join(runsDir, "not-yet")],
     ]) {
-      const r = readOnlyCli(dir, args);
+      const r = await readOnlyCli(dir, args);
       expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
       expect(oneLine(r.stderr)).toMatch(/read-only|EROFS/);
     }

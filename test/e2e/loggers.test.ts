@@ -31,9 +31,9 @@ function tensorboardRuns(root: string): Map<string, Buffer> {
 }
 
 describe("--logger TensorboardLogger", () => {
-  it("writes an event file per job whose steps and scalars are the job's iterations; replay rebuilds it byte for byte", () => {
+  it("writes an event file per job whose steps and scalars are the job's iterations; replay rebuilds it byte for byte", async () => {
     const dir = tempDir();
-    const r = runCli(["run", "--config", config(dir), "--runs-dir", dir, "--run-id", "tb", "--logger", "TensorboardLogger"]);
+    const r = await runCli(["run", "--config", config(dir), "--runs-dir", dir, "--run-id", "tb", "--logger", "TensorboardLogger"]);
     expect(r.code, r.stderr).toBe(0);
     const runDir = join(dir, "tb");
     const rows = csvRows(join(runDir, "results.csv"));
@@ -71,13 +71,13 @@ describe("--logger TensorboardLogger", () => {
       const times = events.map((e) => e.wallTime);
       expect(times.every((t, i) => t > 1.6e9 && (i === 0 || t >= times[i - 1]!))).toBe(true);
     }
-    expect(runCli(["replay", runDir]).code).toBe(0);
+    expect((await runCli(["replay", runDir])).code).toBe(0);
     for (const row of rows) expect(tensorboardRuns(join(runDir, row.tb_logdir!)).get(`internal-numeric_param__PrioritySearch__ps_steps=3__seed=${row.seed}`)?.equals(files.get(row.job_id!)!)).toBe(true);
   });
 
-  it("a sweep of two variants gives each job's TensorBoard run a name holding its variant label; replay rebuilds them byte for byte and lists an event file of the old layout as a stray", () => {
+  it("a sweep of two variants gives each job's TensorBoard run a name holding its variant label; replay rebuilds them byte for byte and lists an event file of the old layout as a stray", async () => {
     const dir = tempDir();
-    const r = runCli(["run", "--config", config(dir, "", "[{ps_steps: 2}, {ps_steps: 4}]"), "--runs-dir", dir, "--run-id", "sweep", "--logger", "TensorboardLogger"]);
+    const r = await runCli(["run", "--config", config(dir, "", "[{ps_steps: 2}, {ps_steps: 4}]"), "--runs-dir", dir, "--run-id", "sweep", "--logger", "TensorboardLogger"]);
     expect(r.code, r.stderr).toBe(0);
     const runDir = join(dir, "sweep");
     const rows = csvRows(join(runDir, "results.csv"));
@@ -93,7 +93,7 @@ describe("--logger TensorboardLogger", () => {
     const moved = join(dir, "moved-away");
     mkdirSync(moved);
     for (const row of rows) renameSync(join(runDir, row.tb_logdir!), join(moved, row.job_id!));
-    const replay = runCli(["replay", runDir]);
+    const replay = await runCli(["replay", runDir]);
     expect(replay.code, replay.stderr).toBe(0);
     const rebuilt = tensorboardRuns(jobsDir);
     expect([...rebuilt.keys()].sort()).toEqual([...runs.keys()].sort());
@@ -103,42 +103,42 @@ describe("--logger TensorboardLogger", () => {
     const first = rows[0]!;
     const oldLayout = join(runDir, first.tb_logdir!, EVENT_FILE);
     writeFileSync(oldLayout, runs.values().next().value!);
-    const kept = runCli(["replay", runDir]);
+    const kept = await runCli(["replay", runDir]);
     expect(kept.code, kept.stderr).toBe(0);
     expect(kept.stdout + kept.stderr).toContain(`Kept 1 entry the event log does not produce (left as they are): ${first!.tb_logdir}/${EVENT_FILE}`);
     expect(existsSync(oldLayout)).toBe(true);
-    const pruned = runCli(["replay", "--prune", runDir]);
+    const pruned = await runCli(["replay", "--prune", runDir]);
     expect(pruned.code, pruned.stderr).toBe(0);
     expect(pruned.stdout + pruned.stderr).toContain(`Moved 1 entry the event log does not produce to `);
     expect(existsSync(oldLayout)).toBe(false);
     for (const [name, bytes] of runs) expect(tensorboardRuns(jobsDir).get(name)!.equals(bytes), name).toBe(true);
-    const verify = runCli(["replay", "--verify", runDir]);
+    const verify = await runCli(["replay", "--verify", runDir]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 
-  it("without it, tb/ stays empty", () => {
+  it("without it, tb/ stays empty", async () => {
     const dir = tempDir();
-    expect(runCli(["run", "--config", config(dir), "--runs-dir", dir, "--run-id", "plain"]).code).toBe(0);
+    expect((await runCli(["run", "--config", config(dir), "--runs-dir", dir, "--run-id", "plain"])).code).toBe(0);
     for (const row of csvRows(join(dir, "plain", "results.csv"))) expect(readdirSync(join(dir, "plain", row.tb_logdir!))).toEqual([]);
   });
 });
 
 describe("loggers that cannot be used are refused", () => {
-  it("an unknown --logger: one line naming the known loggers, exit 2, no run dir", () => {
+  it("an unknown --logger: one line naming the known loggers, exit 2, no run dir", async () => {
     const dir = tempDir();
-    const r = runCli(["run", "--config", config(dir), "--runs-dir", dir, "--run-id", "x", "--logger", "TensorBoardLoger"]);
+    const r = await runCli(["run", "--config", config(dir), "--runs-dir", dir, "--run-id", "x", "--logger", "TensorBoardLoger"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--logger: logger not found: TensorBoardLoger; did you mean 'TensorboardLogger'? (known: ConsoleLogger, DefaultLogger, TensorboardLogger, NullLogger, or none)");
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(dir, "x"))).toBe(false);
   });
 
-  it("WandbLogger, by flag or in the config, is unavailable with the reason, exit 2", () => {
+  it("WandbLogger, by flag or in the config, is unavailable with the reason, exit 2", async () => {
     const dir = tempDir();
-    const byFlag = runCli(["run", "--config", config(dir), "--runs-dir", dir, "--run-id", "x", "--logger", "WandbLogger"]);
+    const byFlag = await runCli(["run", "--config", config(dir), "--runs-dir", dir, "--run-id", "x", "--logger", "WandbLogger"]);
     expect(byFlag.code).toBe(2);
     expect(byFlag.stderr).toContain("--logger: logger WandbLogger is not available: trace-bench has no Weights & Biases client");
-    const inConfig = runCli(["run", "--config", config(dir, "    logger: WandbLogger\n"), "--runs-dir", dir, "--run-id", "x"]);
+    const inConfig = await runCli(["run", "--config", config(dir, "    logger: WandbLogger\n"), "--runs-dir", dir, "--run-id", "x"]);
     expect(inConfig.code).toBe(2);
     expect(inConfig.stderr).toMatch(/tb\.yaml:\d+: logger WandbLogger is not available/);
     expect(existsSync(join(dir, "x"))).toBe(false);

@@ -31,15 +31,15 @@ function shapeOf(machine: AnyStateMachine) {
   return { id: machine.id, context: machine.config.context as unknown, states };
 }
 
-function printedMachine(): AnyStateMachine {
-  const r = runCli(["machines", "--json"]);
+async function printedMachine(): Promise<AnyStateMachine> {
+  const r = await runCli(["machines", "--json"]);
   expect(r.code, r.stderr).toBe(0);
   return createMachine(JSON.parse(r.stdout));
 }
 
 describe("trace-bench machines --json", () => {
-  it("is a createMachine config with the job machine's states and transitions", () => {
-    const printed = shapeOf(printedMachine());
+  it("is a createMachine config with the job machine's states and transitions", async () => {
+    const printed = shapeOf(await printedMachine());
     expect(printed).toEqual(shapeOf(jobMachine));
     // The comparison covers something: every state, the guarded EVALUATED branches, the final states.
     const finals = Object.entries(printed.states).filter(([, s]) => (s as { type: string }).type === "final").map(([id]) => id);
@@ -47,8 +47,8 @@ describe("trace-bench machines --json", () => {
     expect((printed.states["job.evaluating"] as { on: Record<string, { guard: string | null }[]> }).on.EVALUATED!.map((t) => t.guard)).toEqual(["trainingFailed", "budgetExhausted", null]);
   });
 
-  it("behaves like the job machine once given its guards and actions by name", () => {
-    const printed = printedMachine().provide(jobMachine.implementations);
+  it("behaves like the job machine once given its guards and actions by name", async () => {
+    const printed = (await printedMachine()).provide(jobMachine.implementations);
     const paths: JobMachineEvent[][] = [
       [{ type: "START" }, { type: "BUILT" }, { type: "TRAINED" }, { type: "EVALUATED" }],
       [{ type: "START" }, { type: "BUILT" }, { type: "TRAINING_FAILED", reason: "boom" }, { type: "EVALUATED" }],
@@ -73,8 +73,8 @@ describe("trace-bench machines --json", () => {
     }
   });
 
-  it("keeps the text listing", () => {
-    const r = runCli(["machines"]);
+  it("keeps the text listing", async () => {
+    const r = await runCli(["machines"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("evaluating [active]\n");
     expect(r.stdout).toContain("  EVALUATED -> failed if trainingFailed\n");

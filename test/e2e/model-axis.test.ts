@@ -103,15 +103,15 @@ describe("models as a matrix axis", () => {
 
     // The reports are projections of the log: replay rebuilds them with the models in place.
     const before = readFileSync(join(runDir, "results.csv"), "utf8");
-    expect(runCli(["replay", runDir]).code).toBe(0);
+    expect((await runCli(["replay", runDir])).code).toBe(0);
     expect(readFileSync(join(runDir, "results.csv"), "utf8")).toBe(before);
   });
 
-  it("mode stub: distinct jobs per model, the single-model run keeps its reference job id", () => {
+  it("mode stub: distinct jobs per model, the single-model run keeps its reference job id", async () => {
     const dir = tempDir();
     const two = join(dir, "two.yaml");
     writeFileSync(two, "tasks: [internal:numeric_param]\nps_steps: 1\nllm: {model: [model-a, model-b]}\n");
-    const r = runCli(["run", "--config", two, "--runs-dir", dir, "--run-id", "two"]);
+    const r = await runCli(["run", "--config", two, "--runs-dir", dir, "--run-id", "two"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\(seed=123, model=model-a\)/);
     const rows = csvRows(join(dir, "two", "results.csv"));
@@ -124,7 +124,7 @@ describe("models as a matrix axis", () => {
 
     const one = join(dir, "one.yaml");
     writeFileSync(one, "tasks: [internal:numeric_param]\nps_steps: 1\nllm: {model: [model-a]}\n");
-    expect(runCli(["run", "--config", one, "--runs-dir", dir, "--run-id", "one"]).code).toBe(0);
+    expect((await runCli(["run", "--config", one, "--runs-dir", dir, "--run-id", "one"])).code).toBe(0);
     const [row] = csvRows(join(dir, "one", "results.csv"));
     expect([row!.job_id, row!.llm_model]).toEqual(["806f391306ae", "stub"]);
     // Every report has a model column; a stub run's leaderboard rows say what its scores mean.

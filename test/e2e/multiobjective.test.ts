@@ -29,16 +29,16 @@ const M3_JOB_IDS = [
 ];
 
 describe("multi-objective runs (issue 34)", () => {
-  it("validate --strict of the original's m3_multiobjective.yaml lists its 18 job ids; the convex task is known", () => {
+  it("validate --strict of the original's m3_multiobjective.yaml lists its 18 job ids; the convex task is known", async () => {
     const dir = tempDir();
-    const r = runCli(["validate", "--config", join(REPO_ROOT, "test/fixtures/configs/original/m3_multiobjective.yaml"), "--strict", "--runs-dir", dir], { env: { OPENAI_API_KEY: "not-used" } });
+    const r = await runCli(["validate", "--config", join(REPO_ROOT, "test/fixtures/configs/original/m3_multiobjective.yaml"), "--strict", "--runs-dir", dir], { env: { OPENAI_API_KEY: "not-used" } });
     const ids = [...r.stdout.matchAll(/^ {2}job ([0-9a-f]{12}): /gm)].map((m) => m[1]);
     expect(ids).toEqual(M3_JOB_IDS);
     expect(r.stdout).toContain("[OK] matrix: 18 jobs expanded deterministically");
     expect(r.stdout.match(/^\[OK\] internal:multiobjective_convex$/gm)).toHaveLength(2);
   });
 
-  it("internal:multiobjective_convex runs in stub mode under BasicSearch, Beamsearch and PrioritySearch with weighted and Pareto objectives", () => {
+  it("internal:multiobjective_convex runs in stub mode under BasicSearch, Beamsearch and PrioritySearch with weighted and Pareto objectives", async () => {
     const dir = tempDir();
     const runs = join(dir, "runs");
     const yaml = [
@@ -55,7 +55,7 @@ describe("multi-objective runs (issue 34)", () => {
       `    params_variants: [{ps_steps: 2, objective_config: ${OBJECTIVE.replace("MODE", "pareto")}}]`,
       "",
     ].join("\n");
-    const r = runCli(["run", "--config", config(dir, yaml), "--runs-dir", runs]);
+    const r = await runCli(["run", "--config", config(dir, yaml), "--runs-dir", runs]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const rows = csvRows(join(singleRunDir(runs), "results.csv"));
@@ -68,11 +68,11 @@ describe("multi-objective runs (issue 34)", () => {
     expect(rows.map((row) => row.score_val_initial)).toEqual(["-1.0", "-1.0", "-1.0"]);
   });
 
-  it("run refuses objective_config on UCBSearchAlgorithm: exit 2, one line naming the key and the fix, no run dir", () => {
+  it("run refuses objective_config on UCBSearchAlgorithm: exit 2, one line naming the key and the fix, no run dir", async () => {
     const dir = tempDir();
     const runs = join(dir, "runs");
     const yaml = `tasks: [internal:numeric_param]\ntrainers:\n  - id: UCBSearchAlgorithm\n    params_variants: [{objective_config: ${OBJECTIVE.replace("MODE", "pareto")}}]\n`;
-    const r = runCli(["run", "--config", config(dir, yaml), "--runs-dir", runs]);
+    const r = await runCli(["run", "--config", config(dir, yaml), "--runs-dir", runs]);
     expect(r.code).toBe(2);
     expect(existsSync(runs)).toBe(false);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);

@@ -34,15 +34,15 @@ describe("the old-log corpus", () => {
     expect([...new Set(RUNS.map(schemaNamed))].sort()).toEqual(Array.from({ length: EVENT_SCHEMA_VERSION }, (_, i) => i + 1));
   });
 
-  it.each(RUNS)("%s: replay --verify passes and replay rebuilds every file as committed", (run) => {
+  it.each(RUNS)("%s: replay --verify passes and replay rebuilds every file as committed", async (run) => {
     const runDir = join(tempDir(), run);
     cpSync(join(WRITTEN, run), runDir, { recursive: true });
     expect(schemaOf(runDir), "the run's name gives the schema its log was written with").toBe(schemaNamed(run));
 
-    const verify = runCli(["replay", "--verify", runDir]);
+    const verify = await runCli(["replay", "--verify", runDir]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/all as the job machine decides/);
-    const replay = runCli(["replay", runDir]);
+    const replay = await runCli(["replay", runDir]);
     expect(replay.code, replay.stdout + replay.stderr).toBe(0);
 
     const written = filesUnder(join(WRITTEN, run));

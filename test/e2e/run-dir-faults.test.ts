@@ -52,8 +52,8 @@ describe("one writer per run directory", () => {
     const cfg = config(dir, `seeds: [1, 2, 3]\ntasks:\n  - {id: fixture:wait_for_file, eval_kwargs: {started_file: ${started}, gate_file: ${gate}}}\ntrainers: [NoOpTrainer]\n`);
     const first = startRun(["--config", cfg, "--runs-dir", dir, "--run-id", "shared"]);
     await until(() => existsSync(started), "the first run's first job");
-    const second = run(["--config", cfg, "--runs-dir", dir, "--run-id", "shared"]);
-    const replay = runCli(["replay", join(dir, "shared")]);
+    const second = await run(["--config", cfg, "--runs-dir", dir, "--run-id", "shared"]);
+    const replay = await runCli(["replay", join(dir, "shared")]);
     expect(first.child.exitCode, "the first run is held at the gate").toBeNull();
     writeFileSync(gate, "");
     expect(second.code).toBe(2);
@@ -78,7 +78,7 @@ describe("one writer per run directory", () => {
     first.child.kill("SIGKILL");
     await first.exited;
     writeFileSync(gate, "");
-    const again = run(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
+    const again = await run(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/Resuming r: 3\/6 jobs done/);
     const rows = csvRows(join(dir, "r", "results.csv"));
@@ -88,13 +88,13 @@ describe("one writer per run directory", () => {
 });
 
 describe("repairs and faults", () => {
-  it("a kill between RunFinished and the last projection write is repaired by the next command that opens the run dir", () => {
+  it("a kill between RunFinished and the last projection write is repaired by the next command that opens the run dir", async () => {
     const dir = tempDir();
     const cfg = config(dir, SLOW(4, 5));
-    expect(run(["--config", cfg, "--runs-dir", dir, "--run-id", "ref"]).code).toBe(0);
+    expect((await run(["--config", cfg, "--runs-dir", dir, "--run-id", "ref"])).code).toBe(0);
     const finishedSeq = eventsOf(join(dir, "ref")).find((e) => e.type === "RunFinished")!.seq;
 
-    const killed = run(["--config", cfg, "--runs-dir", dir, "--run-id", "k", "--max-workers", "1"], { TRACE_BENCH_TEST_KILL_AFTER_SEQ: String(finishedSeq) });
+    const killed = await run(["--config", cfg, "--runs-dir", dir, "--run-id", "k", "--max-workers", "1"], { TRACE_BENCH_TEST_KILL_AFTER_SEQ: String(finishedSeq) });
     expect(killed.code).toBeNull(); // SIGKILLed right after RunFinished committed
     const runDir = join(dir, "k");
     expect(eventsOf(runDir).at(-1)!.type).toBe("RunFinished");
@@ -108,17 +108,17 @@ describe("repairs and faults", () => {
     };
     expect(projectedPosition()).toBeLessThan(finishedSeq); // the files are known to be behind
 
-    const next = run(["--config", cfg, "--runs-dir", dir, "--run-id", "k"]);
+    const next = await run(["--config", cfg, "--runs-dir", dir, "--run-id", "k"]);
     expect(next.code, next.stderr).toBe(0);
     expect(csvRows(join(runDir, "results.csv")).map((r) => r.status)).toEqual(["ok", "ok", "ok", "ok"]);
     expect(count(runDir, "JobFinished")).toBe(4); // nothing re-ran
     expect(projectedPosition()).toBe(eventsOf(runDir).at(-1)!.seq); // and the files now reflect the whole log
   });
 
-  it("a full disk stops the run with one clear line, loses nothing committed, and a later run resumes", () => {
+  it("a full disk stops the run with one clear line, loses nothing committed, and a later run resumes", async () => {
     const dir = tempDir();
     const cfg = config(dir, SLOW(5, 5));
-    const full = run(["--config", cfg, "--runs-dir", dir, "--max-workers", "1"], { TRACE_BENCH_TEST_DISK_FULL_AT_SEQ: "40" });
+    const full = await run(["--config", cfg, "--runs-dir", dir, "--max-workers", "1"], { TRACE_BENCH_TEST_DISK_FULL_AT_SEQ: "40" });
     expect(full.code).toBe(2);
     expect(full.stderr.trim().split("\n").filter((l) => !l.includes("warning"))).toEqual([expect.stringMatching(/^trace-bench: cannot write the event log .*events\.db: the disk is full; free space and run the same command again to resume$/)]);
     expect(full.stderr).not.toMatch(/\n\s+at /); // no stack trace
@@ -128,7 +128,7 @@ describe("repairs and faults", () => {
     const okBefore = before.filter((e) => e.type === "JobFinished").length;
     expect(okBefore).toBeGreaterThan(0);
 
-    const resumed = run(["--config", cfg, "--runs-dir", dir]);
+    const resumed = await run(["--config", cfg, "--runs-dir", dir]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`Resuming ${runDirName}: ${okBefore}/5 jobs done`);
     const after = eventsOf(join(dir, runDirName));
@@ -136,22 +136,22 @@ describe("repairs and faults", () => {
     expect(csvRows(join(dir, runDirName, "results.csv")).map((r) => r.status)).toEqual(Array(5).fill("ok"));
   });
 
-  it("a runs dir that is a file, or a run id that is a path, is a one-line error", () => {
+  it("a runs dir that is a file, or a run id that is a path, is a one-line error", async () => {
     const dir = tempDir();
     const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
     writeFileSync(join(dir, "runs-file"), "");
-    const r = run(["--config", cfg, "--runs-dir", join(dir, "runs-file")]);
+    const r = await run(["--config", cfg, "--runs-dir", join(dir, "runs-file")]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(/^trace-bench: runs dir .*runs-file is a file, not a directory; pass a directory with --runs-dir$/);
-    const escape = run(["--config", cfg, "--runs-dir", dir, "--run-id", "../elsewhere"]);
+    const escape = await run(["--config", cfg, "--runs-dir", dir, "--run-id", "../elsewhere"]);
     expect(escape.code).toBe(2);
     expect(escape.stderr.trim()).toMatch(/^trace-bench: --run-id: "\.\.\/elsewhere" is not a plain name/);
   });
 
-  it("a replay that cannot write a job's file says which, in one line, and the next replay mends the run", () => {
+  it("a replay that cannot write a job's file says which, in one line, and the next replay mends the run", async () => {
     const dir = tempDir();
     const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
-    expect(run(["--config", cfg, "--runs-dir", join(dir, "runs"), "--run-id", "r"]).code).toBe(0);
+    expect((await run(["--config", cfg, "--runs-dir", join(dir, "runs"), "--run-id", "r"])).code).toBe(0);
     const runDir = join(dir, "runs", "r");
     const [jobId] = readdirSync(join(runDir, "jobs"));
     const artifacts = join(runDir, "jobs", jobId!, "artifacts");
@@ -159,54 +159,54 @@ describe("repairs and faults", () => {
     rmSync(artifacts, { recursive: true });
     writeFileSync(artifacts, "a file where a folder goes");
 
-    const failed = runCli(["replay", runDir]);
+    const failed = await runCli(["replay", runDir]);
     expect(failed.code).toBe(2);
     expect(failed.stderr.trim()).toMatch(/^trace-bench: replay could not write the run's files: ENOTDIR: .*artifacts.*; the event log is intact: fix this and run 'npx trace-bench replay .*' again$/); // started from the clone, not from PATH
 
     rmSync(artifacts);
-    const mended = runCli(["replay", runDir]);
+    const mended = await runCli(["replay", runDir]);
     expect(mended.code, mended.stderr).toBe(0);
     expect(existsSync(join(artifacts, "final_state.json"))).toBe(true);
     expect(readFileSync(join(runDir, "results.csv"), "utf8")).toBe(results);
   });
 
-  it("a damaged log beside a run is skipped with a warning naming it, and the run goes on", () => {
+  it("a damaged log beside a run is skipped with a warning naming it, and the run goes on", async () => {
     const dir = tempDir();
     const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
     mkdirSync(join(dir, "junk"));
     writeFileSync(join(dir, "junk", "events.db"), "not sqlite at all ".repeat(300));
     doctoredRunDirs.add(join(dir, "junk"));
-    const r = run(["--config", cfg, "--runs-dir", dir]);
+    const r = await run(["--config", cfg, "--runs-dir", dir]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/warning: skipping .*junk: .*not a readable event log/);
   });
 });
 
 describe("doctored logs", () => {
-  function finishedRun(): string {
+  async function finishedRun(): Promise<string> {
     const dir = tempDir();
     const cfg = config(dir, "tasks: [internal:numeric_param, internal:multi_param]\ntrainers: [NoOpTrainer]\n");
-    expect(run(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]).code).toBe(0);
+    expect((await run(["--config", cfg, "--runs-dir", dir, "--run-id", "r"])).code).toBe(0);
     return join(dir, "r");
   }
 
-  it("a job id that reads ../../victim never becomes a path: replay refuses the log with one line", () => {
-    const runDir = finishedRun();
+  it("a job id that reads ../../victim never becomes a path: replay refuses the log with one line", async () => {
+    const runDir = await finishedRun();
     doctoredRunDirs.add(runDir);
     const db = new Database(join(runDir, "events.db"));
     const jobId = (db.prepare("SELECT job_id FROM events WHERE job_id IS NOT NULL LIMIT 1").pluck().get() as string);
     db.prepare("UPDATE events SET job_id = '../../victim' WHERE job_id = ?").run(jobId);
     db.close();
-    const r = runCli(["replay", runDir]);
+    const r = await runCli(["replay", runDir]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(/^trace-bench: .*events\.db: event \d+: job id "\.\.\/\.\.\/victim" is not a plain name/);
     expect(existsSync(join(runDir, "..", "..", "victim"))).toBe(false);
     expect(existsSync(join(runDir, "results.csv"))).toBe(true); // nothing was deleted before the log was checked
   });
 
-  it("replay --verify passes on a run the CLI made and names the event a doctored log gets wrong", () => {
-    const runDir = finishedRun();
-    const ok = runCli(["replay", "--verify", runDir]);
+  it("replay --verify passes on a run the CLI made and names the event a doctored log gets wrong", async () => {
+    const runDir = await finishedRun();
+    const ok = await runCli(["replay", "--verify", runDir]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^Verified r: \d+ events, 2 jobs, all as the job machine decides$/m);
 
@@ -215,7 +215,7 @@ describe("doctored logs", () => {
     const finished = db.prepare("SELECT seq, data FROM events WHERE type = 'JobFinished' ORDER BY seq LIMIT 1").get() as { seq: number; data: string };
     db.prepare("UPDATE events SET data = ? WHERE seq = ?").run(finished.data.replace('"status":"ok"', '"status":"failed"'), finished.seq);
     db.close();
-    const bad = runCli(["replay", "--verify", runDir]);
+    const bad = await runCli(["replay", "--verify", runDir]);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain(`event ${finished.seq}`);
     expect(bad.stdout).toMatch(/the machine records JobFinished .*"status":"ok".*, the log has JobFinished .*"status":"failed"/);
@@ -245,7 +245,7 @@ describe("signals", () => {
     expect(events.find((e) => e.type === "RunInterrupted")?.data).toMatchObject({ signal: "SIGHUP" });
     expect(events.filter((e) => e.type === "JobFinished").map((e) => e.data.status)).toEqual(["cancelled"]);
 
-    const resumed = run(["--config", cfg, "--runs-dir", dir, "--job-timeout", "1"]);
+    const resumed = await run(["--config", cfg, "--runs-dir", dir, "--job-timeout", "1"]);
     expect(resumed.stdout).toContain("Resuming hup: 0/1 jobs done");
     expect(eventsOf(join(dir, "hup")).filter((e) => e.type === "JobFinished").map((e) => e.data.status)).toEqual(["cancelled", "timeout"]);
   });

@@ -131,9 +131,9 @@ describe("trace-bench run --inspect", () => {
     expect(csvRows(join(singleRunDir(join(dir, "runs")), "results.csv")).map((row) => row.status)).toEqual(["ok", "ok", "ok"]);
   });
 
-  it("refuses a URL that is not ws:// or wss:// before the run starts", () => {
+  it("refuses a URL that is not ws:// or wss:// before the run starts", async () => {
     const runs = tempDir();
-    const r = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", runs, "--inspect", "http://127.0.0.1:8080"]);
+    const r = await runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", runs, "--inspect", "http://127.0.0.1:8080"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       "trace-bench: --inspect takes a ws:// or wss:// URL, got 'http://127.0.0.1:8080' (given bare, it connects to ws://localhost:8080)\nRun 'trace-bench run --help' for usage.\n",

@@ -3,11 +3,11 @@
  * latest run; the printed resume hint works; `run` refuses what `validate --strict` refuses,
  * before it creates anything; per-trainer kwargs; unknown keys at their own line; did-you-mean.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
+import { CLI, REPO_ROOT, runCli, runProcess, tempDir } from "../support/cli.js";
 import { signalWhenSaid } from "../support/processes.js";
 import { eventsOf, FIXTURE_ENV } from "../support/run-dir.js";
 
@@ -30,12 +30,12 @@ function attemptsByJob(runDir: string): number[] {
 const mixed = "tasks: [internal:numeric_param, fixture:flaky]\ntrainers: [NoOpTrainer]\n";
 
 describe("run ids are names of one config's run", () => {
-  it("refuses a run id with a path in it, and creates nothing outside the runs dir", () => {
+  it("refuses a run id with a path in it, and creates nothing outside the runs dir", async () => {
     const dir = tempDir();
     const runs = join(dir, "runs");
     const cfg = config(dir, mixed);
     for (const id of ["../x", "a/b", "..", "/tmp/abs"]) {
-      const r = run(["--config", cfg, "--runs-dir", runs, "--run-id", id]);
+      const r = await run(["--config", cfg, "--runs-dir", runs, "--run-id", id]);
       expect(r.code, id).toBe(2);
       expect(r.stderr, id).toMatch(/^trace-bench: --run-id: .* is not a plain name .*use letters, digits, '\.', '_' and '-' only/);
       expect(r.stderr.trim().split("\n"), id).toHaveLength(1);
@@ -44,12 +44,12 @@ describe("run ids are names of one config's run", () => {
     expect(runDirs(runs)).toEqual([]);
   });
 
-  it("refuses to resume a run dir with another config, naming both hashes and the fix", () => {
+  it("refuses to resume a run dir with another config, naming both hashes and the fix", async () => {
     const dir = tempDir();
     const a = config(dir, mixed, "a.yaml");
     const b = config(dir, "tasks: [internal:multi_param]\ntrainers: [NoOpTrainer]\n", "b.yaml");
-    expect(run(["--config", a, "--runs-dir", dir, "--run-id", "shared"]).code).toBe(1);
-    const r = run(["--config", b, "--runs-dir", dir, "--run-id", "shared"]);
+    expect((await run(["--config", a, "--runs-dir", dir, "--run-id", "shared"])).code).toBe(1);
+    const r = await run(["--config", b, "--runs-dir", dir, "--run-id", "shared"]);
     expect(r.code).toBe(2);
     const [line, ...rest] = r.stderr.trim().split("\n");
     expect(rest).toEqual([]);
@@ -58,22 +58,22 @@ describe("run ids are names of one config's run", () => {
     expect(first).not.toBe(second);
     expect(eventsOf(join(dir, "shared")).filter((e) => e.type === "RunStarted")).toHaveLength(1);
     // The config that made it still resumes it.
-    expect(run(["--config", a, "--runs-dir", dir, "--run-id", "shared"]).stdout).toContain("Resuming shared: 1/2 jobs done");
+    expect((await run(["--config", a, "--runs-dir", dir, "--run-id", "shared"])).stdout).toContain("Resuming shared: 1/2 jobs done");
   });
 });
 
 describe("retrying the failures", () => {
-  it("--resume failed without a run id retries the latest run of the same config, finished or not, and says so", () => {
+  it("--resume failed without a run id retries the latest run of the same config, finished or not, and says so", async () => {
     const dir = tempDir();
     const cfg = config(dir, mixed);
-    expect(run(["--config", cfg, "--runs-dir", dir]).code).toBe(1);
+    expect((await run(["--config", cfg, "--runs-dir", dir])).code).toBe(1);
     // A finished run is not resumed by auto: this starts a second one, the latest.
-    expect(run(["--config", cfg, "--runs-dir", dir]).code).toBe(1);
+    expect((await run(["--config", cfg, "--runs-dir", dir])).code).toBe(1);
     const before = runDirs(dir);
     expect(before).toHaveLength(2);
     // Run ids start with their UTC start time (a second one in the same second gets "-2").
     const latest = before.sort().at(-1)!;
-    const r = run(["--config", cfg, "--runs-dir", dir, "--resume", "failed"]);
+    const r = await run(["--config", cfg, "--runs-dir", dir, "--resume", "failed"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`--resume failed: retrying the failed jobs of ${latest}, the latest run of this config in ${dir}`);
     expect(r.stdout).toContain(`Resuming ${latest}: 1/2 jobs done`);
@@ -102,8 +102,8 @@ describe("retrying the failures", () => {
     expect(hint).toMatch(/^trace-bench run --config /);
     expect(hint).toContain(`--runs-dir ${runs}`);
     const [runId] = runDirs(runs);
-    const again = spawnSync("/bin/sh", ["-c", hint!], { cwd: REPO_ROOT, env, encoding: "utf8", timeout: 60_000 });
-    expect(again.status, again.stderr).toBe(0);
+    const again = await runProcess("/bin/sh", ["-c", hint!], { cwd: REPO_ROOT, env });
+    expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(new RegExp(`Resuming ${runId}: [1-5]/6 jobs done`));
     expect(runDirs(runs)).toEqual([runId]);
     expect(existsSync(join(REPO_ROOT, "runs", runId!))).toBe(false);
@@ -125,54 +125,54 @@ describe("retrying the failures", () => {
     // Outside any project npx would look for trace-bench in the registry: the launcher, run by node, works from anywhere.
     const outside = await hintFrom(dir, join(dir, "runs-b"));
     expect(outside).toMatch(new RegExp(`^node ${CLI.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} run --config `));
-    const again = spawnSync("/bin/sh", ["-c", outside!], { cwd: dir, env: { ...process.env, ...FIXTURE_ENV }, encoding: "utf8", timeout: 60_000 });
-    expect(again.status, again.stderr).toBe(0);
+    const again = await runProcess("/bin/sh", ["-c", outside!], { cwd: dir, env: { ...process.env, ...FIXTURE_ENV } });
+    expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/Resuming [0-9a-f-]+: [1-5]\/6 jobs done/);
   });
 });
 
 describe("run refuses what validate --strict refuses, before creating anything", () => {
-  const refused = (dir: string, yaml: string) => {
+  const refused = async (dir: string, yaml: string) => {
     const runs = join(dir, "runs");
-    const r = run(["--config", config(dir, yaml), "--runs-dir", runs]);
+    const r = await run(["--config", config(dir, yaml), "--runs-dir", runs]);
     expect(r.code).toBe(2);
     expect(existsSync(runs)).toBe(false);
     return r.stderr;
   };
 
-  it("a typo'd trainer kwarg: exit 2, one line with the fix, no run dir", () => {
+  it("a typo'd trainer kwarg: exit 2, one line with the fix, no run dir", async () => {
     const dir = tempDir();
-    const stderr = refused(dir, "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_stepz: 1}]\n");
+    const stderr = await refused(dir, "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_stepz: 1}]\n");
     expect(stderr).toMatch(/^trace-bench: config error: .*config\.yaml:4: unknown trainer kwarg 'ps_stepz' for PrioritySearch; did you mean 'ps_steps'\? \(valid: /);
     expect(stderr.trim().split("\n")).toHaveLength(1);
   });
 
-  it("a kwarg of another trainer: ps_steps on GEPA-Base", () => {
-    const stderr = refused(tempDir(), "tasks: [internal:numeric_param]\ntrainers:\n  - id: GEPA-Base\n    params_variants: [{ps_steps: 1}]\n");
+  it("a kwarg of another trainer: ps_steps on GEPA-Base", async () => {
+    const stderr = await refused(tempDir(), "tasks: [internal:numeric_param]\ntrainers:\n  - id: GEPA-Base\n    params_variants: [{ps_steps: 1}]\n");
     expect(stderr).toContain("config.yaml:4: unknown trainer kwarg 'ps_steps' for GEPA-Base");
   });
 
-  it("a misspelled task id, trainer id or config key, with what was meant", () => {
-    expect(refused(tempDir(), "tasks: [internal:numeric_parm]\ntrainers: [NoOpTrainer]\n")).toContain(
+  it("a misspelled task id, trainer id or config key, with what was meant", async () => {
+    expect(await refused(tempDir(), "tasks: [internal:numeric_parm]\ntrainers: [NoOpTrainer]\n")).toContain(
       "config.yaml:1: unknown task 'internal:numeric_parm'; did you mean 'internal:numeric_param'?",
     );
-    expect(refused(tempDir(), "tasks: [internal:numeric_param]\ntrainers: [PrioritySerch]\n")).toContain(
+    expect(await refused(tempDir(), "tasks: [internal:numeric_param]\ntrainers: [PrioritySerch]\n")).toContain(
       "config.yaml:2: trainer PrioritySerch: unknown trainer; did you mean 'PrioritySearch'?",
     );
-    const key = refused(tempDir(), "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variant:\n      - ps_steps: 1\n");
+    const key = await refused(tempDir(), "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variant:\n      - ps_steps: 1\n");
     expect(key).toContain("config.yaml:4: unknown key 'params_variant' (did you mean 'params_variants'?) in trainers[0]; fix or remove it");
-    expect(refused(tempDir(), "tasks: [internal:numeric_param]\nseed: 1\nmax_worker: 2\n")).toContain("config.yaml:3: unknown key 'max_worker' (did you mean 'max_workers'?) at the top level");
+    expect(await refused(tempDir(), "tasks: [internal:numeric_param]\nseed: 1\nmax_worker: 2\n")).toContain("config.yaml:3: unknown key 'max_worker' (did you mean 'max_workers'?) at the top level");
   });
 
-  it("a misspelled flag, with the flag that was meant", () => {
-    const r = run(["--config", "configs/smoke.yaml", "--run-idd", "x"]);
+  it("a misspelled flag, with the flag that was meant", async () => {
+    const r = await run(["--config", "configs/smoke.yaml", "--run-idd", "x"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("trace-bench: Unknown option '--run-idd'; did you mean --run-id?");
   });
 });
 
 describe("validate: per-trainer kwargs and unknown keys", () => {
-  it("--strict checks each trainer's own kwargs plus the legacy knobs that map to it", () => {
+  it("--strict checks each trainer's own kwargs plus the legacy knobs that map to it", async () => {
     const dir = tempDir();
     const cfg = config(
       dir,
@@ -187,7 +187,7 @@ describe("validate: per-trainer kwargs and unknown keys", () => {
         "    params_variants: [{gepa_iters: 1}]",
       ].join("\n"),
     );
-    const r = runCli(["validate", "--config", cfg, "--strict", "--runs-dir", join(dir, "runs")]);
+    const r = await runCli(["validate", "--config", cfg, "--strict", "--runs-dir", join(dir, "runs")]);
     expect(r.code).toBe(1);
     const fails = r.stdout.split("\n").filter((l) => l.startsWith("[FAIL]"));
     expect(fails).toHaveLength(2);
@@ -195,32 +195,32 @@ describe("validate: per-trainer kwargs and unknown keys", () => {
     expect(fails[1]).toMatch(/^\[FAIL\] unknown trainer kwarg 'ps_steps' for GEPA-Base \(valid: .*gepa_iters.*\) \[.*config\.yaml:6\]$/);
   });
 
-  it("plain validate warns of a kwarg run would refuse (exit 0), naming the line and the near name", () => {
+  it("plain validate warns of a kwarg run would refuse (exit 0), naming the line and the near name", async () => {
     const dir = tempDir();
     const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_stepz: 1}]\n");
-    const r = runCli(["validate", "--config", cfg]);
+    const r = await runCli(["validate", "--config", cfg]);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("[FAIL]");
     expect(r.stderr).toMatch(/^trace-bench: warning: unknown trainer kwarg 'ps_stepz' for PrioritySearch; did you mean 'ps_steps'\? \(valid: .*\) \[.*config\.yaml:4\] \(run refuses this; validate --strict fails it\)$/m);
   });
 
-  it("top-level knobs apply to the trainers that take them", () => {
+  it("top-level knobs apply to the trainers that take them", async () => {
     const dir = tempDir();
     const ok = config(dir, "tasks: [internal:numeric_param]\nps_steps: 1\ngepa_iters: 1\ntrainers: [PrioritySearch, GEPA-Base]\n", "ok.yaml");
-    expect(runCli(["validate", "--config", ok, "--strict", "--runs-dir", join(dir, "runs")]).code).toBe(0);
+    expect((await runCli(["validate", "--config", ok, "--strict", "--runs-dir", join(dir, "runs")])).code).toBe(0);
     const bad = config(dir, "tasks: [internal:numeric_param]\ngepa_iters: 1\ntrainers: [PrioritySearch]\n", "bad.yaml");
-    const r = runCli(["validate", "--config", bad, "--strict", "--runs-dir", join(dir, "runs")]);
+    const r = await runCli(["validate", "--config", bad, "--strict", "--runs-dir", join(dir, "runs")]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("[FAIL] trainer kwarg 'gepa_iters' (set for every trainer) is taken by none of this config's trainers (PrioritySearch)");
   });
 
-  it("an unknown key is a warning in plain validate and a failed check under --strict, at its own line", () => {
+  it("an unknown key is a warning in plain validate and a failed check under --strict, at its own line", async () => {
     const dir = tempDir();
     const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers:\n  - id: NoOpTrainer\n    params_variant:\n      - num_steps: 1\n");
-    const plain = runCli(["validate", "--config", cfg]);
+    const plain = await runCli(["validate", "--config", cfg]);
     expect(plain.code).toBe(0);
     expect(plain.stderr).toContain(`trace-bench: warning: ${cfg}:4: unknown key 'params_variant' (did you mean 'params_variants'?) in trainers[0] (ignored)`);
-    const strict = runCli(["validate", "--config", cfg, "--strict", "--runs-dir", join(dir, "runs")]);
+    const strict = await runCli(["validate", "--config", cfg, "--strict", "--runs-dir", join(dir, "runs")]);
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain(`[FAIL] unknown key 'params_variant' (did you mean 'params_variants'?) in trainers[0]; fix or remove it ('npx trace-bench schema' lists the keys) [${cfg}:4]`);
     expect(strict.stderr).not.toContain("params_variant");

@@ -43,9 +43,9 @@ function spawnRun(args: readonly string[], onStdout: (text: string, child: Retur
 }
 
 describe("trace-bench run", () => {
-  it("runs the smoke config end to end: PrioritySearch ends on the best it reported, full run directory, replay byte for byte", () => {
+  it("runs the smoke config end to end: PrioritySearch ends on the best it reported, full run directory, replay byte for byte", async () => {
     const runs = tempDir();
-    const r = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", runs]);
+    const r = await runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", runs]);
     expect(r.code).toBe(0);
     const runDir = singleRunDir(runs);
     expect(r.stdout).toContain(`Run complete: ${runDir.split("/").pop()}`);
@@ -77,7 +77,7 @@ describe("trace-bench run", () => {
     expect(readFileSync(`${states[1]}.yaml`, "utf8")).toContain('  value: "');
 
     const live = filesUnder(runDir);
-    const replay = runCli(["replay", runDir]);
+    const replay = await runCli(["replay", runDir]);
     expect(replay.code).toBe(0);
     expect(filesUnder(runDir)).toEqual(live);
 
@@ -86,10 +86,10 @@ describe("trace-bench run", () => {
     expect(llmEvents.every((e) => e.data.role === "optimizer" && e.data.estimated === true)).toBe(true);
   });
 
-  it("a run saves the writer's state; replay rewrites damaged and missing files, keeps what the log does not produce and says so; --prune moves it aside", () => {
+  it("a run saves the writer's state; replay rewrites damaged and missing files, keeps what the log does not produce and says so; --prune moves it aside", async () => {
     const dir = tempDir();
     const cfg = config(dir, `tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\nseeds: ${seeds(3)}\n`);
-    expect(run(["--config", cfg, "--runs-dir", dir]).code).toBe(0);
+    expect((await run(["--config", cfg, "--runs-dir", dir])).code).toBe(0);
     const runDir = singleRunDir(dir);
     // The writer saved its state for the next invocation, level with the whole log.
     const db = new Database(join(runDir, "events.db"), { readonly: true });
@@ -116,7 +116,7 @@ describe("trace-bench run", () => {
       [`jobs/${jobId}/artifacts/notes.txt`, "not from the log"],
       ["plots/curve.svg", "<svg/>"],
     ]);
-    const replay = runCli(["replay", runDir]);
+    const replay = await runCli(["replay", runDir]);
     expect(replay.code, replay.stderr).toBe(0);
     expect(filesUnder(runDir)).toEqual(new Map([...live, ...strays]));
     expect(replay.stdout).toContain(`Kept 4 entries the event log does not produce (left as they are): NOTES.md, jobs/000000000000/, jobs/${jobId}/artifacts/notes.txt, plots/; `);
@@ -125,22 +125,22 @@ describe("trace-bench run", () => {
     expect(existsSync(join(runDir, "jobs", jobId!, "tb"))).toBe(true);
     expect(existsSync(join(runDir, "jobs", secondJobId!, "tb"))).toBe(true);
 
-    const pruned = runCli(["replay", "--prune", runDir]);
+    const pruned = await runCli(["replay", "--prune", runDir]);
     expect(pruned.code, pruned.stderr).toBe(0);
     const aside = /^Moved 4 entries the event log does not produce to (.*)\/: NOTES\.md, /m.exec(pruned.stdout)?.[1];
     expect(aside, pruned.stdout).toMatch(new RegExp(`^${runDir}/\\.replay-strays/[0-9TZ.-]+$`));
     expect(filesUnder(aside!)).toEqual(strays);
     expect(new Map([...filesUnder(runDir)].filter(([f]) => !f.startsWith(".replay-strays/")))).toEqual(live);
     // Nothing left to keep: a further replay says nothing about strays.
-    const quiet = runCli(["replay", runDir]);
+    const quiet = await runCli(["replay", runDir]);
     expect(quiet.stdout).not.toContain("does not produce");
-    expect(runCli(["replay", "--verify", runDir]).code).toBe(0);
+    expect((await runCli(["replay", "--verify", runDir])).code).toBe(0);
   });
 
-  it("scores NoOpTrainer jobs, fails a task without trainable parameters, and exits 1", () => {
+  it("scores NoOpTrainer jobs, fails a task without trainable parameters, and exits 1", async () => {
     const dir = tempDir();
     const cfg = config(dir, "tasks: [internal:numeric_param, internal:multi_param, example:greeting_stub, internal:non_trainable]\ntrainers: [NoOpTrainer]\n");
-    const r = run(["--config", cfg, "--runs-dir", dir]);
+    const r = await run(["--config", cfg, "--runs-dir", dir]);
     expect(r.code).toBe(1);
     const rows = csvRows(join(singleRunDir(dir), "results.csv"));
     expect(rows.map((x) => [x.task_id, x.status, x.score_val_initial, x.score_val])).toEqual([
@@ -154,10 +154,10 @@ describe("trace-bench run", () => {
     expect(history.map((l) => (JSON.parse(l) as { kind: string }).kind)).toEqual(["initial", "iteration", "final", "best"]);
   });
 
-  it("exits 0 when every job is ok or skipped, and records skips", () => {
+  it("exits 0 when every job is ok or skipped, and records skips", async () => {
     const dir = tempDir();
     const cfg = config(dir, "tasks: [internal:numeric_param, fixture:unavailable]\ntrainers: [NoOpTrainer]\n");
-    const r = run(["--config", cfg, "--runs-dir", dir]);
+    const r = await run(["--config", cfg, "--runs-dir", dir]);
     expect(r.code).toBe(0);
     const rows = csvRows(join(singleRunDir(dir), "results.csv"));
     expect(rows.map((x) => [x.status, x.feedback])).toEqual([
@@ -166,15 +166,15 @@ describe("trace-bench run", () => {
     ]);
   });
 
-  it("rejects bad flags and bad configs with exit 2", () => {
+  it("rejects bad flags and bad configs with exit 2", async () => {
     const dir = tempDir();
     const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
-    expect(run(["--config", cfg, "--max-workers", "0"]).stderr).toContain("--max-workers must be a whole number ≥ 1, got '0'");
-    expect(run(["--config", cfg, "--max-workers", "0"]).code).toBe(2);
-    expect(run(["--config", cfg, "--resume", "sometimes"]).code).toBe(2);
-    expect(run(["--config", cfg, "--job-timeout", "soon"]).stderr).toContain("--job-timeout must be a number of seconds from 0 to 2147483");
+    expect((await run(["--config", cfg, "--max-workers", "0"])).stderr).toContain("--max-workers must be a whole number ≥ 1, got '0'");
+    expect((await run(["--config", cfg, "--max-workers", "0"])).code).toBe(2);
+    expect((await run(["--config", cfg, "--resume", "sometimes"])).code).toBe(2);
+    expect((await run(["--config", cfg, "--job-timeout", "soon"])).stderr).toContain("--job-timeout must be a number of seconds from 0 to 2147483");
     const bad = config(dir, "tasks: [internal:numeric_param]\nresume: sometimes\n");
-    const r = run(["--config", bad, "--runs-dir", dir]);
+    const r = await run(["--config", bad, "--runs-dir", dir]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("resume: expected one of auto, failed, none, found \"sometimes\"");
   });
@@ -189,11 +189,11 @@ describe("resume", () => {
     return out;
   }
 
-  it("auto (the default) reuses ok jobs and re-runs failed ones; each job stays once in the reports", () => {
+  it("auto (the default) reuses ok jobs and re-runs failed ones; each job stays once in the reports", async () => {
     const dir = tempDir();
     const cfg = config(dir, mixed);
-    expect(run(["--config", cfg, "--runs-dir", dir, "--run-id", "r1"]).code).toBe(1);
-    const again = run(["--config", cfg, "--runs-dir", dir, "--run-id", "r1"]);
+    expect((await run(["--config", cfg, "--runs-dir", dir, "--run-id", "r1"])).code).toBe(1);
+    const again = await run(["--config", cfg, "--runs-dir", dir, "--run-id", "r1"]);
     expect(again.stdout).toContain("Resuming r1: 2/3 jobs done");
     const attempts = Object.values(attemptsByJob(join(dir, "r1"))).map((a) => a.join(","));
     expect(attempts.sort()).toEqual(["1", "1", "1,2"]);
@@ -202,27 +202,27 @@ describe("resume", () => {
     expect(started).toEqual([1, 2]);
   });
 
-  it("failed re-runs only failed jobs; none and --force re-run everything; the files each re-run leaves are what replay rebuilds", () => {
+  it("failed re-runs only failed jobs; none and --force re-run everything; the files each re-run leaves are what replay rebuilds", async () => {
     const dir = tempDir();
     const cfg = config(dir, mixed);
     const runDir = join(dir, "r");
     /** Every file the run left, as replay rebuilds it from the log (a reopened run's settled jobs are folded again from the log when they run again). */
-    const expectReplayedAsLeft = () => {
+    const expectReplayedAsLeft = async () => {
       const live = filesUnder(runDir);
-      expect(runCli(["replay", runDir]).code).toBe(0);
+      expect((await runCli(["replay", runDir])).code).toBe(0);
       expect(filesUnder(runDir)).toEqual(live);
     };
-    run(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
-    run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--resume", "failed"]);
+    await run(["--config", cfg, "--runs-dir", dir, "--run-id", "r"]);
+    await run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--resume", "failed"]);
     expect(Object.values(attemptsByJob(runDir)).map((a) => a.length).sort()).toEqual([1, 1, 2]);
-    expectReplayedAsLeft();
-    run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--resume", "none"]);
+    await expectReplayedAsLeft();
+    await run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--resume", "none"]);
     expect(Object.values(attemptsByJob(runDir)).map((a) => a.length).sort()).toEqual([2, 2, 3]);
-    expectReplayedAsLeft();
-    run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--force"]);
+    await expectReplayedAsLeft();
+    await run(["--config", cfg, "--runs-dir", dir, "--run-id", "r", "--force"]);
     expect(Object.values(attemptsByJob(runDir)).map((a) => a.length).sort()).toEqual([3, 3, 4]);
     expect(csvRows(join(runDir, "results.csv"))).toHaveLength(3);
-    expectReplayedAsLeft();
+    await expectReplayedAsLeft();
     // Each job's log holds the lines of every attempt.
     for (const [jobId, attempts] of Object.entries(attemptsByJob(runDir))) {
       const log = readFileSync(join(runDir, "jobs", jobId, "stdout.log"), "utf8");
@@ -230,18 +230,18 @@ describe("resume", () => {
     }
   });
 
-  it("a config run_id and --run-id choose the directory; without one a finished run is not resumed", () => {
+  it("a config run_id and --run-id choose the directory; without one a finished run is not resumed", async () => {
     const dir = tempDir();
     const cfg = config(dir, `run_id: from-config\n${mixed}`);
-    run(["--config", cfg, "--runs-dir", dir]);
+    await run(["--config", cfg, "--runs-dir", dir]);
     expect(existsSync(join(dir, "from-config", "events.db"))).toBe(true);
-    run(["--config", cfg, "--runs-dir", dir, "--run-id", "from-flag"]);
+    await run(["--config", cfg, "--runs-dir", dir, "--run-id", "from-flag"]);
     expect(existsSync(join(dir, "from-flag", "events.db"))).toBe(true);
 
     const plain = tempDir();
     const cfg2 = config(plain, "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
-    run(["--config", cfg2, "--runs-dir", plain]);
-    const second = run(["--config", cfg2, "--runs-dir", plain]);
+    await run(["--config", cfg2, "--runs-dir", plain]);
+    const second = await run(["--config", cfg2, "--runs-dir", plain]);
     expect(second.stdout).not.toContain("Resuming");
   });
 
@@ -271,7 +271,7 @@ describe("resume", () => {
     expect(Object.keys(interrupted.not_run).sort()).toEqual(matrix.filter((id) => !finished.has(id)).sort());
     expect(new Set(Object.values(interrupted.not_run))).toEqual(new Set(["interrupted_before_start"]));
 
-    const second = run(["--config", cfg, "--runs-dir", dir]);
+    const second = await run(["--config", cfg, "--runs-dir", dir]);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(new RegExp(`Resuming ${runDir.split("/").pop()}: [1-7]/8 jobs done`));
     const rows = csvRows(join(runDir, "results.csv"));
@@ -292,18 +292,18 @@ describe("resume", () => {
       }
     });
     expect(first.code).toBe(130);
-    const second = run(["--config", cfg, "--runs-dir", dir]);
+    const second = await run(["--config", cfg, "--runs-dir", dir]);
     expect(second.code).toBe(0);
     expect(csvRows(join(singleRunDir(dir), "results.csv")).map((r) => r.status)).toEqual(["ok", "ok", "ok", "ok"]);
   });
 });
 
 describe("timeouts, fail-fast and parallelism", () => {
-  it("a job timeout interrupts a hanging job and kills the child process it started", () => {
+  it("a job timeout interrupts a hanging job and kills the child process it started", async () => {
     const dir = tempDir();
     const pidFile = join(dir, "child.pid");
     const cfg = config(dir, `tasks:\n  - {id: fixture:hang_child, eval_kwargs: {pid_file: ${JSON.stringify(pidFile)}}}\n  - internal:numeric_param\ntrainers: [NoOpTrainer]\n`);
-    const r = run(["--config", cfg, "--runs-dir", dir, "--job-timeout", "1"]);
+    const r = await run(["--config", cfg, "--runs-dir", dir, "--job-timeout", "1"]);
     expect(r.code).toBe(1);
     const rows = csvRows(join(singleRunDir(dir), "results.csv"));
     expect(rows.map((x) => x.status)).toEqual(["timeout", "ok"]);
@@ -312,17 +312,17 @@ describe("timeouts, fail-fast and parallelism", () => {
     expect(() => process.kill(pid, 0)).toThrow(); // the child is gone
   });
 
-  it("the config's job_timeout applies when no flag is given", () => {
+  it("the config's job_timeout applies when no flag is given", async () => {
     const dir = tempDir();
     const cfg = config(dir, `job_timeout: 0.5\ntasks:\n  - {id: fixture:sleep, eval_kwargs: {delay_ms: 400}}\ntrainers: [NoOpTrainer]\n`);
-    run(["--config", cfg, "--runs-dir", dir]);
+    await run(["--config", cfg, "--runs-dir", dir]);
     expect(csvRows(join(singleRunDir(dir), "results.csv"))[0]!.status).toBe("timeout");
   });
 
-  it("fail_fast stops starting jobs after the first failure", () => {
+  it("fail_fast stops starting jobs after the first failure", async () => {
     const dir = tempDir();
     const cfg = config(dir, "fail_fast: true\ntasks: [internal:numeric_param, fixture:flaky, internal:multi_param, internal:code_param]\ntrainers: [NoOpTrainer]\n");
-    const r = run(["--config", cfg, "--runs-dir", dir]);
+    const r = await run(["--config", cfg, "--runs-dir", dir]);
     expect(r.code).toBe(1);
     const runDir = singleRunDir(dir);
     expect(csvRows(join(runDir, "results.csv")).map((x) => x.status)).toEqual(["ok", "failed"]);
@@ -335,15 +335,15 @@ describe("timeouts, fail-fast and parallelism", () => {
     ]);
   });
 
-  it("a parallel run produces the same job rows as a serial one", () => {
+  it("a parallel run produces the same job rows as a serial one", async () => {
     const yaml = `seeds: ${seeds(3)}\ntasks: [internal:numeric_param, internal:multi_param, example:greeting_stub, fixture:flaky]\ntrainers: [NoOpTrainer]\n`;
-    const rowsFor = (workers: number) => {
+    const rowsFor = async (workers: number) => {
       const dir = tempDir();
-      run(["--config", config(dir, yaml), "--runs-dir", dir, "--run-id", "same", "--max-workers", String(workers)]);
+      await run(["--config", config(dir, yaml), "--runs-dir", dir, "--run-id", "same", "--max-workers", String(workers)]);
       return csvRows(join(dir, "same", "results.csv")).map((r) => ({ ...r, time_seconds: "", feedback: r.feedback!.replace(/\n.*$/s, "") }));
     };
-    const serial = rowsFor(1);
+    const serial = await rowsFor(1);
     expect(serial).toHaveLength(12);
-    expect(rowsFor(4)).toEqual(serial);
+    expect(await rowsFor(4)).toEqual(serial);
   });
 });

@@ -57,11 +57,11 @@ describe("task ids stay inside their roots", () => {
     ] as const;
 
   for (const verb of [["run"], ["validate", "--strict"], ["validate"]]) {
-    it(`${verb.join(" ")} refuses each with one line naming the task and the root, exit 2, creating and importing nothing`, () => {
+    it(`${verb.join(" ")} refuses each with one line naming the task and the root, exit 2, creating and importing nothing`, async () => {
       for (const { root, task, why } of cases()) {
         const dir = tempDir();
         writeFileSync(join(dir, "c.yaml"), config(["internal:numeric_param", task]));
-        const result = runCli([...verb, "--config", "c.yaml", "--root", root, "--runs-dir", "runs"], { cwd: dir });
+        const result = await runCli([...verb, "--config", "c.yaml", "--root", root, "--runs-dir", "runs"], { cwd: dir });
         expect(result.code, `${task}: ${result.stderr}`).toBe(2);
         expect(result.stderr).toBe(`trace-bench: config error: c.yaml:5: task '${task}' is outside the LLM4AD tasks root ${root} (${why}); task ids name folders under the root\n`);
         expect(existsSync(join(dir, "runs")), task).toBe(false);
@@ -70,26 +70,26 @@ describe("task ids stay inside their roots", () => {
     }, 120_000);
   }
 
-  it("every suite: a task name with '..' or an absolute path is refused the same way", () => {
+  it("every suite: a task name with '..' or an absolute path is refused the same way", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "c.yaml"), config(["internal:../numeric_param"]));
-    const result = runCli(["validate", "--config", "c.yaml"], { cwd: dir });
+    const result = await runCli(["validate", "--config", "c.yaml"], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^trace-bench: config error: c\.yaml:4: task 'internal:\.\.\/numeric_param' names a path outside the internal tasks .*\n$/);
   });
 
-  it("list-tasks leaves out what leads outside the root", () => {
-    expect(runCli(["list-tasks", "--bench", "llm4ad", "--root", e.root]).stdout).toBe("llm4ad:inside\n");
-    expect(runCli(["list-tasks", "--bench", "llm4ad", "--root", e.indexedRoot]).stdout).toBe("llm4ad:ok\n");
+  it("list-tasks leaves out what leads outside the root", async () => {
+    expect((await runCli(["list-tasks", "--bench", "llm4ad", "--root", e.root])).stdout).toBe("llm4ad:inside\n");
+    expect((await runCli(["list-tasks", "--bench", "llm4ad", "--root", e.indexedRoot])).stdout).toBe("llm4ad:ok\n");
   });
 
-  it("escape sequences in a task id are written escaped, never raw to the terminal", () => {
+  it("escape sequences in a task id are written escaped, never raw to the terminal", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "c.yaml"), `mode: stub\ntasks:\n  - "internal:\\e[2J\\e[31mred\\rX"\ntrainers:\n  - NoOpTrainer\n`);
-    const run = runCli(["run", "--config", "c.yaml", "--runs-dir", "runs"], { cwd: dir });
+    const run = await runCli(["run", "--config", "c.yaml", "--runs-dir", "runs"], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("unknown task 'internal:\\x1b[2J\\x1b[31mred\\x0dX'");
-    const validate = runCli(["validate", "--config", "c.yaml"], { cwd: dir });
+    const validate = await runCli(["validate", "--config", "c.yaml"], { cwd: dir });
     expect(validate.code).toBe(1);
     expect(validate.stdout).toContain("[FAIL] internal:\\x1b[2J\\x1b[31mred\\x0dX: unknown task");
     for (const out of [run.stdout, run.stderr, validate.stdout, validate.stderr]) expect(out).not.toMatch(/[\x1b\r]/);

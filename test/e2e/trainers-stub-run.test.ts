@@ -5,15 +5,15 @@ import { runCli, tempDir } from "../support/cli.js";
 import { csvRows, eventsOf } from "../support/run-dir.js";
 
 /** Runs a config into its own runs dir under a fixed run id and returns the run directory. */
-function runConfig(config: string): { dir: string; code: number | null } {
+async function runConfig(config: string): Promise<{ dir: string; code: number | null }> {
   const runs = tempDir();
-  const r = runCli(["run", "--config", config, "--runs-dir", runs, "--run-id", "same"]);
+  const r = await runCli(["run", "--config", config, "--runs-dir", runs, "--run-id", "same"]);
   return { dir: join(runs, "same"), code: r.code };
 }
 
 describe("every trainer runs in stub mode", () => {
-  it("the 2 × 2 matrix config finishes with all jobs ok", () => {
-    const { dir, code } = runConfig("configs/m1_matrix_smoke.yaml");
+  it("the 2 × 2 matrix config finishes with all jobs ok", async () => {
+    const { dir, code } = await runConfig("configs/m1_matrix_smoke.yaml");
     expect(code).toBe(0);
     const rows = csvRows(join(dir, "results.csv"));
     expect(rows.map((r) => [r.task_id, r.trainer_id, r.status])).toEqual([
@@ -24,9 +24,9 @@ describe("every trainer runs in stub mode", () => {
     ]);
   });
 
-  it("every trainer × numeric_param × 2 seeds: all ok, each ends on the best it reported, and a second run is identical", () => {
-    const first = runConfig("configs/all_trainers_stub.yaml");
-    const second = runConfig("configs/all_trainers_stub.yaml");
+  it("every trainer × numeric_param × 2 seeds: all ok, each ends on the best it reported, and a second run is identical", async () => {
+    const first = await runConfig("configs/all_trainers_stub.yaml");
+    const second = await runConfig("configs/all_trainers_stub.yaml");
     expect(first.code).toBe(0);
     const rows = csvRows(join(first.dir, "results.csv"));
     expect(rows).toHaveLength(32);

@@ -44,7 +44,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     dir = tempDir();
     mkdirSync(join(dir, "configs"));
     writeFileSync(join(dir, "configs", "matrix.yaml"), MATRIX);
-    const ran = runCli(["run", "--config", "configs/matrix.yaml", "--runs-dir", "runs"], { cwd: dir, env: FIXTURE_ENV });
+    const ran = await runCli(["run", "--config", "configs/matrix.yaml", "--runs-dir", "runs"], { cwd: dir, env: FIXTURE_ENV });
     expect(ran.code, ran.stderr).toBe(1); // fixture:flaky fails under NoOpTrainer
     runDir = singleRunDir(join(dir, "runs"));
     // Runs started from the page (Retry failed) inherit the fixture suite.
@@ -224,7 +224,7 @@ describe.skipIf(!HAVE_CHROMIUM)("dashboard in Chromium: browse a run", () => {
     await page.click('a[data-tab="compare"]');
     await page.locator("[data-testid=compare-table]").waitFor(WAIT);
     expect(await page.locator("[data-testid=compare-by]").inputValue()).toBe("trainer");
-    const cli = runCli(["compare", runDir, "--by", "trainer", "NoOpTrainer", "PrioritySearch", "--json"]);
+    const cli = await runCli(["compare", runDir, "--by", "trainer", "NoOpTrainer", "PrioritySearch", "--json"]);
     expect(cli.code, cli.stderr).toBe(0);
     const expected = JSON.parse(cli.stdout) as { tasks: { task_id: string; pairs: number }[]; overall: { pairs: number; ahead: string } };
     const compared = await page.locator("[data-testid=compare-table] tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));

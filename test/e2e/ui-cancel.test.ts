@@ -76,7 +76,7 @@ describe("dashboard Cancel verifies the run's writer before signalling it", () =
   }
 
   beforeAll(async () => {
-    ({ dir, runDir, rel } = workDirWithSmokeRun());
+    ({ dir, runDir, rel } = await workDirWithSmokeRun());
     dashboard = await startDashboard({ cwd: dir, args: ["--runs-dir", "runs"] });
   }, 120_000);
 

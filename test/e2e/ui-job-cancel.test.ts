@@ -105,10 +105,10 @@ describe("dashboard: cancel one job of a running run", () => {
 
     // Replay reproduces every file the run wrote, and the job machine re-derives every stream.
     const before = filesUnder(runDir);
-    const replay = runCli(["replay", runDir], { cwd: dir });
+    const replay = await runCli(["replay", runDir], { cwd: dir });
     expect(replay.code, replay.stderr).toBe(0);
     expect(filesUnder(runDir)).toEqual(before);
-    const verify = runCli(["replay", runDir, "--verify"], { cwd: dir });
+    const verify = await runCli(["replay", runDir, "--verify"], { cwd: dir });
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   }, 180_000);
 });

@@ -18,20 +18,20 @@ const HF_TOKEN = "hf_dashboardtesttoken0123456789";
 const OUTSIDE = "OUTSIDE-THE-RUNS-DIR-1234";
 
 describe("trace-bench ui: binding", () => {
-  const refusal = (args: readonly string[]) => {
-    const { code, stdout, stderr } = runCli(["ui", "--port", "0", ...args], { cwd: tempDir() });
+  const refusal = async (args: readonly string[]) => {
+    const { code, stdout, stderr } = await runCli(["ui", "--port", "0", ...args], { cwd: tempDir() });
     expect(code, args.join(" ")).toBe(2);
     expect(stdout).toBe("");
     expect(stderr.trim().split("\n"), stderr).toHaveLength(1);
     return stderr;
   };
 
-  it("refuses --no-token on a non-loopback address, a short --token there, and both flags at once: one line, exit 2", () => {
-    expect(refusal(["--host", "0.0.0.0", "--no-token"])).toMatch(/^trace-bench: --no-token is refused with --host 0\.0\.0\.0, which other machines can reach: drop --no-token .*, or bind 127\.0\.0\.1\n$/);
-    expect(refusal(["--host", "192.168.1.10", "--token", "x"])).toMatch(/^trace-bench: --token is 1 characters, too short for --host 192\.168\.1\.10, .*: pass at least 16 /);
-    expect(refusal(["--host", "0.0.0.0", "--token", "fifteen-chars!!"])).toMatch(/^trace-bench: --token is 15 characters, too short/);
-    expect(refusal(["--token", ""])).toMatch(/^trace-bench: --token is empty; /);
-    expect(refusal(["--token", "long-enough-token-value", "--no-token"])).toBe("trace-bench: --no-token and --token contradict each other; pass one of them\n");
+  it("refuses --no-token on a non-loopback address, a short --token there, and both flags at once: one line, exit 2", async () => {
+    expect(await refusal(["--host", "0.0.0.0", "--no-token"])).toMatch(/^trace-bench: --no-token is refused with --host 0\.0\.0\.0, which other machines can reach: drop --no-token .*, or bind 127\.0\.0\.1\n$/);
+    expect(await refusal(["--host", "192.168.1.10", "--token", "x"])).toMatch(/^trace-bench: --token is 1 characters, too short for --host 192\.168\.1\.10, .*: pass at least 16 /);
+    expect(await refusal(["--host", "0.0.0.0", "--token", "fifteen-chars!!"])).toMatch(/^trace-bench: --token is 15 characters, too short/);
+    expect(await refusal(["--token", ""])).toMatch(/^trace-bench: --token is empty; /);
+    expect(await refusal(["--token", "long-enough-token-value", "--no-token"])).toBe("trace-bench: --no-token and --token contradict each other; pass one of them\n");
   });
 
   it("requires a generated token by default: printed in the URL, needed by every request, new each start", async () => {
@@ -71,11 +71,11 @@ describe("trace-bench ui: binding", () => {
     }
   });
 
-  it("refuses --share (a public link) and a --tasks-root that is not a folder: one line, exit 2", () => {
-    const share = runCli(["ui", "--share", "--port", "0"], { cwd: tempDir() });
+  it("refuses --share (a public link) and a --tasks-root that is not a folder: one line, exit 2", async () => {
+    const share = await runCli(["ui", "--share", "--port", "0"], { cwd: tempDir() });
     expect(share.code).toBe(2);
     expect(share.stderr).toMatch(/^trace-bench: --share \(a public link\) is not offered: .*--host with --token.*\n$/);
-    const root = runCli(["ui", "--tasks-root", "no/such/dir", "--port", "0"], { cwd: tempDir() });
+    const root = await runCli(["ui", "--tasks-root", "no/such/dir", "--port", "0"], { cwd: tempDir() });
     expect(root.code).toBe(2);
     expect(root.stderr).toBe("trace-bench: --tasks-root no/such/dir is not a directory\n");
   });
@@ -157,10 +157,10 @@ describe("trace-bench ui: what it serves", () => {
   const get = (path: string) => dashboard.request(path);
 
   beforeAll(async () => {
-    ({ dir, runDir, rel: relRun } = workDirWithSmokeRun());
+    ({ dir, runDir, rel: relRun } = await workDirWithSmokeRun());
     jobId = "806f391306ae";
     // A second run in a nested folder: listed too, named by its folder under the runs dir.
-    const nested = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs/nested/deeper", "--force"], { cwd: dir });
+    const nested = await runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs/nested/deeper", "--force"], { cwd: dir });
     expect(nested.code, nested.stderr).toBe(0);
     nestedRel = `nested/deeper/${singleRunDir(join(dir, "runs", "nested", "deeper")).split("/").at(-1)}`;
     // The nested run as a log written before RunStarted recorded the config's name.
@@ -210,13 +210,13 @@ describe("trace-bench ui: what it serves", () => {
     const run = JSON.parse((await get(`/api/run?run=${encodeURIComponent(nestedRel)}`)).body) as { run: { config_name: string | null }; rows: unknown[] };
     expect(run.run.config_name).toBeNull();
     expect(run.rows).toHaveLength(1);
-    const verified = runCli(["replay", "--verify", join(dir, "runs", nestedRel)]);
+    const verified = await runCli(["replay", "--verify", join(dir, "runs", nestedRel)]);
     expect(verified.code, verified.stderr).toBe(0);
-    expect(runCli(["runs", "--runs-dir", "runs"], { cwd: dir }).stdout).toMatch(/ smoke\.yaml \([0-9a-f]{12}\) /);
+    expect((await runCli(["runs", "--runs-dir", "runs"], { cwd: dir })).stdout).toMatch(/ smoke\.yaml \([0-9a-f]{12}\) /);
   });
 
   it("draws the job machine from the definition `machines --json` prints", async () => {
-    const definition = JSON.parse(runCli(["machines", "--json"]).stdout) as {
+    const definition = JSON.parse((await runCli(["machines", "--json"])).stdout) as {
       id: string;
       initial: string;
       states: Record<string, { type?: string; on?: Record<string, { target?: string } | { target?: string }[]> }>;

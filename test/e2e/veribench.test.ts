@@ -44,7 +44,7 @@ const withData = (dir: string): NodeJS.ProcessEnv => ({ ...noData(dir), TRACE_BE
 const jobIds = (stdout: string) => [...stdout.matchAll(/^ {2}job ([0-9a-f]{12}): (\S+) x /gm)].map((m) => [m[2], m[1]]);
 
 /** trace_examples:opentrace_greeting arrives with another change; until then the smoke config runs without it. */
-const hasGreeting = () => runCli(["list-tasks", "--bench", "trace_examples"]).stdout.includes("trace_examples:opentrace_greeting");
+const hasGreeting = async () => (await runCli(["list-tasks", "--bench", "trace_examples"])).stdout.includes("trace_examples:opentrace_greeting");
 
 const runAsync = (args: readonly string[], env: NodeJS.ProcessEnv) => runCliAsync(args, { cwd: REPO_ROOT, env, timeoutMs: 240_000 });
 
@@ -72,7 +72,7 @@ describe("veribench: listing and validating", () => {
     const r = await runCli(["validate", "--strict", "--config", SMOKE, "--runs-dir", dir], { env: withData(dir) });
     expect(jobIds(r.stdout)).toEqual(Object.entries(SMOKE_IDS));
     for (const id of ["internal:numeric_param", "veribench:binary_search", "veribench:bubble_sort", "veribench:insertion_sort"]) expect(r.stdout).toContain(`[OK] ${id}\n`);
-    if (hasGreeting()) expect(r.code, r.stdout).toBe(0);
+    if (await hasGreeting()) expect(r.code, r.stdout).toBe(0);
   });
 
   it("m2_veribench_coverage.yaml: veribench:all stands for the data's tasks, else the placeholder, with the original's ids", async () => {
@@ -91,7 +91,7 @@ describe("veribench: the original's configs in mode stub", () => {
   it("m2_veribench_smoke.yaml runs: the VeriBench jobs are ok under the original's ids, scored by the keyword guide from the placeholder's 0", async () => {
     const dir = tempDir();
     let config = SMOKE;
-    if (!hasGreeting()) {
+    if (!(await hasGreeting())) {
       config = join(dir, "smoke.yaml");
       writeFileSync(config, readFileSync(SMOKE, "utf8").replace("  - id: trace_examples:opentrace_greeting\n", ""));
     }

@@ -122,11 +122,11 @@ export function slowConfig(seeds: readonly number[], delayMs: number): string {
 }
 
 /** A new working dir with `configs/smoke.yaml`, run once into `runs/`: the run's dir and its name under `runs/`. */
-export function workDirWithSmokeRun(): { dir: string; runDir: string; rel: string } {
+export async function workDirWithSmokeRun(): Promise<{ dir: string; runDir: string; rel: string }> {
   const dir = tempDir();
   mkdirSync(join(dir, "configs"));
   copyFileSync(join(REPO_ROOT, "configs", "smoke.yaml"), join(dir, "configs", "smoke.yaml"));
-  const ran = runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs"], { cwd: dir });
+  const ran = await runCli(["run", "--config", "configs/smoke.yaml", "--runs-dir", "runs"], { cwd: dir });
   if (ran.code !== 0) throw new Error(`the smoke run failed (exit ${ran.code}):\n${ran.stderr}`);
   const runDir = singleRunDir(join(dir, "runs"));
   return { dir, runDir, rel: runDir.slice(join(dir, "runs").length + 1) };

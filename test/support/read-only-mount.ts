@@ -4,7 +4,7 @@
  * file modes, so only a read-only file system stops it writing; the tests run as root.
  */
 import { spawnSync } from "node:child_process";
-import { CLI, REPO_ROOT, type CliResult } from "./cli.js";
+import { CLI, REPO_ROOT, runProcess, type CliResult } from "./cli.js";
 
 let usable: boolean | undefined;
 
@@ -14,13 +14,10 @@ export function canMountReadOnly(): boolean {
   return usable;
 }
 
-/** `trace-bench ...args` with `dir` (and all under it) on a read-only file system. */
-export function readOnlyCli(dir: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): CliResult {
-  const result = spawnSync("unshare", ["--mount", "sh", "-c", 'dir="$0"; mount --bind -o ro "$dir" "$dir" && exec "$@"', dir, process.execPath, CLI, ...args], {
+/** `trace-bench ...args` with `dir` (and all under it) on a read-only file system (awaited: not blocking the test worker). */
+export function readOnlyCli(dir: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return runProcess("unshare", ["--mount", "sh", "-c", 'dir="$0"; mount --bind -o ro "$dir" "$dir" && exec "$@"', dir, process.execPath, CLI, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
-    encoding: "utf8",
-    timeout: 60_000,
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }

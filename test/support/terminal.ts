@@ -4,6 +4,7 @@
  * that plays back what a terminal shows (`\r`, `\n`, `\x1b[2K`; colour codes dropped).
  */
 import { spawnSync } from "node:child_process";
+import { runProcess } from "./cli.js";
 
 /** Python 3 is there (the llm4ad tasks need it too); without it the pty tests skip. */
 export const HAVE_PYTHON_PTY = spawnSync("python3", ["-c", "import pty, termios, fcntl"], { stdio: "ignore" }).status === 0;
@@ -36,17 +37,10 @@ export interface PtyResult {
   readonly raw: string;
 }
 
-/** Runs `argv` on a pty `columns` wide and returns what it wrote there. */
-export function runInPty(argv: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; columns?: number; timeoutMs?: number }): PtyResult {
-  const result = spawnSync("python3", ["-c", PTY_RUNNER, String(options.columns ?? 200), ...argv], {
-    cwd: options.cwd,
-    env: options.env,
-    encoding: "utf8",
-    timeout: options.timeoutMs ?? 60_000,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (result.error) throw result.error;
-  return { code: result.status, raw: result.stdout };
+/** Runs `argv` on a pty `columns` wide and returns what it wrote there (awaited: not blocking the test worker). */
+export async function runInPty(argv: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; columns?: number; timeoutMs?: number }): Promise<PtyResult> {
+  const result = await runProcess("python3", ["-c", PTY_RUNNER, String(options.columns ?? 200), ...argv], { cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs ?? 60_000 });
+  return { code: result.code, raw: result.stdout };
 }
 
 /** SGR sequences (colour): `\x1b[32m`, `\x1b[39m`, ... */
