@@ -6,7 +6,10 @@ import type { TaskSuite } from "../../src/tasks/task-suite.js";
 import { TaskModuleError } from "../../src/tasks/task-errors.js";
 import { codeParamTask } from "./internal/code-param.js";
 import { multiParamTask } from "./internal/multi-param.js";
+import { multiobjectiveBbehTask } from "./internal/multiobjective-bbeh.js";
 import { multiobjectiveConvexTask } from "./internal/multiobjective-convex.js";
+import { multiobjectiveGsm8kTask } from "./internal/multiobjective-gsm8k.js";
+import { pythonPalRunner } from "./internal/pal-runner.js";
 import { nonTrainableTask } from "./internal/non-trainable.js";
 import { numericParamTask } from "./internal/numeric-param.js";
 import { JsSandbox } from "../sandbox/js-sandbox.js";
@@ -15,9 +18,12 @@ import { bundledLlm4adRoot, Llm4adSuite } from "./llm4ad/llm4ad-suite.js";
 import { HfSuite } from "./hf/hf-suite.js";
 import { VeribenchSuite } from "./veribench/veribench-suite.js";
 import { KernelBenchSuite } from "./kernelbench/kernelbench-suite.js";
-import { pendingSuite, staticSuite } from "./static-suite.js";
+import { staticSuite } from "./static-suite.js";
 import { greetingStubTask } from "./trace_examples/greeting-stub.js";
 import { trainSingleNodeStubTask } from "./trace_examples/train-single-node-stub.js";
+import { opentraceGreetingTask } from "./trace_examples/opentrace-greeting.js";
+import { opentraceTrainSingleNodeTask } from "./trace_examples/opentrace-train-single-node.js";
+import { unavailableSuite } from "./unavailable-suite.js";
 
 export interface TaskRegistryOptions {
   /** Tasks root (`--root`): LLM4AD tasks, or a KernelBench checkout; default: the tasks bundled in benchmarks/. */
@@ -27,6 +33,8 @@ export interface TaskRegistryOptions {
 export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
   // Trainable JavaScript runs in this sandbox's worker processes, never in the engine.
   const js = new JsSandbox();
+  // PAL programs (internal:multiobjective_bbeh) run in python3 workers, started on the first one.
+  const pal = pythonPalRunner();
   return [
     new Llm4adSuite(options.root ?? bundledLlm4adRoot()),
     staticSuite(
@@ -34,6 +42,8 @@ export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
       {
         greeting_stub: () => greetingStubTask(js),
         train_single_node_stub: () => trainSingleNodeStubTask(js),
+        opentrace_greeting: () => opentraceGreetingTask(js),
+        opentrace_train_single_node: () => opentraceTrainSingleNodeTask(js),
       },
       () => js.close(),
     ),
@@ -45,12 +55,17 @@ export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
         multi_param: multiParamTask,
         non_trainable: nonTrainableTask,
         multiobjective_convex: multiobjectiveConvexTask,
+        multiobjective_bbeh: (evalKwargs) => multiobjectiveBbehTask(pal, evalKwargs),
+        multiobjective_gsm8k: multiobjectiveGsm8kTask,
       },
-      () => js.close(),
+      () => {
+        js.close();
+        pal.close();
+      },
     ),
     new VeribenchSuite(),
     new HfSuite(),
-    pendingSuite("terminal_bench"),
+    unavailableSuite("terminal_bench", "the Terminal-Bench adapter (Harbor) is not built into this version of trace-bench"),
     // `--root` is shared: a KernelBench checkout there lists its problems instead of the shipped ones.
     new KernelBenchSuite(options.root),
   ];

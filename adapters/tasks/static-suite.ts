@@ -23,16 +23,3 @@ export function staticSuite(name: SuiteName, builders: Readonly<Record<string, T
     },
   };
 }
-
-/** A suite whose adapter has not been built yet: it lists nothing (and says why) and loads nothing. */
-export function pendingSuite(name: SuiteName): TaskSuite {
-  return {
-    name,
-    list: () => [],
-    knows: () => false,
-    emptyReason: () => `task suite '${name}' is not implemented yet (it has no tasks in this build)`,
-    load(taskId) {
-      throw new TaskNotFoundError({ taskId, reason: `task suite '${name}' is not implemented yet, so '${taskId}' cannot be loaded` });
-    },
-  };
-}

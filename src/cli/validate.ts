@@ -24,7 +24,7 @@ import { trainableParameters } from "../domain/parameter.js";
 import { comparabilityNotes, configProblems, tasksOutsideRoots } from "../engine/config-checks.js";
 import { ConfigError } from "../config/config-error.js";
 import { escapeControls } from "../codec/control-chars.js";
-import { parseBenchSelector } from "../tasks/bench-selector.js";
+import { configSuiteSelection } from "../tasks/bench-selector.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
 import { matrixLimitProblem, matrixSize } from "../config/matrix-size.js";
@@ -77,7 +77,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
 }
 
 async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath: string, strict: boolean): Promise<number> {
-  const selection = parseBenchSelector(args.flags.bench as string | undefined, registry.suiteNames());
+  const selection = configSuiteSelection(args.flags.bench as string | undefined, registry.suiteNames());
   const maxJobs = maxJobsOf(args, "validate");
   const loaded = loadRunConfig(configPath);
   // A task outside its root is refused as a config error before anything is loaded (as `run` does).
@@ -116,7 +116,8 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
   }
   for (const note of comparabilityNotes(loaded)) lines.push(`[NOTE] ${note.text} [${note.where}]`);
 
-  const tasks = registry.expandTasks(loaded.config.tasks).filter((t) => selection.includes(suiteOfTaskId(t.id)));
+  // Without --bench every task of the config is checked, Terminal-Bench's too (as the original does).
+  const tasks = registry.expandTasks(loaded.config.tasks).filter((t) => selection === null || selection.includes(suiteOfTaskId(t.id)));
   const loads = new Map<TaskEntry, TaskLoad>();
   for (const task of tasks) {
     const unknown = registry.unknownTask(task.id);

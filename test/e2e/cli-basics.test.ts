@@ -58,29 +58,35 @@ describe("list-tasks", () => {
       "llm4ad:science_discovery/oscillator_fit",
       "trace_examples:greeting_stub",
       "trace_examples:train_single_node_stub",
+      "trace_examples:opentrace_greeting",
+      "trace_examples:opentrace_train_single_node",
       "internal:code_param",
       "internal:numeric_param",
       "internal:multi_param",
       "internal:non_trainable",
       "internal:multiobjective_convex",
+      "internal:multiobjective_bbeh",
+      "internal:multiobjective_gsm8k",
       "veribench:smoke_placeholder",
       ...hfTaskIds(),
     ]);
   });
 
   it("filters by --bench and its alias --dataset-name", async () => {
-    expect((await runCli(["list-tasks", "--bench", "trace_examples"])).stdout).toBe("trace_examples:greeting_stub\ntrace_examples:train_single_node_stub\n");
-    expect((await runCli(["list-tasks", "--dataset-name", "internal+hf"])).stdout.split("\n").filter(Boolean)).toHaveLength(5 + 51);
+    expect((await runCli(["list-tasks", "--bench", "trace_examples"])).stdout).toBe(
+      "trace_examples:greeting_stub\ntrace_examples:train_single_node_stub\ntrace_examples:opentrace_greeting\ntrace_examples:opentrace_train_single_node\n",
+    );
+    expect((await runCli(["list-tasks", "--dataset-name", "internal+hf"])).stdout.split("\n").filter(Boolean)).toHaveLength(7 + 51);
   });
 
   it("says on stderr that a selected suite has no tasks, and lists it in --json's empty_suites", async () => {
     const r = await runCli(["list-tasks", "--bench", "terminal_bench"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toBe("trace-bench: terminal_bench: task suite 'terminal_bench' is not implemented yet (it has no tasks in this build)\n");
+    expect(r.stderr).toBe("trace-bench: terminal_bench: terminal_bench_unavailable: the Terminal-Bench adapter (Harbor) is not built into this version of trace-bench\n");
     const doc = JSON.parse((await runCli(["list-tasks", "--bench", "terminal_bench+internal", "--json"])).stdout) as { tasks: { id: string }[]; suites: string[]; empty_suites: string[] };
     expect(doc.tasks.map((t) => t.id)).toContain("internal:numeric_param");
-    expect(doc.empty_suites).toEqual(["terminal_bench: task suite 'terminal_bench' is not implemented yet (it has no tasks in this build)"]);
+    expect(doc.empty_suites).toEqual(["terminal_bench: terminal_bench_unavailable: the Terminal-Bench adapter (Harbor) is not built into this version of trace-bench"]);
   });
 
   it("names an unknown bench selector and exits 2", async () => {

@@ -12,6 +12,7 @@ import type { Kwargs } from "../../../src/config/kwargs.js";
 import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import type { GuideResult } from "../../../src/domain/guide.js";
 import { SixHumpCamelEnv } from "./six-hump-camel.js";
+import { objectiveModeOf } from "./task-kwargs.js";
 
 const INVALID_LOSS = 1e6;
 
@@ -26,16 +27,10 @@ export function convexGuideResult(env: SixHumpCamelEnv, response: unknown): Guid
   return { score: step.reward, feedback, scores };
 }
 
-function objectiveMode(evalKwargs: Kwargs): "weighted" | "pareto" {
-  const mode = evalKwargs["objective_mode"] ?? "weighted";
-  if (mode !== "weighted" && mode !== "pareto") throw new Error(`eval_kwargs.objective_mode must be weighted or pareto, got ${JSON.stringify(mode)}`);
-  return mode;
-}
-
 export function multiobjectiveConvexTask(evalKwargs: Kwargs): TaskBundle {
   const seed = evalKwargs["seed"] ?? 42;
   if (typeof seed !== "number" || !Number.isSafeInteger(seed) || seed < 0) throw new Error(`eval_kwargs.seed must be a non-negative integer, got ${JSON.stringify(seed)}`);
-  const mode = objectiveMode(evalKwargs);
+  const mode = objectiveModeOf(evalKwargs);
   const env = new SixHumpCamelEnv(200, 1.0, seed);
   const initial = env.initialObservation().split("\n")[0]!.trim();
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { builtinTaskRegistry } from "../../../adapters/tasks/index.js";
 import { hfTaskIds } from "../../../adapters/tasks/hf/hf-catalog.js";
-import { parseBenchSelector } from "../../../src/tasks/bench-selector.js";
+import { configSuiteSelection, parseBenchSelector } from "../../../src/tasks/bench-selector.js";
 import { BenchSelectorError } from "../../../src/tasks/task-errors.js";
 import { normalizeTaskId } from "../../../src/tasks/task-id.js";
 
@@ -36,6 +36,15 @@ describe("parseBenchSelector (spec §1.2)", () => {
   });
 });
 
+describe("configSuiteSelection: the suites of a config's tasks that validate keeps", () => {
+  it("keeps every task without a selector, Terminal-Bench's too (the original's behaviour); else the named suites", () => {
+    expect(configSuiteSelection(undefined)).toBeNull();
+    expect(configSuiteSelection(" ")).toBeNull();
+    expect(configSuiteSelection("terminal_bench+internal")).toEqual(["internal", "terminal_bench"]);
+    expect(() => configSuiteSelection("kernelbench")).toThrow(BenchSelectorError);
+  });
+});
+
 describe("TaskRegistry", () => {
   const registry = builtinTaskRegistry();
 
@@ -50,11 +59,15 @@ describe("TaskRegistry", () => {
       "llm4ad:science_discovery/oscillator_fit",
       "trace_examples:greeting_stub",
       "trace_examples:train_single_node_stub",
+      "trace_examples:opentrace_greeting",
+      "trace_examples:opentrace_train_single_node",
       "internal:code_param",
       "internal:numeric_param",
       "internal:multi_param",
       "internal:non_trainable",
       "internal:multiobjective_convex",
+      "internal:multiobjective_bbeh",
+      "internal:multiobjective_gsm8k",
       // The VeriBench tasks of this machine's data, else its placeholder (test/int/veribench/).
       ...veribench,
       ...hfTaskIds(),
@@ -64,7 +77,7 @@ describe("TaskRegistry", () => {
     ]);
     expect(veribench.length).toBeGreaterThan(0);
     for (const id of veribench) expect(id.startsWith("veribench:")).toBe(true);
-    expect(registry.list(["internal"])).toHaveLength(5);
+    expect(registry.list(["internal"])).toHaveLength(7);
     expect(registry.list(["hf", "veribench"])).toHaveLength(51 + veribench.length);
     expect(registry.list(["kernelbench"])).toEqual(["kernelbench:relu", "kernelbench:softmax", "kernelbench:square_matmul"]);
   });
@@ -77,6 +90,9 @@ describe("TaskRegistry", () => {
     await expect(registry.load("internal:nope", {})).rejects.toThrow(/unknown task 'internal:nope'.*list-tasks --bench internal/);
     await expect(registry.load("nosuch:x", {})).rejects.toThrow(/unknown task suite 'nosuch'/);
     await expect(registry.load("veribench:x", {})).rejects.toThrow(/^veribench_unavailable: /);
+    // A Terminal-Bench task is known but unavailable here: its job is skipped with the reason, not a config error.
+    expect(registry.unknownTask("terminal_bench:regex-log")).toBeNull();
+    await expect(registry.load("terminal_bench:regex-log", {})).rejects.toMatchObject({ _tag: "TaskUnavailableError", reason: expect.stringMatching(/^terminal_bench_unavailable: /) });
     // A bare id is an LLM4AD key (spec §0.1).
     await expect(registry.load("no_such_llm4ad_task", {})).rejects.toThrow(/unknown LLM4AD task 'no_such_llm4ad_task'/);
   });
