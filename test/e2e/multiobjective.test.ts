@@ -29,13 +29,13 @@ const M3_JOB_IDS = [
 ];
 
 describe("multi-objective runs (issue 34)", () => {
-  it("validate --strict of the original's m3_multiobjective.yaml lists its 18 job ids; the convex task is known", async () => {
+  it("validate --strict of the original's m3_multiobjective.yaml lists its 18 job ids; its three tasks are known", async () => {
     const dir = tempDir();
     const r = await runCli(["validate", "--config", join(REPO_ROOT, "test/fixtures/configs/original/m3_multiobjective.yaml"), "--strict", "--runs-dir", dir], { env: { OPENAI_API_KEY: "not-used" } });
     const ids = [...r.stdout.matchAll(/^ {2}job ([0-9a-f]{12}): /gm)].map((m) => m[1]);
     expect(ids).toEqual(M3_JOB_IDS);
     expect(r.stdout).toContain("[OK] matrix: 18 jobs expanded deterministically");
-    expect(r.stdout.match(/^\[OK\] internal:multiobjective_convex$/gm)).toHaveLength(2);
+    for (const task of ["convex", "bbeh", "gsm8k"]) expect(r.stdout.match(new RegExp(`^\\[OK\\] internal:multiobjective_${task}$`, "gm"))).toHaveLength(2);
   });
 
   it("internal:multiobjective_convex runs in stub mode under BasicSearch, Beamsearch and PrioritySearch with weighted and Pareto objectives", async () => {

@@ -18,7 +18,7 @@ import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import { packageRoot } from "../../../src/fs/package-root.js";
 import { NumpyRandomState } from "../../../src/opt/objectives/numpy-random-state.js";
 import { BBEH_BOOLEAN_EMBEDDED_EXAMPLES, type BbehExample } from "./bbeh-boolean-examples.js";
-import type { PalRunner } from "./pal-runner.js";
+import type { PalOutcome, PalRunner } from "./pal-runner.js";
 import { countOf, objectiveModeOf } from "./task-kwargs.js";
 
 export const BBEH_INITIAL_CODE = `# Evaluate the boolean expression in \`question\` and set \`result\`.
@@ -82,13 +82,30 @@ export function normalizePalAnswer(answer: string | null): string {
  */
 export const roundedCpuSeconds = (seconds: number): number => Math.round(seconds * 100) / 100;
 
+/**
+ * The guide of one job. A program's outcome on a question is computed once per job and reused
+ * (search re-evaluates the same programs often): the job's record then repeats itself, and a
+ * program with randomness keeps its first answer (see docs/differences.md).
+ */
 export function bbehPalGuide(runner: PalRunner): Guide {
+  const outcomes = new Map<string, Promise<PalOutcome>>();
+  const outcomeOf = (code: string, question: string, signal: AbortSignal | undefined): Promise<PalOutcome> => {
+    const key = JSON.stringify([code, question]);
+    let outcome = outcomes.get(key);
+    if (outcome === undefined) {
+      outcome = runner.run(code, question, signal);
+      outcomes.set(key, outcome);
+      // A run that got no answer (worker failure, interrupted job) is not an outcome: the next asks again.
+      outcome.catch(() => outcomes.delete(key));
+    }
+    return outcome;
+  };
   return {
     name: "trace_bench.examples.multiobjective_bbeh.BBEHGuide",
     async evaluate(input, response, info, context): Promise<GuideResult> {
       const question = input === null || input === undefined ? "" : String(input);
       const expected = info === null || info === undefined ? "" : String(info);
-      const outcome = await runner.run(stripCodeFences(String(response)), question, context.signal);
+      const outcome = await outcomeOf(stripCodeFences(String(response)), question, context.signal);
       const execution_time_s = roundedCpuSeconds(outcome.executionTimeS);
       const graded = (correct: boolean, feedback: string): GuideResult => ({ score: correct ? 1 : 0, feedback, scores: { accuracy: correct ? 1 : 0, execution_time_s } });
       if (outcome.error !== null) return graded(false, `EXEC_ERROR: ${outcome.error}`);
