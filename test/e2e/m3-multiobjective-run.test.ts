@@ -131,3 +131,33 @@ describe("m3_multiobjective.yaml (issue 34)", () => {
     expect(verify.code, describeRun("replay --verify", verify)).toBe(0);
   }, 600_000);
 });
+
+describe("internal:multiobjective_bbeh in mode stub", () => {
+  it("repeats itself: two runs record the same candidates with the same metrics (CPU time kept to hundredths)", async () => {
+    const dir = tempDir();
+    const config = join(dir, "bbeh.yaml");
+    writeFileSync(
+      config,
+      [
+        "mode: stub",
+        "seeds: [7]",
+        "tasks:",
+        "  - {id: internal:multiobjective_bbeh, eval_kwargs: {objective_mode: pareto, n_train: 3}}",
+        "trainers:",
+        "  - id: BeamsearchAlgorithm",
+        "    params_variants: [{beam_width: 2, num_proposals: 2, max_depth: 2, batch_size: 1}]",
+        "",
+      ].join("\n"),
+    );
+    const records: unknown[] = [];
+    for (const id of ["one", "two"]) {
+      const r = await run(["run", "--config", config, "--runs-dir", dir, "--run-id", id]);
+      expect(r.code, describeRun("run", r)).toBe(0);
+      const candidates = eventsOf(join(dir, id)).filter((e) => e.type === "CandidateEvaluated");
+      expect(candidates.length).toBeGreaterThan(1);
+      const [row] = csvRows(join(dir, id, "results.csv"));
+      records.push([row!.score_val_initial, row!.score_val_final, candidates.map((e) => [e.data.candidate, e.data.scores, e.data.example_scores])]);
+    }
+    expect(records[1]).toEqual(records[0]);
+  }, 600_000);
+});
