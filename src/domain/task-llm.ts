@@ -27,7 +27,31 @@ export interface TaskLlmReply {
   readonly stub: boolean;
 }
 
+/**
+ * Where code that is not ours (a Python agent, DSPy, a CLI) sends OpenAI-compatible requests: a
+ * loopback endpoint served for the job, whose every request takes the same recorded path as
+ * `complete`. The real API key never leaves trace-bench: `apiKey` is a secret of this job only.
+ */
+export interface TaskLlmEndpoint {
+  /** `http://127.0.0.1:<port>/<channel>/v1`: what an OpenAI client takes as its base URL. */
+  readonly baseUrl: string;
+  /** The job's secret, sent as the bearer key (`Authorization: Bearer <apiKey>`); nothing else is accepted. */
+  readonly apiKey: string;
+  /**
+   * The same endpoint on a Unix socket, for code in a sandbox without network (it cannot reach
+   * the host's 127.0.0.1): requests to `basePath` on this socket are the same requests.
+   */
+  readonly socketPath: string;
+  /** The path part of `baseUrl` (`/<channel>/v1`). */
+  readonly basePath: string;
+}
+
 export interface TaskLlm {
   /** Rejects when no reply can be had (budget spent, the endpoint failing, the job interrupted). */
   complete(request: TaskLlmRequest): Promise<TaskLlmReply>;
+  /**
+   * The loopback endpoint for this example's calls (opened on first use, closed when the job's
+   * attempt ends). Absent where the engine serves none.
+   */
+  endpoint?(): Promise<TaskLlmEndpoint>;
 }

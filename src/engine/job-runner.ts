@@ -126,6 +126,8 @@ function startAttempt(job: JobAttempt, options: JobRunOptions, services: JobServ
       else end({ type: "FAIL", reason: `internal_error: ${firstLine(error)}` }, stackOf(error));
     } finally {
       if (deadlineTimer !== null) clearTimeout(deadlineTimer);
+      // The job's loopback endpoint lives as long as the attempt: however it ended, it stops serving.
+      await taskCalls?.close();
     }
     return finishedStatusOf(recorder.state() as TerminalJobState);
   })();

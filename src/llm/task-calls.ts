@@ -8,10 +8,15 @@
  * attempt scored (evaluations and training rollouts alike, numbered as they start), the example's
  * index in it, and the example's own count of calls. The same job asks the same thing at the same
  * slot at any concurrency, and a resumed job's journal answers by slot.
+ *
+ * An example's code that calls an LLM API itself gets the job's loopback endpoint (opened on the
+ * first such example, closed with the attempt): its requests take the example's next slots, as
+ * its `complete` calls do.
  */
-import type { TaskLlm, TaskLlmReply, TaskLlmRequest, TaskLlmRole } from "../domain/task-llm.js";
+import type { TaskLlm, TaskLlmEndpoint, TaskLlmReply, TaskLlmRequest, TaskLlmRole } from "../domain/task-llm.js";
 import type { JobCalls } from "./job-calls.js";
 import type { Llm } from "./llm.js";
+import { LoopbackEndpoint } from "./loopback-endpoint.js";
 
 /** The client a task role calls (its model and endpoint: llm.agent, llm.guide, or the stub). */
 export type TaskClientFor = (role: TaskLlmRole) => Llm;
@@ -21,6 +26,8 @@ export type ExampleLlms = (example: number) => TaskLlm;
 
 export class TaskCalls {
   private batches = 0;
+  private endpoint: Promise<LoopbackEndpoint> | null = null;
+  private closed = false;
 
   constructor(
     private readonly calls: JobCalls,
@@ -34,8 +41,33 @@ export class TaskCalls {
     const batch = ++this.batches;
     return (example) => {
       let call = 0;
-      return { complete: (request) => this.send(`${batch}/${example}/${call++}`, request, signal) };
+      let served: Promise<TaskLlmEndpoint> | null = null;
+      const llm: TaskLlm = {
+        complete: (request) => this.send(`${batch}/${example}/${call++}`, request, signal),
+        endpoint: () => (served ??= this.serve(`b${batch}-e${example}`, llm)),
+      };
+      return llm;
     };
+  }
+
+  /** Stops the loopback endpoint, if one was opened: the attempt has ended. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const opened = this.endpoint;
+    this.endpoint = null;
+    if (opened !== null) await opened.then((e) => e.close(), () => undefined);
+  }
+
+  private async serve(channel: string, llm: TaskLlm): Promise<TaskLlmEndpoint> {
+    if (this.closed) throw new Error("the job's loopback endpoint is closed: the attempt has ended");
+    this.endpoint ??= LoopbackEndpoint.open();
+    const endpoint = await this.endpoint;
+    // Closed while it was opening: it never serves.
+    if (this.closed) {
+      await endpoint.close();
+      throw new Error("the job's loopback endpoint is closed: the attempt has ended");
+    }
+    return endpoint.channel(channel, { complete: llm.complete });
   }
 
   private async send(slot: string, request: TaskLlmRequest, signal: AbortSignal | undefined): Promise<TaskLlmReply> {
