@@ -9,14 +9,22 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-let dir: string | null = null;
+/**
+ * Kept on globalThis, not in a module variable: a task suite loaded from TRACE_BENCH_TASK_MODULES
+ * may import its own copy of this module (the built files beside the bundled CLI), and its
+ * sandboxes must bind the folder the engine's endpoints listen in.
+ */
+const KEY = Symbol.for("trace-bench.loopbackSocketDir");
+type Holder = { [KEY]?: string };
 
 export function loopbackSocketDir(): string {
-  if (dir !== null) return dir;
+  const holder = globalThis as Holder;
+  const known = holder[KEY];
+  if (known !== undefined) return known;
   // Short: a socket's path must fit in 107 bytes.
   const made = mkdtempSync(join(tmpdir(), "tb-llm-"));
   chmodSync(made, 0o711);
   process.once("exit", () => rmSync(made, { recursive: true, force: true }));
-  dir = made;
+  holder[KEY] = made;
   return made;
 }

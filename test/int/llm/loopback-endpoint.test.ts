@@ -82,7 +82,8 @@ describe("the loopback audit endpoint", () => {
     const llm = echoLlm();
     const served = endpoint.channel("c", llm);
     const path = `${served.basePath}/chat/completions`;
-    for (const headers of [{}, { authorization: "Bearer sk-real-looking-key" }, { authorization: `Bearer ${served.apiKey}x` }, { authorization: served.apiKey }, { "x-api-key": served.apiKey }]) {
+    const refused: Record<string, string>[] = [{}, { authorization: "Bearer sk-real-looking-key" }, { authorization: `Bearer ${served.apiKey}x` }, { authorization: served.apiKey }, { "x-api-key": served.apiKey }];
+    for (const headers of refused) {
       const r = await raw(endpoint, path, { headers, body: chat("hi") });
       expect(r.status, JSON.stringify(headers)).toBe(401);
       expect(JSON.parse(r.body).error.type).toBe("authentication_error");
