@@ -30,7 +30,8 @@ export const TRAINER_CATALOG: readonly TrainerInfo[] = [
   ready("BeamSearch", async () => (await import("./trainers/priority-search-presets.js")).beamSearchTrainer),
   ready("BeamsearchAlgorithm", async () => (await import("./trainers/beamsearch.js")).beamsearchTrainer),
   ready("BeamsearchHistoryAlgorithm", async () => (await import("./trainers/beamsearch-history.js")).beamsearchHistoryTrainer),
-  pending("DSPyTrainer", NOT_PLANNED),
+  // Listed available as in the original; a job without Python's dspy is skipped with the reason.
+  ready("DSPyTrainer", async () => (await import("./trainers/dspy-trainer.js")).dspyTrainer),
   ready("GEPA-Base", async () => (await import("./trainers/gepa.js")).gepaBaseTrainer),
   ready("GEPA-Beam", async () => (await import("./trainers/gepa.js")).gepaBeamTrainer),
   ready("GEPA-UCB", async () => (await import("./trainers/gepa.js")).gepaUcbTrainer),

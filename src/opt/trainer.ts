@@ -75,5 +75,10 @@ export interface Trainer {
   readonly id: string;
   /** Kwargs this trainer reads beyond the base list of every trainer (for `validate --strict` and `run`). */
   readonly kwargs?: readonly string[];
+  /**
+   * The agent framework the trainer optimizes (DSPyTrainer: "dspy"): a job's task is loaded with
+   * `eval_kwargs.framework` set to it unless the config sets one (spec §5.2).
+   */
+  readonly framework?: string;
   train(context: TrainerContext): Promise<TrainerResult>;
 }

@@ -56,11 +56,11 @@ describe("validate", () => {
   it("passes (exit 0) on the smoke config, and fails (exit 1) naming the reason when a trainer cannot run", async () => {
     expect((await runCli(["validate", "--config", "configs/smoke.yaml"])).code).toBe(0);
     const dir = tempDir();
-    const config = writeConfig(dir, "tasks: [internal:numeric_param]\ntrainers: [AggregatedUpdate, DSPyTrainer]\n");
+    const config = writeConfig(dir, "tasks: [internal:numeric_param]\ntrainers: [AggregatedUpdate, OpenEvolveTrainer]\n");
     const r = await runCli(["validate", "--config", config]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("[FAIL] trainer AggregatedUpdate: not available (removed from OpenTrace (v0.2.0-alpha only))");
-    expect(r.stdout).toContain("[FAIL] trainer DSPyTrainer: not available (not part of trace-bench");
+    expect(r.stdout).toContain("[FAIL] trainer OpenEvolveTrainer: not available (not part of trace-bench");
     expect(r.stdout).not.toContain("matrix");
   });
 

@@ -22,6 +22,7 @@ import { replyText } from "./hf-reply-text.js";
 import { agentClassOf, taskTypeOf, type HfTaskEntry } from "./hf-task-entry.js";
 import { HF_TASK_TYPES } from "./hf-task-types.js";
 import { DEFAULT_INSTRUCTIONS, hotpotAgent, hotpotParameters } from "./hotpot-agent.js";
+import { dspyUnavailableReason } from "./dspy-framework.js";
 
 const DEFAULT_OBJECTIVE = "Optimize the agent's instructions for this QA task.";
 
@@ -108,9 +109,7 @@ export class HfSuite implements TaskSuite {
     }
     const { entry, subtask } = ref;
     const framework = evalKwargs.framework ?? "trace";
-    if (framework === "dspy") {
-      throw new TaskUnavailableError({ taskId, reason: `framework dspy builds a DSPy agent in Python's dspy, which this build does not drive` });
-    }
+    if (framework === "dspy") throw new TaskUnavailableError({ taskId, reason: dspyUnavailableReason(this.env) });
     if (framework !== "trace") throw new Error(`eval_kwargs.framework must be 'trace' or 'dspy', got ${JSON.stringify(framework)}`);
     const taskTypeKey = taskTypeOf(entry);
     const taskType = taskTypeKey === "code_exec" ? codeExecType(this.codeRunner(), entry.timeout ?? DEFAULT_CODE_TIMEOUT_S) : HF_TASK_TYPES.get(taskTypeKey);

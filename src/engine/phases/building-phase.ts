@@ -17,6 +17,11 @@ import type { PhaseEnd } from "./job-phase.js";
  */
 const loadedTrainers = new WeakMap<object, Trainer>();
 
+/** The trainer's framework (DSPyTrainer's dspy) for a task whose eval_kwargs name none, as the original injects it. */
+function withFramework(evalKwargs: Record<string, unknown>, trainer: Trainer): Record<string, unknown> {
+  return trainer.framework === undefined || evalKwargs.framework !== undefined ? evalKwargs : { ...evalKwargs, framework: trainer.framework };
+}
+
 export async function building(scope: AttemptScope): Promise<PhaseEnd> {
   const { job, services, recorder, abort, progress } = scope;
   const attempt = recorder.attempt();
@@ -27,7 +32,7 @@ export async function building(scope: AttemptScope): Promise<PhaseEnd> {
   loadedTrainers.set(trainerInfo, trainer);
   const bundle = await phaseWork(
     abort,
-    () => Promise.resolve().then(() => services.tasks.load(job.task_id, toPlain(job.resolved_kwargs.eval_kwargs))),
+    () => Promise.resolve().then(() => services.tasks.load(job.task_id, withFramework(toPlain(job.resolved_kwargs.eval_kwargs), trainer))),
     (error) =>
       (error as { _tag?: string })._tag === "TaskUnavailableError" ? new JobStop({ type: "SKIP", reason: errorText(error) }) : fail(`task_load_error: ${errorText(error)}`),
   );
