@@ -28,6 +28,24 @@ const ALLOWED_VARIABLES = new Set([
   "OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_API_KEY",
 ]);
 
+function writeConfig(dir: string, name: string, baseURL: string, envDir: string): string {
+  const path = join(dir, `${name}.yaml`);
+  writeFileSync(
+    path,
+    `mode: real\nllm: {model: test-model, base_url: "${baseURL}", api_key_env: FAKE_KEY}\npricing: {test-model: {input: 2, output: 10}}\n` +
+      `tasks:\n  - id: pyagent:capitals\n    eval_kwargs: {examples: 4, env_dir: ${JSON.stringify(envDir)}}\n` +
+      `trainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 1, num_threads: 2}]\nseeds: [3]\n`,
+  );
+  return path;
+}
+
+/** The key sits in the engine's environment under several names: none may reach the agent. */
+const cliEnv = (extra: NodeJS.ProcessEnv = {}) => ({ ...process.env, TRACE_BENCH_TASK_MODULES: SUITE, FAKE_KEY: KEY, OPENAI_API_KEY: KEY, SOME_OTHER_TOKEN: KEY, ...extra });
+
+/** What a job ended with, without timings. */
+const outcome = (runDir: string) => csvRows(join(runDir, "results.csv")).map((r) => [r.job_id, r.status, r.score_val_initial, r.score_val_final, r.score_val, r.feedback, r.best_parameters ?? r.final_parameters ?? ""]);
+
+const isPreflight = (r: ReceivedRequest) => JSON.stringify(r.body.messages).includes("Reply with the word OK.");
 const isAgentRequest = (r: ReceivedRequest) => JSON.stringify(r.body.messages).includes("Question: what is the capital of");
 
 describe("a Python agent through the loopback audit endpoint", () => {
@@ -36,15 +54,8 @@ describe("a Python agent through the loopback audit endpoint", () => {
     const envDir = join(dir, "agent-env");
     mkdirSync(envDir);
     const s = await server([], { fallback: scriptedAnswer as ServerStep, usage: (body) => usage(body) });
-    const config = join(dir, "config.yaml");
-    writeFileSync(
-      config,
-      `mode: real\nllm: {model: test-model, base_url: "${s.baseURL}", api_key_env: FAKE_KEY}\npricing: {test-model: {input: 2, output: 10}}\n` +
-        `tasks:\n  - id: pyagent:capitals\n    eval_kwargs: {examples: 4, env_dir: ${JSON.stringify(envDir)}}\n` +
-        `trainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 1, num_threads: 2}]\nseeds: [3]\n`,
-    );
-    // The key sits in the engine's environment under several names: none may reach the agent.
-    const env = { ...process.env, TRACE_BENCH_TASK_MODULES: SUITE, FAKE_KEY: KEY, OPENAI_API_KEY: KEY, SOME_OTHER_TOKEN: KEY };
+    const config = writeConfig(dir, "config", s.baseURL, envDir);
+    const env = cliEnv();
     const r = await runCliAsync(["run", "--config", config, "--runs-dir", dir, "--run-id", "py"], { cwd: REPO_ROOT, env, timeoutMs: 180_000 });
     expect(r.code, describeRun("run with the Python agent", r)).toBe(0);
     const runDir = join(dir, "py");
@@ -88,4 +99,39 @@ describe("a Python agent through the loopback audit endpoint", () => {
     const billed = new Set(agentRequests.map((q) => JSON.stringify(usage(q.body))));
     for (const dump of dumps) expect(billed.has(JSON.stringify(dump.usage))).toBe(true);
   }, 240_000);
+
+  it("a run killed (-9) while the Python agent works resumes answering its answered requests from the log, and ends as an uninterrupted run", async () => {
+    const dir = tempDir();
+    const envDir = join(dir, "agent-env");
+    mkdirSync(envDir);
+    const start = () => server([], { fallback: scriptedAnswer as ServerStep, usage: (body) => usage(body) });
+    const whole = await start();
+    const first = await runCliAsync(["run", "--config", writeConfig(dir, "whole", whole.baseURL, envDir), "--runs-dir", dir, "--run-id", "whole"], { cwd: REPO_ROOT, env: cliEnv(), timeoutMs: 180_000 });
+    expect(first.code, describeRun("uninterrupted run", first)).toBe(0);
+    const expected = outcome(join(dir, "whole")).map((row) => row.slice(1));
+    // Killed right after the 3rd reply to the Python agent was committed.
+    const third = eventsOf(join(dir, "whole")).filter((e) => e.type === "LlmCallCompleted" && e.data.role === "agent")[2]!;
+
+    const s = await start();
+    const config = writeConfig(dir, "killed", s.baseURL, envDir);
+    const killed = await runCliAsync(["run", "--config", config, "--runs-dir", dir, "--run-id", "k"], { cwd: REPO_ROOT, env: cliEnv({ TRACE_BENCH_TEST_KILL_AFTER_SEQ: String(third.seq) }), timeoutMs: 180_000 });
+    expect(killed.signal, describeRun("run killed mid-evaluation", killed)).toBe("SIGKILL");
+    const before = eventsOf(join(dir, "k"));
+    const slotOf = new Map(before.filter((e) => e.type === "LlmCallStarted").map((e) => [e.data.call, e.data.slot]));
+    const answeredSlots = before.filter((e) => e.type === "LlmCallCompleted" && e.data.role === "agent").map((e) => slotOf.get(e.data.call));
+    expect(answeredSlots.length).toBeGreaterThan(0);
+    const sentBefore = s.received.length;
+
+    const resumed = await runCliAsync(["run", "--config", config, "--runs-dir", dir, "--run-id", "k"], { cwd: REPO_ROOT, env: cliEnv(), timeoutMs: 180_000 });
+    expect(resumed.code, describeRun("resumed run", resumed)).toBe(0);
+    expect(outcome(join(dir, "k")).map((row) => row.slice(1))).toEqual(expected);
+    const after = eventsOf(join(dir, "k")).slice(before.length);
+    const secondAttempt = new Map(after.filter((e) => e.type === "LlmCallStarted").map((e) => [e.data.call, e.data]));
+    const replayedSlots = after.filter((e) => e.type === "LlmCallCompleted" && e.data.replayed === true).map((e) => secondAttempt.get(e.data.call)!.slot);
+    // The Python agent asked again; the journal answered every request answered before the kill...
+    for (const slot of answeredSlots) expect(replayedSlots).toContain(slot);
+    // ...and the provider got only the resumed run's live calls (and its preflight).
+    const live = after.filter((e) => e.type === "LlmCallCompleted" && e.data.replayed !== true).length;
+    expect(s.received.slice(sentBefore).filter((q) => !isPreflight(q))).toHaveLength(live);
+  }, 400_000);
 });
