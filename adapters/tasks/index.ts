@@ -18,12 +18,12 @@ import { bundledLlm4adRoot, Llm4adSuite } from "./llm4ad/llm4ad-suite.js";
 import { HfSuite } from "./hf/hf-suite.js";
 import { VeribenchSuite } from "./veribench/veribench-suite.js";
 import { KernelBenchSuite } from "./kernelbench/kernelbench-suite.js";
+import { TerminalBenchSuite } from "./terminal_bench/terminal-bench-suite.js";
 import { staticSuite } from "./static-suite.js";
 import { greetingStubTask } from "./trace_examples/greeting-stub.js";
 import { trainSingleNodeStubTask } from "./trace_examples/train-single-node-stub.js";
 import { opentraceGreetingTask } from "./trace_examples/opentrace-greeting.js";
 import { opentraceTrainSingleNodeTask } from "./trace_examples/opentrace-train-single-node.js";
-import { unavailableSuite } from "./unavailable-suite.js";
 
 export interface TaskRegistryOptions {
   /** Tasks root (`--root`): LLM4AD tasks, or a KernelBench checkout; default: the tasks bundled in benchmarks/. */
@@ -65,7 +65,7 @@ export function builtinSuites(options: TaskRegistryOptions = {}): TaskSuite[] {
     ),
     new VeribenchSuite(),
     new HfSuite(),
-    unavailableSuite("terminal_bench", "the Terminal-Bench adapter (Harbor) is not built into this version of trace-bench"),
+    new TerminalBenchSuite(),
     // `--root` is shared: a KernelBench checkout there lists its problems instead of the shipped ones.
     new KernelBenchSuite(options.root),
   ];

@@ -310,7 +310,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs, transcript: Out
   // What a re-run would print before it decides, as this one did (kept only while the run is watched by no inspector).
   const printedBeforeDeciding = [...transcript.writes];
   transcript.stop();
-  registry.configure({ ...(plan.config.eval_workers !== null ? { workers: plan.config.eval_workers } : {}), memoryMb: plan.config.eval_memory_mb });
+  registry.configure({ ...(plan.config.eval_workers !== null ? { workers: plan.config.eval_workers } : {}), memoryMb: plan.config.eval_memory_mb, mode: plan.config.mode });
 
   const progress = new ProgressReporter(humanOut, plan.jobs.length);
   let stopRun = (_error: LlmError) => {};

@@ -80,6 +80,8 @@ async function validateWith(registry: TaskRegistry, args: ParsedArgs, configPath
   const selection = configSuiteSelection(args.flags.bench as string | undefined, registry.suiteNames());
   const maxJobs = maxJobsOf(args, "validate");
   const loaded = loadRunConfig(configPath);
+  // Suites whose tasks load differently by mode (terminal_bench: stub never needs Harbor) load as `run` would.
+  registry.configure({ mode: loaded.config.mode });
   // A task outside its root is refused as a config error before anything is loaded (as `run` does).
   const outside = tasksOutsideRoots(loaded, registry);
   if (outside.length > 0) throw new ConfigError({ problems: outside.map((p) => `${p.where}: ${p.text}`) });

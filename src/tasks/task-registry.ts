@@ -44,7 +44,7 @@ export class TaskRegistry {
       });
   }
 
-  configure(settings: { readonly workers?: number; readonly memoryMb?: number }): void {
+  configure(settings: { readonly workers?: number; readonly memoryMb?: number; readonly mode?: "stub" | "real" }): void {
     for (const suite of this.suites.values()) suite.configure?.(settings);
   }
 

@@ -27,8 +27,8 @@ export interface TaskSuite {
   load(taskId: string, evalKwargs: Kwargs): TaskBundle | Promise<TaskBundle>;
   /** Why `list()` is empty (no tasks root, no python3...), for `list-tasks` to say. */
   emptyReason?(): string | null;
-  /** Pool sizes and limits of suites that evaluate out of process, from the run's config. */
-  configure?(settings: { readonly workers?: number; readonly memoryMb?: number }): void;
+  /** Pool sizes and limits of suites that evaluate out of process, and the run's mode, from the run's config. */
+  configure?(settings: { readonly workers?: number; readonly memoryMb?: number; readonly mode?: "stub" | "real" }): void;
   /** Stops what the suite started (worker processes): called when the run ends, however it ends. */
   close?(): void;
 }
