@@ -33,6 +33,7 @@ async function attempt(args: string[], jobName: string, options: HarborRunOption
     cwd: options.cwd,
     reject: false,
     stdin: "ignore",
+    stripFinalNewline: false,
     ...(options.timeoutS !== null ? { timeout: options.timeoutS * 1000 } : {}),
     ...(options.signal !== undefined ? { cancelSignal: options.signal } : {}),
     // Harbor's Docker children die with it; a second later a Harbor that ignores SIGTERM is killed.
