@@ -71,6 +71,10 @@ describe("TaskRegistry", () => {
       // The VeriBench tasks of this machine's data, else its placeholder (test/int/veribench/).
       ...veribench,
       ...hfTaskIds(),
+      "terminal_bench:regex-log",
+      "terminal_bench:log-summary-date-ranges",
+      "terminal_bench:multi-source-data-merger",
+      "terminal_bench:financial-document-processor",
       "kernelbench:relu",
       "kernelbench:softmax",
       "kernelbench:square_matmul",
