@@ -80,13 +80,15 @@ describe("list-tasks", () => {
   });
 
   it("says on stderr that a selected suite has no tasks, and lists it in --json's empty_suites", async () => {
-    const r = await runCli(["list-tasks", "--bench", "terminal_bench"]);
+    const missing = "/nonexistent-llm4ad-root";
+    const reason = `no LLM4AD tasks root at ${missing}; pass one with --root DIR (a folder of task modules, e.g. a Trace-Bench checkout's benchmarks/LLM4AD/benchmark_tasks)`;
+    const r = await runCli(["list-tasks", "--bench", "llm4ad", "--root", missing]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toBe("trace-bench: terminal_bench: terminal_bench_unavailable: the Terminal-Bench adapter (Harbor) is not built into this version of trace-bench\n");
-    const doc = JSON.parse((await runCli(["list-tasks", "--bench", "terminal_bench+internal", "--json"])).stdout) as { tasks: { id: string }[]; suites: string[]; empty_suites: string[] };
+    expect(r.stderr).toBe(`trace-bench: llm4ad: ${reason}\n`);
+    const doc = JSON.parse((await runCli(["list-tasks", "--bench", "llm4ad+internal", "--root", missing, "--json"])).stdout) as { tasks: { id: string }[]; suites: string[]; empty_suites: string[] };
     expect(doc.tasks.map((t) => t.id)).toContain("internal:numeric_param");
-    expect(doc.empty_suites).toEqual(["terminal_bench: terminal_bench_unavailable: the Terminal-Bench adapter (Harbor) is not built into this version of trace-bench"]);
+    expect(doc.empty_suites).toEqual([`llm4ad: ${reason}`]);
   });
 
   it("names an unknown bench selector and exits 2", async () => {

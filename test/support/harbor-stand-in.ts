@@ -20,6 +20,12 @@ export interface HarborBehaviour {
   readonly trajectory?: unknown;
   /** Exit 2 with "No such option" for `--task-name` (an older Harbor 0.6 build). */
   readonly onlyIncludeTaskName?: boolean;
+  /**
+   * Before writing results, make this many chat requests to `$OPENAI_BASE_URL/chat/completions` with
+   * `$OPENAI_API_KEY`, as Harbor's LiteLLM does for the agent; each reply's text goes into the
+   * trajectory's last step. A request that fails ends the run with exit 1.
+   */
+  readonly llmCalls?: number;
 }
 
 export interface HarborStandIn {
@@ -27,6 +33,8 @@ export interface HarborStandIn {
   readonly bin: string;
   /** The argument lists and LLM-related environment each call had. */
   calls(): { args: string[]; env: Record<string, string | null> }[];
+  /** The replies each call got to its LLM requests (`llmCalls`), one list per call that made some. */
+  replies(): string[][];
 }
 
 const REQUIRED = ["--job-name", "--jobs-dir", "--model", "--env", "--n-concurrent"];
@@ -59,7 +67,20 @@ if (template === undefined || !fs.existsSync(template.slice("prompt_template_pat
 if (typeof behaviour.outcome === "object") fail(behaviour.outcome.exitCode, behaviour.outcome.stderr);
 // A Harbor stuck on its sandbox: runs until it is killed.
 if (behaviour.outcome === "hang") setInterval(() => {}, 1000);
-else writeResults();
+else callLlm().then(writeResults, (error) => fail(1, "litellm.APIConnectionError: " + error.message));
+async function callLlm() {
+  const replies = [];
+  for (let turn = 1; turn <= (behaviour.llmCalls || 0); turn++) {
+    const response = await fetch(process.env.OPENAI_BASE_URL + "/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer " + process.env.OPENAI_API_KEY },
+      body: JSON.stringify({ model: value("--model"), max_tokens: 64, messages: [{ role: "user", content: "harbor agent turn " + turn + " of " + value("--job-name") }] }),
+    });
+    if (!response.ok) throw new Error("HTTP " + response.status + ": " + (await response.text()));
+    replies.push((await response.json()).choices[0].message.content);
+  }
+  if (replies.length > 0) fs.appendFileSync(${JSON.stringify(join(bin, "llm.jsonl"))}, JSON.stringify(replies) + "\\n");
+}
 function writeResults() {
 const job = path.join(value("--jobs-dir"), value("--job-name"));
 const task = value("--task-name") || value("--include-task-name") || "local-task";
@@ -76,6 +97,7 @@ process.stdout.write("1/1 trials done\\n");
   chmodSync(harbor, 0o755);
   return {
     bin,
+    replies: () => (existsSync(join(bin, "llm.jsonl")) ? readFileSync(join(bin, "llm.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as string[]) : []),
     calls: () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { args: string[]; env: Record<string, string | null> }) : []),
   };
 }

@@ -2,11 +2,12 @@
  * The environment `harbor` runs with, built from an allowlist (as sandbox-env.ts builds a
  * candidate's): the engine's LLM key never reaches Harbor, whatever its variable is called.
  *
- * Harbor's own LLM calls (LiteLLM) go where `harborLlmEnv` points them. The seam for the per-job
- * loopback audit endpoint (issue 35) is its `endpoint` argument: given the endpoint's
- * {baseUrl, apiKey}, Harbor's tokens reach the audit; without one Harbor is given no LLM settings
- * (it then has only what `harbor_extra_env` sets explicitly).
+ * Harbor's own LLM calls (LiteLLM) go to the job's loopback audit endpoint (`context.llm.endpoint()`):
+ * recorded, journaled and budgeted like the agent's own calls, with the job's secret as the key.
+ * Where the engine serves no endpoint Harbor is given no LLM settings (it then has only what
+ * `harbor_extra_env` sets explicitly).
  */
+import type { TaskCallContext } from "../../../src/domain/task-call-context.js";
 
 /** Variables Harbor needs to run at all (a Python CLI driving Docker), copied when set. */
 const PASSED_THROUGH = ["PATH", "HOME", "USER", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT"] as const;
@@ -17,6 +18,12 @@ const DAYTONA = ["DAYTONA_API_KEY", "DAYTONA_API_URL", "DAYTONA_TARGET"] as cons
 export interface LlmEndpoint {
   readonly baseUrl: string;
   readonly apiKey: string;
+}
+
+/** The job's loopback endpoint for Harbor's calls, or null where the engine serves none. */
+export async function harborEndpoint(context: TaskCallContext): Promise<LlmEndpoint | null> {
+  const endpoint = await context.llm?.endpoint?.();
+  return endpoint === undefined ? null : { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey };
 }
 
 /** The variables that send Harbor's LLM calls (LiteLLM, OpenAI-compatible) to `endpoint`. */

@@ -19,7 +19,7 @@ import { TaskNotFoundError, TaskUnavailableError } from "../../../src/tasks/task
 import type { TaskSuite } from "../../../src/tasks/task-suite.js";
 import { atifFeedbackSnippet, atifToTraceLike } from "./atif.js";
 import { AGENT_IMPORT_PATH, DEFAULT_HARBOR_DATASET } from "./harbor-command.js";
-import { harborEnv, type LlmEndpoint } from "./harbor-env.js";
+import { harborEndpoint, harborEnv } from "./harbor-env.js";
 import { harborFailure, harborScore, readHarborOutcome } from "./harbor-results.js";
 import { runHarbor, type HarborProcess } from "./harbor-runner.js";
 import { DEFAULT_TERMINUS2_TEMPLATE, TERMINAL_BENCH_OBJECTIVE } from "./terminus2-template.js";
@@ -89,14 +89,7 @@ export class TerminalBenchSuite implements TaskSuite {
   readonly name = "terminal_bench";
   private mode: "stub" | "real" | null = null;
 
-  constructor(
-    private readonly env: NodeJS.ProcessEnv = process.env,
-    /**
-     * The per-job LLM endpoint Harbor's LiteLLM calls go through (issue 35's loopback audit
-     * endpoint plugs in here); null: Harbor gets no LLM settings from trace-bench.
-     */
-    private readonly llmEndpoint: () => LlmEndpoint | null = () => null,
-  ) {}
+  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
 
   list(): readonly string[] {
     return SAMPLE_TASK_SLUGS.map((slug) => `${PREFIX}${slug}`);
@@ -202,7 +195,7 @@ export class TerminalBenchSuite implements TaskSuite {
       },
       {
         executable: real.harbor,
-        env: harborEnv(this.env, { sandbox: real.sandbox, agentDir: agentDir(), endpoint: this.llmEndpoint(), extra: real.extraEnv }),
+        env: harborEnv(this.env, { sandbox: real.sandbox, agentDir: agentDir(), endpoint: await harborEndpoint(context), extra: real.extraEnv }),
         cwd: dir,
         timeoutS: real.timeoutS,
         ...(context.signal !== undefined ? { signal: context.signal } : {}),

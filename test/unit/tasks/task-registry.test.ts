@@ -90,13 +90,14 @@ describe("TaskRegistry", () => {
     expect((await registry.load("example:greeting_stub", {})).taskId).toBe("trace_examples:greeting_stub");
   });
 
-  it("explains unknown tasks, unknown suites and suites not built yet", async () => {
+  it("explains unknown tasks and unknown suites", async () => {
     await expect(registry.load("internal:nope", {})).rejects.toThrow(/unknown task 'internal:nope'.*list-tasks --bench internal/);
     await expect(registry.load("nosuch:x", {})).rejects.toThrow(/unknown task suite 'nosuch'/);
     await expect(registry.load("veribench:x", {})).rejects.toThrow(/^veribench_unavailable: /);
-    // A Terminal-Bench task is known but unavailable here: its job is skipped with the reason, not a config error.
+    // Any safe Terminal-Bench slug is a task; one that could reach outside is not.
     expect(registry.unknownTask("terminal_bench:regex-log")).toBeNull();
-    await expect(registry.load("terminal_bench:regex-log", {})).rejects.toMatchObject({ _tag: "TaskUnavailableError", reason: expect.stringMatching(/^terminal_bench_unavailable: /) });
+    await expect(registry.load("terminal_bench:../etc", {})).rejects.toMatchObject({ _tag: "TaskOutsideRootError" });
+    await expect(registry.load("terminal_bench:a/b", {})).rejects.toMatchObject({ _tag: "TaskNotFoundError" });
     // A bare id is an LLM4AD key (spec §0.1).
     await expect(registry.load("no_such_llm4ad_task", {})).rejects.toThrow(/unknown LLM4AD task 'no_such_llm4ad_task'/);
   });
