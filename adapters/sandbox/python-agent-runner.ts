@@ -12,7 +12,7 @@ import type { TaskLlmEndpoint } from "../../src/domain/task-llm.js";
 import { packageRoot } from "../../src/fs/package-root.js";
 import { loopbackSocketDir } from "../../src/llm/loopback-socket-dir.js";
 import { OnDemandWorkerPool } from "./on-demand-worker-pool.js";
-import { pythonWorkerPool } from "./python-sandbox.js";
+import { requestWorkerPool } from "./request-worker-pool.js";
 
 export interface PythonAgentCall {
   /** Python source defining `functionName`. */
@@ -33,28 +33,22 @@ export interface PythonAgentRunner {
   close(): void;
 }
 
-const INSIDE = { code: "/trace-bench/agent", shared: "/trace-bench/llm4ad", sockets: "/trace-bench/llm" } as const;
+const SOCKETS_INSIDE = "/trace-bench/llm";
 
 /** The pool, started on the first call; a call throws WorkerFailure `unavailable` when python3 or the sandbox cannot run. */
 export function pythonAgentRunner(workers: () => number): PythonAgentRunner {
   let pool: OnDemandWorkerPool | null = null;
   let sandboxed = false;
-  const agentDir = join(packageRoot(), "adapters", "sandbox", "python");
-  const sharedDir = join(packageRoot(), "adapters", "tasks", "llm4ad", "python");
   const started = (): OnDemandWorkerPool => {
     if (pool === null) {
       const sockets = loopbackSocketDir();
-      const made = pythonWorkerPool({
-        script: (inside) => join(inside ? INSIDE.code : agentDir, "python_agent_worker.py"),
-        scriptArgs: (inside) => ["--shared-dir", inside ? INSIDE.shared : sharedDir, "--socket-dir", inside ? INSIDE.sockets : sockets],
-        readOnly: [
-          { host: agentDir, inside: INSIDE.code },
-          { host: sharedDir, inside: INSIDE.shared },
-          // The one way out of the sandbox: the jobs' endpoint sockets (each asks for its job's secret).
-          { host: sockets, inside: INSIDE.sockets },
-        ],
-        env: () => ({}),
+      const made = requestWorkerPool({
+        folder: { host: join(packageRoot(), "adapters", "sandbox", "python"), inside: "/trace-bench/agent" },
+        script: "python_agent_worker.py",
         size: Math.max(1, workers()),
+        extraArgs: (inside) => ["--socket-dir", inside ? SOCKETS_INSIDE : sockets],
+        // The one way out of the sandbox: the jobs' endpoint sockets (each asks for its job's secret).
+        extraReadOnly: [{ host: sockets, inside: SOCKETS_INSIDE }],
       });
       sandboxed = made.sandboxed;
       pool = new OnDemandWorkerPool(made.options);
@@ -65,7 +59,7 @@ export function pythonAgentRunner(workers: () => number): PythonAgentRunner {
     async run(call, signal) {
       const workerPool = started();
       const endpoint = call.endpoint && {
-        socket: sandboxed ? `${INSIDE.sockets}/${basename(call.endpoint.socketPath)}` : call.endpoint.socketPath,
+        socket: sandboxed ? `${SOCKETS_INSIDE}/${basename(call.endpoint.socketPath)}` : call.endpoint.socketPath,
         base_path: call.endpoint.basePath,
         api_key: call.endpoint.apiKey,
       };

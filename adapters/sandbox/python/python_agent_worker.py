@@ -21,14 +21,15 @@ LLM4AD worker's rules: same sandbox, same helpers).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
 
 from loopback_relay import LoopbackRelay
+# The shared worker loop (sandbox_worker) and the LLM4AD worker's sandbox helpers live in --shared-dir.
+sys.path.insert(0, sys.argv[sys.argv.index("--shared-dir") + 1])
+from sandbox_worker import SandboxedWorker, serve  # noqa: E402
 
 AGENT_RUNNER = """\
 import json, sys, traceback
@@ -53,18 +54,11 @@ except Exception as exc:
 MAX_LOG = 20000
 
 
-class AgentWorker:
-    def __init__(self, protocol, scratch: str, is_init: bool, wipe, socket_dir: str | None):
-        self.protocol = protocol
-        self.scratch = scratch
-        self.is_init = is_init
-        self.wipe = wipe
+class AgentWorker(SandboxedWorker):
+    def __init__(self, protocol, scratch: str, is_init: bool, socket_dir: str | None):
+        super().__init__(protocol, scratch, is_init)
         self.socket_dir = socket_dir
         self.relay: LoopbackRelay | None = None
-
-    def send(self, message: dict) -> None:
-        self.protocol.write(json.dumps(message) + "\n")
-        self.protocol.flush()
 
     def agent_env(self, endpoint: dict | None) -> dict:
         env = dict(os.environ)
@@ -106,33 +100,7 @@ class AgentWorker:
         except subprocess.TimeoutExpired:
             return {"error": f"the agent timed out after {timeout:g}s", "log": ""}
         finally:
-            self.sweep(proc.pid)
-
-    def sweep(self, child: int) -> None:
-        """Kills what the agent left running and wipes the scratch folder."""
-        if self.is_init:
-            while True:
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                try:
-                    os.waitpid(-1, 0)
-                except ChildProcessError:
-                    try:
-                        os.kill(-1, 0)
-                    except ProcessLookupError:
-                        break
-        else:
-            try:
-                os.killpg(child, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                os.waitpid(child, os.WNOHANG)
-            except ChildProcessError:
-                pass
-        self.wipe(self.scratch)
+            self.sweep(proc.pid, reap=False)
 
     def handle(self, request: dict) -> dict:
         if request.get("op") != "run_agent":
@@ -144,40 +112,11 @@ class AgentWorker:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--shared-dir", required=True, help="the LLM4AD worker's folder, for its sandbox helpers")
-    parser.add_argument("--socket-dir", default=None, help="the folder of the jobs' endpoint sockets, as this worker sees it")
-    parser.add_argument("--scratch", required=True)
-    parser.add_argument("--init", action="store_true")
-    parser.add_argument("--uid", type=int, default=0)
-    parser.add_argument("--max-processes", type=int, default=0)
-    args = parser.parse_args()
-    if args.init and os.getpid() != 1:
-        sys.exit("python_agent_worker: --init needs a pid namespace of its own (pid 1)")
-    sys.path.insert(0, args.shared_dir)
-    from trace_bench_worker import _die_with_parent, _drop_privileges, _wipe  # noqa: PLC0415
-
-    _drop_privileges(args.uid, args.max_processes)
-    _die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    os.makedirs(args.scratch, exist_ok=True)
-    worker = AgentWorker(protocol, args.scratch, args.init, _wipe, args.socket_dir)
-    worker.send({"ready": True, "pid": os.getpid()})
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        request = json.loads(line)
-        if request.get("op") == "exit":
-            break
-        reply = worker.handle(request)
-        if "id" in request:
-            reply["id"] = request["id"]
-        worker.send(reply)
-
+    serve(
+        "python_agent_worker",
+        lambda protocol, args: AgentWorker(protocol, args.scratch, args.init, args.socket_dir),
+        lambda parser: parser.add_argument("--socket-dir", default=None, help="the folder of the jobs' endpoint sockets, as this worker sees it"),
+    )
 
 if __name__ == "__main__":
     main()

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { packageRoot } from "../../../src/fs/package-root.js";
 import { OnDemandWorkerPool } from "../../sandbox/on-demand-worker-pool.js";
-import { pythonWorkerPool } from "../../sandbox/python-sandbox.js";
+import { requestWorkerPool } from "../../sandbox/request-worker-pool.js";
 
 export interface UnitTestRun {
   readonly candidate: string;
@@ -40,23 +40,14 @@ export interface CodeRunner {
 /** Seconds an extract_answer may run on one reply. */
 const EXTRACT_TIMEOUT_S = 10;
 
-const INSIDE = { code: "/trace-bench/hf", shared: "/trace-bench/llm4ad" } as const;
-
 /** The pool, started on the first candidate; throws WorkerFailure `unavailable` when python3 or the sandbox cannot run. */
 export function pythonCodeRunner(workers: () => number): CodeRunner {
   let pool: OnDemandWorkerPool | null = null;
-  const hfDir = join(packageRoot(), "adapters", "tasks", "hf", "python");
-  const sharedDir = join(packageRoot(), "adapters", "tasks", "llm4ad", "python");
   const started = (): OnDemandWorkerPool => {
     if (pool === null) {
-      const { options } = pythonWorkerPool({
-        script: (inside) => join(inside ? INSIDE.code : hfDir, "hf_code_worker.py"),
-        scriptArgs: (inside) => ["--shared-dir", inside ? INSIDE.shared : sharedDir],
-        readOnly: [
-          { host: hfDir, inside: INSIDE.code },
-          { host: sharedDir, inside: INSIDE.shared },
-        ],
-        env: () => ({}),
+      const { options } = requestWorkerPool({
+        folder: { host: join(packageRoot(), "adapters", "tasks", "hf", "python"), inside: "/trace-bench/hf" },
+        script: "hf_code_worker.py",
         size: Math.max(1, workers()),
       });
       pool = new OnDemandWorkerPool(options);

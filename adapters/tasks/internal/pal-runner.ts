@@ -9,7 +9,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { packageRoot } from "../../../src/fs/package-root.js";
 import { OnDemandWorkerPool } from "../../sandbox/on-demand-worker-pool.js";
-import { pythonWorkerPool } from "../../sandbox/python-sandbox.js";
+import { requestWorkerPool } from "../../sandbox/request-worker-pool.js";
 import { WorkerFailure } from "../../sandbox/worker-failure.js";
 
 export interface PalOutcome {
@@ -29,23 +29,14 @@ export interface PalRunner {
 /** Wall-clock seconds one program may run (the original has no limit; a loop would hang its job). */
 export const PAL_TIMEOUT_S = 10;
 
-const INSIDE = { code: "/trace-bench/internal", shared: "/trace-bench/llm4ad" } as const;
-
 /** The pool, started on the first program; a request throws WorkerFailure `unavailable` when python3 or the sandbox cannot run. */
 export function pythonPalRunner(workers: number = Math.min(4, availableParallelism())): PalRunner {
   let pool: OnDemandWorkerPool | null = null;
-  const palDir = join(packageRoot(), "adapters", "tasks", "internal", "python");
-  const sharedDir = join(packageRoot(), "adapters", "tasks", "llm4ad", "python");
   const started = (): OnDemandWorkerPool => {
     if (pool === null) {
-      const { options } = pythonWorkerPool({
-        script: (inside) => join(inside ? INSIDE.code : palDir, "pal_worker.py"),
-        scriptArgs: (inside) => ["--shared-dir", inside ? INSIDE.shared : sharedDir],
-        readOnly: [
-          { host: palDir, inside: INSIDE.code },
-          { host: sharedDir, inside: INSIDE.shared },
-        ],
-        env: () => ({}),
+      const { options } = requestWorkerPool({
+        folder: { host: join(packageRoot(), "adapters", "tasks", "internal", "python"), inside: "/trace-bench/internal" },
+        script: "pal_worker.py",
         size: Math.max(1, workers),
       });
       pool = new OnDemandWorkerPool(options);

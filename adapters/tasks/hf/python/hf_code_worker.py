@@ -14,12 +14,13 @@ does: that text is all the optimizer learns from.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
+# The shared worker loop (sandbox_worker) and the LLM4AD worker's sandbox helpers live in --shared-dir.
+sys.path.insert(0, sys.argv[sys.argv.index("--shared-dir") + 1])
+from sandbox_worker import SandboxedWorker, serve  # noqa: E402
 
 RUNNER_HEADER = "import traceback, sys\ntry:\n"
 RUNNER_FOOTER = (
@@ -73,16 +74,7 @@ except Exception as exc:
 """
 
 
-class CodeWorker:
-    def __init__(self, protocol, scratch: str, is_init: bool, wipe):
-        self.protocol = protocol
-        self.scratch = scratch
-        self.is_init = is_init
-        self.wipe = wipe
-
-    def send(self, message: dict) -> None:
-        self.protocol.write(json.dumps(message) + "\n")
-        self.protocol.flush()
+class CodeWorker(SandboxedWorker):
 
     def run_tests(self, request: dict) -> dict:
         timeout = float(request.get("timeout", 10))
@@ -96,7 +88,7 @@ class CodeWorker:
             shown = int(timeout) if timeout == int(timeout) else timeout
             return {"passed": False, "detail": f"timed out after {shown}s — the function likely has an infinite loop or is far too slow; ensure it terminates"}
         finally:
-            self.sweep(proc.pid)
+            self.sweep(proc.pid, reap=False)
         if proc.returncode == 0 and "PASS" in out:
             return {"passed": True, "detail": "all unit tests passed"}
         for line in (err or "").splitlines():
@@ -129,33 +121,7 @@ class CodeWorker:
         except subprocess.TimeoutExpired:
             return {"error": f"extract_answer timed out after {timeout:g}s"}
         finally:
-            self.sweep(proc.pid)
-
-    def sweep(self, child: int) -> None:
-        """Kills what the candidate left running and wipes the scratch folder."""
-        if self.is_init:
-            while True:
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                try:
-                    os.waitpid(-1, 0)
-                except ChildProcessError:
-                    try:
-                        os.kill(-1, 0)
-                    except ProcessLookupError:
-                        break
-        else:
-            try:
-                os.killpg(child, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                os.waitpid(child, os.WNOHANG)
-            except ChildProcessError:
-                pass
-        self.wipe(self.scratch)
+            self.sweep(proc.pid, reap=False)
 
     def handle(self, request: dict) -> dict:
         ops = {"run_tests": self.run_tests, "extract_answer": self.extract_answer}
@@ -169,39 +135,7 @@ class CodeWorker:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--shared-dir", required=True, help="the LLM4AD worker's folder, for its sandbox helpers")
-    parser.add_argument("--scratch", required=True)
-    parser.add_argument("--init", action="store_true")
-    parser.add_argument("--uid", type=int, default=0)
-    parser.add_argument("--max-processes", type=int, default=0)
-    args = parser.parse_args()
-    if args.init and os.getpid() != 1:
-        sys.exit("hf_code_worker: --init needs a pid namespace of its own (pid 1)")
-    sys.path.insert(0, args.shared_dir)
-    from trace_bench_worker import _die_with_parent, _drop_privileges, _wipe  # noqa: PLC0415
-
-    _drop_privileges(args.uid, args.max_processes)
-    _die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    os.makedirs(args.scratch, exist_ok=True)
-    worker = CodeWorker(protocol, args.scratch, args.init, _wipe)
-    worker.send({"ready": True, "pid": os.getpid()})
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        request = json.loads(line)
-        if request.get("op") == "exit":
-            break
-        reply = worker.handle(request)
-        if "id" in request:
-            reply["id"] = request["id"]
-        worker.send(reply)
-
+    serve("hf_code_worker", lambda protocol, args: CodeWorker(protocol, args.scratch, args.init))
 
 if __name__ == "__main__":
     main()

@@ -12,14 +12,15 @@ same rules).
 """
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import os
 import select
-import signal
 import sys
 import time
+# The shared worker loop (sandbox_worker) and the LLM4AD worker's sandbox helpers live in --shared-dir.
+sys.path.insert(0, sys.argv[sys.argv.index("--shared-dir") + 1])
+from sandbox_worker import SandboxedWorker, serve  # noqa: E402
 
 def warm_up() -> None:
     """
@@ -57,16 +58,7 @@ def run_program(code: str, question: str) -> dict:
     return out
 
 
-class PalWorker:
-    def __init__(self, protocol, scratch: str, is_init: bool, wipe):
-        self.protocol = protocol
-        self.scratch = scratch
-        self.is_init = is_init
-        self.wipe = wipe
-
-    def send(self, message: dict) -> None:
-        self.protocol.write(json.dumps(message) + "\n")
-        self.protocol.flush()
+class PalWorker(SandboxedWorker):
 
     def run_pal(self, request: dict) -> dict:
         """Runs the program in a forked child (a fresh interpreter per program costs ~50x more), under a wall-clock limit."""
@@ -108,33 +100,7 @@ class PalWorker:
                 return {"error": "the program ended the interpreter", "execution_time_s": None}
             return json.loads(text)
         finally:
-            self.sweep(pid)
-
-    def sweep(self, child: int) -> None:
-        """Kills what the program left running and wipes the scratch folder."""
-        if self.is_init:
-            while True:
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                try:
-                    os.waitpid(-1, 0)
-                except ChildProcessError:
-                    try:
-                        os.kill(-1, 0)
-                    except ProcessLookupError:
-                        break
-        else:
-            try:
-                os.killpg(child, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                os.waitpid(child, 0)  # the forked child is ours to reap, killed or done
-            except ChildProcessError:
-                pass
-        self.wipe(self.scratch)
+            self.sweep(pid, reap=True)
 
     def handle(self, request: dict) -> dict:
         if request.get("op") != "run_pal":
@@ -146,39 +112,7 @@ class PalWorker:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--shared-dir", required=True, help="the LLM4AD worker's folder, for its sandbox helpers")
-    parser.add_argument("--scratch", required=True)
-    parser.add_argument("--init", action="store_true")
-    parser.add_argument("--uid", type=int, default=0)
-    parser.add_argument("--max-processes", type=int, default=0)
-    args = parser.parse_args()
-    if args.init and os.getpid() != 1:
-        sys.exit("pal_worker: --init needs a pid namespace of its own (pid 1)")
-    sys.path.insert(0, args.shared_dir)
-    from trace_bench_worker import _die_with_parent, _drop_privileges, _wipe  # noqa: PLC0415
-
-    _drop_privileges(args.uid, args.max_processes)
-    _die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    os.makedirs(args.scratch, exist_ok=True)
-    worker = PalWorker(protocol, args.scratch, args.init, _wipe)
-    worker.send({"ready": True, "pid": os.getpid()})
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        request = json.loads(line)
-        if request.get("op") == "exit":
-            break
-        reply = worker.handle(request)
-        if "id" in request:
-            reply["id"] = request["id"]
-        worker.send(reply)
-
+    serve("pal_worker", lambda protocol, args: PalWorker(protocol, args.scratch, args.init))
 
 if __name__ == "__main__":
     main()
