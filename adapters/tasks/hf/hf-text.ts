@@ -3,6 +3,7 @@
  * SQuAD-style normalisation, token F1, the last number, the last choice letter, aliases.
  * Python's regex and `string.punctuation` semantics are kept, quirks included (see hf-guides.json).
  */
+import { pythonStrRepr } from "../../../src/codec/python-repr.js";
 
 /** Python's `string.punctuation`: ASCII only, so "é" or "’" survive normalisation. */
 const PUNCTUATION = new Set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~");
@@ -88,23 +89,6 @@ export function bestAliasScore(prediction: string, aliases: readonly string[]): 
   if (aliases.some((alias) => normalizeText(alias) === normalized)) return 1;
   if (aliases.some((alias) => normalized.includes(normalizeText(alias)))) return 1;
   return Math.max(...aliases.map((alias) => tokenF1(prediction, alias)));
-}
-
-/** Python's `repr()` of a string, for feedback that shows lists the way the original prints them. */
-export function pythonStrRepr(text: string): string {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    if (ch === "\\") out += "\\\\";
-    else if (ch === quote) out += `\\${quote}`;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, "0")}`;
-    else out += ch;
-  }
-  return out + quote;
 }
 
 /** Python's `repr()` of a list of strings: `['a', 'b']`. */

@@ -10,7 +10,7 @@ import { pythonNumberRepr } from "../../codec/python-json.js";
 import type { ChatRequest, ChatResponse } from "../../llm/llm.js";
 import type { Rng } from "../rng.js";
 import type { Rollout } from "../rollout.js";
-import { pythonRepr } from "./polca-candidate-text.js";
+import { pythonRepr } from "../../codec/python-repr.js";
 import type { SearchCandidate } from "./priority-search-memory.js";
 
 export const SUMMARY_PREFIX = "Concrete recommendations for generating better agent parameters based on successful patterns observed in the trajectories: ";
