@@ -8,8 +8,9 @@ import type { CreateEmbeddingResponse } from "openai/resources/embeddings";
 import type { Embedder, EmbeddingRequest, EmbeddingResponse } from "../../src/llm/llm.js";
 import { estimateTokens } from "../../src/llm/llm.js";
 import { LlmError } from "../../src/llm/llm-error.js";
-import { linkAbort, sleep, untilAborted } from "./abortable.js";
-import { failureOfError, malformedFailure, timeoutFailure, toLlmError, type AttemptFailure } from "./openai-failure.js";
+import { linkAbort, sleep } from "./abortable.js";
+import { attemptRequest } from "./openai-attempt.js";
+import { toLlmError, type AttemptFailure } from "./openai-failure.js";
 import { OPENAI_LLM_DEFAULTS, type OpenAiLlmOptions } from "./openai-llm.js";
 import { backoffMs } from "./retry-delay.js";
 
@@ -30,34 +31,14 @@ export function createOpenAiEmbedder(options: OpenAiLlmOptions): Embedder {
   const client = new OpenAI({ apiKey: options.apiKey, ...(options.baseURL ? { baseURL: options.baseURL } : {}), maxRetries: 0, timeout: Math.ceil(timeoutMs) });
   const model = options.model.replace(/^openrouter\//, "");
 
-  async function attempt(input: string, call: AbortSignal): Promise<CreateEmbeddingResponse | AttemptFailure | "aborted"> {
-    let release: (() => void) | undefined;
-    try {
-      release = await options.limiter?.acquire(call);
-    } catch {
-      return "aborted";
-    }
-    const request = linkAbort(call);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      request.abort();
-    }, timeoutMs);
-    try {
+  const attempt = (input: string, call: AbortSignal): Promise<CreateEmbeddingResponse | AttemptFailure | "aborted"> =>
+    attemptRequest(
+      { limiter: options.limiter, timeoutMs, baseURL: client.baseURL, apiKey: options.apiKey },
+      call,
       // encoding_format float: the client would otherwise ask for base64 and decode it itself.
-      const reply = await untilAborted(client.embeddings.create({ model, input, encoding_format: "float" }, { signal: request.signal }), request.signal);
-      const wrong = malformation(reply);
-      return wrong === undefined ? reply : malformedFailure(wrong, options.apiKey);
-    } catch (error) {
-      if (call.aborted) return "aborted";
-      if (timedOut) return timeoutFailure(timeoutMs);
-      return failureOfError(error, client.baseURL, options.apiKey, timeoutMs);
-    } finally {
-      clearTimeout(timer);
-      request.dispose();
-      release?.();
-    }
-  }
+      (signal) => client.embeddings.create({ model, input, encoding_format: "float" }, { signal }),
+      malformation,
+    );
 
   return {
     model,

@@ -14,8 +14,9 @@ import type { ChatRequest, ChatResponse, Llm, LlmUsage } from "../../src/llm/llm
 import { estimateTokens } from "../../src/llm/llm.js";
 import { LlmError } from "../../src/llm/llm-error.js";
 import type { RequestLimiter } from "../../src/llm/request-limiter.js";
-import { linkAbort, sleep, untilAborted } from "./abortable.js";
-import { failureOfError, malformedFailure, redactSecrets, timeoutFailure, toLlmError, type AttemptFailure } from "./openai-failure.js";
+import { linkAbort, sleep } from "./abortable.js";
+import { attemptRequest } from "./openai-attempt.js";
+import { redactSecrets, toLlmError, type AttemptFailure } from "./openai-failure.js";
 import { backoffMs } from "./retry-delay.js";
 
 export interface OpenAiLlmOptions {
@@ -87,34 +88,13 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): Llm {
   let formatRefused = false;
 
   /** One HTTP request under the limiter and the per-attempt timer; a completion or why there is none. */
-  async function attempt(body: Record<string, unknown>, call: AbortSignal): Promise<ChatCompletion | AttemptFailure | "aborted"> {
-    let release: (() => void) | undefined;
-    try {
-      release = await options.limiter?.acquire(call);
-    } catch {
-      return "aborted";
-    }
-    const request = linkAbort(call);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      request.abort();
-    }, timeoutMs);
-    try {
-      const sent = client.chat.completions.create(body as never, { signal: request.signal }) as unknown as Promise<ChatCompletion>;
-      const completion = await untilAborted(sent, request.signal);
-      const wrong = malformation(completion);
-      return wrong === undefined ? completion : malformedFailure(wrong, options.apiKey);
-    } catch (error) {
-      if (call.aborted) return "aborted";
-      if (timedOut) return timeoutFailure(timeoutMs);
-      return failureOfError(error, client.baseURL, options.apiKey, timeoutMs);
-    } finally {
-      clearTimeout(timer);
-      request.dispose();
-      release?.();
-    }
-  }
+  const attempt = (body: Record<string, unknown>, call: AbortSignal): Promise<ChatCompletion | AttemptFailure | "aborted"> =>
+    attemptRequest(
+      { limiter: options.limiter, timeoutMs, baseURL: client.baseURL, apiKey: options.apiKey },
+      call,
+      (signal) => client.chat.completions.create(body as never, { signal }) as unknown as Promise<ChatCompletion>,
+      malformation,
+    );
 
   return {
     model,
