@@ -3,7 +3,6 @@
  * original's two compatibility retries (suites.md §4.4): `--include-task-name` for Harbor 0.6
  * builds, then `--agent <Class> --agent-import-path <module>` under the job name `<job>-retry1`.
  */
-import { execa } from "execa";
 import { harborArgs, type HarborRunRequest } from "./harbor-command.js";
 
 export interface HarborProcess {
@@ -27,6 +26,8 @@ export interface HarborRunOptions {
 }
 
 async function attempt(args: string[], jobName: string, options: HarborRunOptions): Promise<HarborProcess> {
+  // Loaded here: a run that calls no Harbor (every other suite's) does not load execa.
+  const { execa } = await import("execa");
   const child = await execa(options.executable, args, {
     env: options.env,
     extendEnv: false,
