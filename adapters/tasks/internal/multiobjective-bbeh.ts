@@ -76,9 +76,8 @@ export function normalizePalAnswer(answer: string | null): string {
 }
 
 /**
- * CPU seconds kept to hundredths (10 ms): a rerun must repeat what it records (see
- * docs/differences.md), and a short program's CPU time varies by a millisecond with the machine's
- * load; one that runs under 5 ms records 0.
+ * CPU seconds kept to hundredths: a rerun must repeat what it records, and a short program's CPU
+ * time varies with the machine's load (docs/performance.md, "multiobjective_bbeh's CPU time").
  */
 export const roundedCpuSeconds = (seconds: number): number => Math.round(seconds * 100) / 100;
 

@@ -40,7 +40,7 @@ export class KernelServerError extends Error {
 }
 
 export interface KernelEvalServerOptions {
-  /** Between two status requests (default 1,000 ms, as the original's client). */
+  /** Between two status requests (default: the original client's poll interval). */
   readonly pollIntervalMs?: number;
   /** How long to wait for one job before giving up on the server (default 900 s). */
   readonly waitLimitMs?: number;
