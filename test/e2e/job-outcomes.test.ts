@@ -56,7 +56,7 @@ describe("jobs with no valid candidate", () => {
     expect(run.stdout.split("\n").find((l) => l.includes(" llm4ad:repairable x "))).not.toContain("no search");
     expect(run.stdout).toContain("Jobs: 3 no_valid_candidate, 1 ok (4 in the matrix, 4 run now)");
     expect(run.stdout).toContain(
-      "Outcomes: 1 of 4 scored jobs improved on their initial score; 3 no_valid_candidate (every candidate kept scored the task's failure value; not ranked); 3 jobs did no search (the optimizer never proposed a change; the stub LLM has no alternative to offer for their parameters and answers TERMINATE)",
+      "Outcomes: 1 of 4 scored jobs improved on their initial score; 3 no_valid_candidate (every candidate kept failed to evaluate: the task's failure value or no score; not ranked); 3 jobs did no search (the optimizer never proposed a change; the stub LLM has no alternative to offer for their parameters and answers TERMINATE)",
     );
   });
 

@@ -1,8 +1,8 @@
 /**
  * `evaluating`: score the latest parameters (the final evaluation), then the best ones on the
  * test split when the task has one. Ends `EVALUATED` with the job's outcome, or
- * `NO_VALID_CANDIDATE` when every candidate it kept scored the task's failure value; the machine
- * then ends the job by what training reported (failed, budget exhausted or done).
+ * `NO_VALID_CANDIDATE` when every candidate it kept scored the task's failure value or none got a
+ * score; the machine then ends the job by what training reported (failed, budget exhausted or done).
  */
 import type { JobMachineEvent } from "../../../machines/job.machine.js";
 import { scoreDataset } from "../../tasks/score-dataset.js";
@@ -29,7 +29,8 @@ export async function evaluating(scope: AttemptScope): Promise<PhaseEnd> {
   const facts = [evaluationFact("final", attempt, final, finalCandidate.id), ...(progress.test && testCandidate ? [evaluationFact("test", attempt, progress.test, testCandidate.id)] : [])];
   const outcome = outcomeOf(scope);
   // The budget's reason, as the machine recorded training's verdict.
-  const invalid = noValidCandidateReason(bundle.failureScore, outcome.score_val, final.feedback, recorder.context().budgetExhausted);
+  const splitHasExamples = Math.min(split.dataset.inputs.length, split.dataset.infos.length) > 0;
+  const invalid = noValidCandidateReason(bundle.failureScore, outcome.score_val, splitHasExamples, final.feedback, recorder.context().budgetExhausted);
   const event: JobMachineEvent = invalid === null ? { type: "EVALUATED" } : { type: "NO_VALID_CANDIDATE", reason: invalid };
   return { event, facts, outcome, contents: new Map([...finalCandidate.contents, ...(testCandidate?.contents ?? [])]) };
 }

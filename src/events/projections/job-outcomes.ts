@@ -37,7 +37,7 @@ export function jobOutcomes(jobs: Iterable<{ readonly job_id: string; readonly f
 export function outcomesLine(outcomes: JobOutcomes, stub: boolean): string {
   const parts = [`${outcomes.improved} of ${outcomes.scored} scored job${outcomes.scored === 1 ? "" : "s"} improved on ${outcomes.scored === 1 ? "its" : "their"} initial score`];
   if (outcomes.no_valid_candidate > 0) {
-    parts.push(`${outcomes.no_valid_candidate} no_valid_candidate (every candidate kept scored the task's failure value; not ranked)`);
+    parts.push(`${outcomes.no_valid_candidate} no_valid_candidate (every candidate kept failed to evaluate: the task's failure value or no score; not ranked)`);
   }
   const n = outcomes.no_search.length;
   if (n > 0) {
