@@ -2,8 +2,10 @@
  * KernelBench end to end: `list-tasks` lists the shipped problems (or a checkout's, with `--root`),
  * and a run in mode stub has its candidates evaluated by a stand-in of the original's evaluation
  * server on 127.0.0.1, scored by their speed-up over the reference. Without a server the job is
- * skipped saying how to give one; with a server that is down, it fails saying so.
+ * skipped saying how to give one; with a server that is down, it fails saying so. The local back
+ * end (`backend: local`) on a machine without torch and CUDA skips the job, saying what is missing.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -22,6 +24,9 @@ const verdict = (request: SubmittedEvaluation) =>
   request.custom_cuda === INLINE_CUDA
     ? { result: execResult({ compiled: false, correctness: false, metadata: { compilation_error: "ninja: build stopped: subcommand failed." } }) }
     : { result: execResult({ compiled: true, correctness: true, runtime: request.custom_cuda === CLAMP ? 1.6 : 2 }) };
+
+/** Whether python3 here can evaluate kernels on a GPU (this machine and CI cannot). */
+const cudaHere = spawnSync("python3", ["-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"]).status === 0;
 
 const run = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
   runCliAsync(args, { cwd: REPO_ROOT, env: { ...process.env, TRACE_BENCH_KERNELBENCH_SERVER: "", ...env }, timeoutMs: 120_000 });
@@ -77,5 +82,15 @@ describe("kernelbench", () => {
     expect(failed!.status, describeRun("run", down)).toBe("failed");
     expect(down.code).not.toBe(0);
     expect(failed!.feedback).toContain(`the KernelBench evaluation server at ${server.url} cannot be reached`);
+  });
+
+  it.skipIf(cudaHere)("with backend local on a machine without torch and CUDA, the job is skipped saying what is missing", async () => {
+    const dir = tempDir();
+    const r = await run(["run", "--config", writeConfig(dir, "{backend: local}"), "--runs-dir", dir, "--run-id", "local"]);
+    expect(r.code, describeRun("run", r)).toBe(0);
+    const [row] = csvRows(join(dir, "local", "results.csv"));
+    expect(row!.status).toBe("skipped");
+    expect(row!.feedback).toContain("kernelbench:relu with eval_kwargs.backend: local needs python3 with torch, a CUDA device, nvcc and ninja on this machine: ");
+    expect(row!.feedback).toContain("or use a KernelBench evaluation server (eval_kwargs.server_url)");
   });
 });

@@ -34,6 +34,11 @@ export function kernelVerdict(evaluation: KernelEvaluation, referenceMs: number 
   if (evaluation.status === "failed") return { score: KERNEL_FAILURE_SCORE, feedback: `The evaluation failed: ${evaluation.error}` };
   const { result } = evaluation;
   const detail = problems(result.metadata);
+  // The original marks a timed-out evaluation "not compiled"; the feedback says what happened.
+  if (result.metadata.timeout_error !== undefined && result.metadata.timeout_error !== false && result.metadata.timeout_error !== null) {
+    const limit = positive(result.metadata.timeout_seconds) ? ` of ${figure(result.metadata.timeout_seconds)} s` : "";
+    return { score: KERNEL_FAILURE_SCORE, feedback: `The evaluation ran past its time limit${limit} (a kernel that hangs, or a build or run far too slow) and was stopped.` };
+  }
   if (!result.compiled) return { score: KERNEL_FAILURE_SCORE, feedback: `The candidate did not compile.${detail ? `\n${detail}` : ""}` };
   if (!result.correctness) return { score: KERNEL_FAILURE_SCORE, feedback: `The candidate compiled, but its output differs from the reference's.${detail ? `\n${detail}` : ""}` };
   const fromServer = result.metadata.speedup;
