@@ -20,7 +20,7 @@ import type { TaskBundle } from "../../../src/domain/task-bundle.js";
 import { TaskNotFoundError, TaskUnavailableError } from "../../../src/tasks/task-errors.js";
 import type { TaskSuite } from "../../../src/tasks/task-suite.js";
 import { KernelEvalServer, type KernelEvaluation } from "./kernel-eval-server.js";
-import { defaultKernelCacheDir, KernelLocalEvaluator, probeLocalKernelEval, type LocalEvaluationSettings } from "./kernel-local-eval.js";
+import { defaultKernelCacheDir, KernelLocalEvaluator, probeLocalKernelEval, type LocalEvaluationSettings, type LocalProbe } from "./kernel-local-eval.js";
 import { discoverKernelProblems, type KernelProblem, type KernelProblemListing } from "./kernel-problems.js";
 import { KERNEL_FAILURE_SCORE, kernelVerdict } from "./kernel-score.js";
 
@@ -128,17 +128,29 @@ function stubCandidates(listing: KernelProblemListing, problem: KernelProblem): 
     .map((file) => readFileSync(join(folder, file), "utf8"));
 }
 
+/** What the local back end needs of this machine: python3's answer, and a worker evaluating on its GPU. */
+export interface LocalBackEnd {
+  probe(env: NodeJS.ProcessEnv): Promise<LocalProbe>;
+  evaluator(cacheDir: string, env: NodeJS.ProcessEnv): Pick<KernelLocalEvaluator, "evaluate" | "close">;
+}
+
+const thisMachine: LocalBackEnd = {
+  probe: (env) => probeLocalKernelEval(env),
+  evaluator: (cacheDir, env) => new KernelLocalEvaluator(cacheDir, env),
+};
+
 export class KernelBenchSuite implements TaskSuite {
   readonly name = "kernelbench";
   private listing: KernelProblemListing | null = null;
   /** Evaluations of this run, by server, candidate and reference. */
   private readonly evaluations = new Map<string, { readonly evaluation: Promise<KernelEvaluation>; readonly signal: AbortSignal | undefined }>();
   /** The local back end's worker, shared by every job of the run (one GPU), by build cache folder. */
-  private readonly localEvaluators = new Map<string, KernelLocalEvaluator>();
+  private readonly localEvaluators = new Map<string, Pick<KernelLocalEvaluator, "evaluate" | "close">>();
 
   constructor(
     private readonly root: string | undefined,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly local: LocalBackEnd = thisMachine,
   ) {}
 
   private problems(): KernelProblemListing {
@@ -220,13 +232,13 @@ export class KernelBenchSuite implements TaskSuite {
     } else {
       const settings = localSettings(evalKwargs, timeoutS);
       const cacheDir = cacheDirOf(evalKwargs, this.env);
-      const probe = await probeLocalKernelEval(this.env);
+      const probe = await this.local.probe(this.env);
       if (probe.problem !== null) {
         throw new TaskUnavailableError({ taskId, reason: `${taskId} with eval_kwargs.backend: local needs python3 with torch, a CUDA device, nvcc and ninja on this machine: ${probe.problem}; or use a KernelBench evaluation server (eval_kwargs.server_url)` });
       }
       let evaluator = this.localEvaluators.get(cacheDir);
       if (evaluator === undefined) {
-        evaluator = new KernelLocalEvaluator(cacheDir, this.env);
+        evaluator = this.local.evaluator(cacheDir, this.env);
         this.localEvaluators.set(cacheDir, evaluator);
       }
       const local = evaluator;

@@ -4,7 +4,8 @@
  * python3 worker → one local_eval.py process per evaluation → KernelExecResult) answers with the
  * evaluator's own failure, its time limit and a stopped job; and the evaluator's logic that needs
  * no torch (request handling, the build cache's key, the shaping of results and compiler reports)
- * run in a python3 child. What needs the GPU is checked by benchmarks/kernelbench/gpu-check.sh
+ * run in a python3 child; the suite's use of the back end is driven by the answers the worker gave
+ * on an H100 (recorded by the GPU check), in place of a GPU here. What needs the GPU is checked by benchmarks/kernelbench/gpu-check.sh
  * (its H100 recording: test/unit/tasks/kernelbench-gpu-check.test.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -13,12 +14,15 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { KernelLocalEvaluator, defaultKernelCacheDir, localEvalEnv, type LocalEvaluationSettings } from "../../../adapters/tasks/kernelbench/kernel-local-eval.js";
 import { bundledKernelRoot } from "../../../adapters/tasks/kernelbench/kernel-problems.js";
-import { KernelBenchSuite } from "../../../adapters/tasks/kernelbench/kernelbench-suite.js";
+import type { KernelEvaluation } from "../../../adapters/tasks/kernelbench/kernel-eval-server.js";
+import { KernelBenchSuite, referenceCandidate, type LocalBackEnd } from "../../../adapters/tasks/kernelbench/kernelbench-suite.js";
 import { TaskUnavailableError } from "../../../src/tasks/task-errors.js";
 import { REPO_ROOT, tempDir } from "../../support/cli.js";
 
 const PYTHON_DIR = join(REPO_ROOT, "adapters", "tasks", "kernelbench", "python");
 const RECORDED = JSON.parse(readFileSync(join(REPO_ROOT, "test", "fixtures", "kernelbench", "gpu-check-h100.json"), "utf8")) as { answers: { name: string; reply: { result: { metadata: Record<string, unknown> } } }[] };
+const recordedResult = (name: string) => RECORDED.answers.find((answer) => answer.name === name)!.reply.result as unknown as Extract<KernelEvaluation, { status: "completed" }>["result"];
+const STUB = join(REPO_ROOT, "benchmarks", "kernelbench", "stub");
 
 /** What python3 here has: no torch (this machine, CI), torch without CUDA, or both. */
 const torchHere = (() => {
@@ -173,5 +177,61 @@ print(json.dumps({
     const result = spawnSync("python3", [join(PYTHON_DIR, "local_eval.py"), "--request", join(dir, "request.json"), "--result", join(dir, "result.json")], { encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
     expect(result.status).toBe(2);
     expect(result.stderr.trim()).toBe("local_eval.py: request.cache_dir must be a non-empty string");
+  });
+});
+
+describe("the suite with the local back end, answered as the H100 answered", () => {
+  const CORRECT = readFileSync(join(STUB, "relu.inline_cuda.py"), "utf8");
+  const WRONG = readFileSync(join(REPO_ROOT, "benchmarks", "kernelbench", "gpu-check", "relu.wrong_inline_cuda.py"), "utf8");
+  const initial = referenceCandidate(reference);
+
+  function recordedGpu() {
+    const calls: { candidate: string; settings: LocalEvaluationSettings; cacheDir: string }[] = [];
+    let closed = 0;
+    const answers = new Map([[CORRECT, "correct_inline_cuda"], [WRONG, "incorrect_inline_cuda"], [initial, "reference_itself"]]);
+    const backEnd: LocalBackEnd = {
+      probe: async () => ({ problem: null, device: "NVIDIA H100 80GB HBM3", torch: "2.11.0+cu130" }),
+      evaluator: (cacheDir) => ({
+        evaluate: async (candidate, refArchSrc, settings) => {
+          expect(refArchSrc).toBe(reference);
+          calls.push({ candidate, settings, cacheDir });
+          return { status: "completed", device: settings.device, result: recordedResult(answers.get(candidate)!) };
+        },
+        close: () => void (closed += 1),
+      }),
+    };
+    return { backEnd, calls, closed: () => closed };
+  }
+
+  const calls = (gpu: ReturnType<typeof recordedGpu>) => gpu.calls.map((call) => call.candidate);
+  const scoreOf = (bundle: Awaited<ReturnType<KernelBenchSuite["load"]>>, candidate: string) => bundle.guide.evaluate(bundle.train_dataset.inputs[0], candidate, bundle.train_dataset.infos[0], {});
+
+  it("scores a correct kernel by the speed-up measured beside the reference, without evaluating the reference apart, and a wrong one 0", async () => {
+    const gpu = recordedGpu();
+    const suite = new KernelBenchSuite(undefined, {}, gpu.backEnd);
+    const bundle = await suite.load("kernelbench:relu", { backend: "local", num_correct_trials: 3, num_perf_trials: 50, atol: 0.001, device: "cuda:1", timeout: 600, build_cache_dir: "/builds" });
+    expect(bundle.metadata).toMatchObject({ eval_backend: "local", eval_timeout_s: 600 });
+    const correct = await scoreOf(bundle, CORRECT);
+    expect(correct.score).toBe(recordedResult("correct_inline_cuda").metadata.speedup);
+    expect(correct.feedback).toContain("Speed-up over the reference: ");
+    const wrong = await scoreOf(bundle, WRONG);
+    expect(wrong.score).toBe(0);
+    expect(wrong.feedback).toContain("correctness_issue: Output mismatch");
+    expect(calls(gpu)).toEqual([CORRECT, WRONG]);
+    expect(gpu.calls[0]).toMatchObject({ cacheDir: "/builds", settings: { numCorrectTrials: 3, numPerfTrials: 50, atol: 0.001, rtol: 0.01, device: "cuda:1", timeoutS: 600 } });
+  });
+
+  it("evaluates a candidate once per run whichever job asks, with one worker per build cache, closed with the suite", async () => {
+    const gpu = recordedGpu();
+    const suite = new KernelBenchSuite(undefined, {}, gpu.backEnd);
+    const first = await suite.load("kernelbench:relu", { backend: "local" });
+    const second = await suite.load("kernelbench:relu", { backend: "local" });
+    const scores = await Promise.all([scoreOf(first, initial), scoreOf(second, initial), scoreOf(first, CORRECT)]);
+    expect(scores[0]).toEqual(scores[1]);
+    expect(scores[0]!.score).toBe(recordedResult("reference_itself").metadata.speedup);
+    expect(calls(gpu)).toEqual([initial, CORRECT]);
+    expect(new Set(gpu.calls.map((call) => call.cacheDir)).size).toBe(1);
+    suite.close();
+    expect(gpu.closed()).toBe(1);
   });
 });
