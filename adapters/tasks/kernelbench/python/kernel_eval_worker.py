@@ -23,6 +23,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, sys.argv[sys.argv.index("--shared-dir") + 1])
 from local_eval import RequestError, failure_of_exit, failure_of_timeout, parse_request  # noqa: E402
 from sandbox_worker import SandboxedWorker, serve  # noqa: E402
+from trace_bench_worker import _die_with_parent  # noqa: E402
 
 LOG_TAIL = 4000
 
@@ -52,6 +53,7 @@ class KernelEvalWorker(SandboxedWorker):
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # one process group: the compiler's processes die with it
+                preexec_fn=_die_with_parent,  # a worker killed by the engine (a stopped job) takes its evaluation along
             )
             try:
                 try:
