@@ -16,6 +16,8 @@ export interface ReceivedRequest {
   readonly at: number;
   /** True once the client closed the connection before the answer was sent (abort, timeout). */
   readonly aborted: boolean;
+  /** True when `hold` kept the request unanswered. */
+  readonly held: boolean;
 }
 
 export interface FakeUsage {
@@ -87,6 +89,11 @@ export interface FakeServerOptions {
   readonly usage?: (body: Record<string, unknown>, n: number) => FakeUsage;
   /** The vector for an /embeddings input (default: 8 numbers from the input's characters). */
   readonly embedding?: (input: string) => number[];
+  /**
+   * A gate: a chat request for which this returns true (n counts chat requests from 1) is never
+   * answered; the client waits until it hangs up or the server closes. For a kill at a known state.
+   */
+  readonly hold?: (body: Record<string, unknown>, n: number) => boolean;
 }
 
 /** A vector that depends on the text alone: its length and character codes, folded into 8 numbers. */
@@ -116,7 +123,7 @@ export async function startFakeOpenAiServer(script: readonly ServerStep[], optio
     });
     void readBody(req).then((text) => {
       const body = JSON.parse(text || "{}") as Record<string, unknown>;
-      record = { path: req.url ?? "", authorization: req.headers.authorization, body, at: performance.now(), aborted: res.destroyed };
+      record = { path: req.url ?? "", authorization: req.headers.authorization, body, at: performance.now(), aborted: res.destroyed, held: false };
       received.push(record);
       if ((req.url ?? "").endsWith("/embeddings")) {
         const input = String(body.input ?? "");
@@ -126,6 +133,10 @@ export async function startFakeOpenAiServer(script: readonly ServerStep[], optio
         return;
       }
       const n = received.filter((r) => !r.path.endsWith("/embeddings")).length;
+      if (options.hold?.(body, n) === true) {
+        record.held = true;
+        return;
+      }
       const step = script[n - 1] ?? options.fallback;
       const defaultUsage = (): FakeUsage => options.usage?.(body, n) ?? { prompt_tokens: 100 + n, completion_tokens: 20, total_tokens: 120 + n };
       const finish = (text: string) => {
