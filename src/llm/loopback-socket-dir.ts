@@ -4,10 +4,14 @@
  * no write access to its file system), so code without network reaches the job's endpoint and
  * nothing else. Mode 0711: a sandbox's uid may reach a socket whose name it was given, not list
  * the folder; each socket is guarded by its job's secret anyway.
+ *
+ * The folder's name says whose it is (pid and start time): a run killed -9 cannot remove its own,
+ * so the next run that makes one first removes those whose owner is gone.
  */
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ownedPrefix, sweepLoopbackSocketDirs } from "./loopback-socket-sweep.js";
 
 /**
  * Kept on globalThis, not in a module variable: a task suite loaded from TRACE_BENCH_TASK_MODULES
@@ -22,7 +26,8 @@ export function loopbackSocketDir(): string {
   const known = holder[KEY];
   if (known !== undefined) return known;
   // Short: a socket's path must fit in 107 bytes.
-  const made = mkdtempSync(join(tmpdir(), "tb-llm-"));
+  sweepLoopbackSocketDirs(tmpdir());
+  const made = mkdtempSync(join(tmpdir(), ownedPrefix()));
   chmodSync(made, 0o711);
   process.once("exit", () => rmSync(made, { recursive: true, force: true }));
   holder[KEY] = made;
