@@ -23,6 +23,8 @@ import { agentClassOf, taskTypeOf, type HfTaskEntry } from "./hf-task-entry.js";
 import { HF_TASK_TYPES } from "./hf-task-types.js";
 import { DEFAULT_INSTRUCTIONS, hotpotAgent, hotpotParameters } from "./hotpot-agent.js";
 import { dspyUnavailableReason } from "./dspy-framework.js";
+import { dspyAgent, dspyParameters } from "./dspy-agent.js";
+import { pythonAgentRunner, type PythonAgentRunner } from "../../sandbox/python-agent-runner.js";
 
 const DEFAULT_OBJECTIVE = "Optimize the agent's instructions for this QA task.";
 
@@ -45,13 +47,24 @@ function dataDirOf(evalKwargs: Kwargs, env: NodeJS.ProcessEnv): string | null {
   return env.TRACE_BENCH_HF_DATA_DIR ? resolve(env.TRACE_BENCH_HF_DATA_DIR) : null;
 }
 
+function initialInstructions(evalKwargs: Kwargs): string {
+  const given = evalKwargs.initial_instructions;
+  return typeof given === "string" && given !== DEFAULT_INSTRUCTIONS ? given : DEFAULT_INSTRUCTIONS;
+}
+
+/** The original's DSPy agent for the entry's agent class (code tasks have none: a Trace agent only, as there). */
+function dspyAgentFor(taskId: string, entry: HfTaskEntry, evalKwargs: Kwargs, runner: () => PythonAgentRunner): { agent: Agent; parameters: ParameterSpec[] } {
+  const agentClass = agentClassOf(entry);
+  if (agentClass === "code") throw new Error(`${taskId}: code-synthesis tasks have a Trace agent only; run them with framework: trace (the default)`);
+  const kind = agentClass === "bbeh" ? "bbeh" : "hfqa";
+  return { agent: dspyAgent(kind, runner), parameters: dspyParameters(kind, initialInstructions(evalKwargs)) };
+}
+
 function agentFor(entry: HfTaskEntry, evalKwargs: Kwargs, runner: () => CodeRunner): { agent: Agent; parameters: ParameterSpec[] } {
   const agentClass = agentClassOf(entry);
   if (agentClass === "bbeh") return { agent: bbehAgent(runner()), parameters: bbehParameters() };
   if (agentClass === "code") return { agent: codeAgent, parameters: codeParameters() };
-  const given = evalKwargs.initial_instructions;
-  const initial = typeof given === "string" && given !== DEFAULT_INSTRUCTIONS ? given : DEFAULT_INSTRUCTIONS;
-  return { agent: hotpotAgent, parameters: hotpotParameters(initial, entry.description) };
+  return { agent: hotpotAgent, parameters: hotpotParameters(initialInstructions(evalKwargs), entry.description) };
 }
 
 /**
@@ -68,6 +81,7 @@ export class HfSuite implements TaskSuite {
   readonly name = "hf";
   private readonly ids = hfTaskIds();
   private runner: CodeRunner | null = null;
+  private agentRunner: PythonAgentRunner | null = null;
   private workers = availableParallelism();
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
@@ -78,6 +92,12 @@ export class HfSuite implements TaskSuite {
     return this.runner;
   }
 
+  /** The python workers that run DSPy programs (framework dspy), started on the first example. */
+  private pythonAgents(): PythonAgentRunner {
+    this.agentRunner ??= pythonAgentRunner(() => this.workers);
+    return this.agentRunner;
+  }
+
   configure(settings: { readonly workers?: number }): void {
     this.workers = settings.workers ?? this.workers;
   }
@@ -85,6 +105,8 @@ export class HfSuite implements TaskSuite {
   close(): void {
     this.runner?.close();
     this.runner = null;
+    this.agentRunner?.close();
+    this.agentRunner = null;
   }
 
   list(): readonly string[] {
@@ -109,14 +131,16 @@ export class HfSuite implements TaskSuite {
     }
     const { entry, subtask } = ref;
     const framework = evalKwargs.framework ?? "trace";
-    if (framework === "dspy") throw new TaskUnavailableError({ taskId, reason: dspyUnavailableReason(this.env) });
-    if (framework !== "trace") throw new Error(`eval_kwargs.framework must be 'trace' or 'dspy', got ${JSON.stringify(framework)}`);
+    if (framework === "dspy") {
+      const missing = dspyUnavailableReason(this.env);
+      if (missing !== null) throw new TaskUnavailableError({ taskId, reason: missing });
+    } else if (framework !== "trace") throw new Error(`eval_kwargs.framework must be 'trace' or 'dspy', got ${JSON.stringify(framework)}`);
     const taskTypeKey = taskTypeOf(entry);
     const taskType = taskTypeKey === "code_exec" ? codeExecType(this.codeRunner(), entry.timeout ?? DEFAULT_CODE_TIMEOUT_S) : HF_TASK_TYPES.get(taskTypeKey);
     const numTrain = resolveCount("num_train", evalKwargs.num_train, entry, 10);
     const numValidate = resolveCount("num_validate", evalKwargs.num_validate, entry, 0);
     const numTest = resolveCount("num_test", evalKwargs.num_test, entry, 0);
-    const { agent, parameters } = agentFor(entry, evalKwargs, () => this.codeRunner());
+    const { agent, parameters } = framework === "dspy" ? dspyAgentFor(taskId, entry, evalKwargs, () => this.pythonAgents()) : agentFor(entry, evalKwargs, () => this.codeRunner());
     if (taskType === undefined) throw new TaskUnavailableError({ taskId, reason: `task type '${taskTypeKey}' is not built in this version` });
 
     const trainSplit = subtask ?? entry.train_split ?? entry.split ?? "train";

@@ -2,8 +2,11 @@
  * DSPyTrainer (the original's external trainer for DSPy programs): its jobs run DSPy itself, in
  * Python, never an imitation of it here. The trainer declares the framework it needs, so the task
  * builds its DSPy agent (`eval_kwargs.framework: dspy`, as the original injects it); a task that
- * cannot (Python's dspy is missing, or this build does not drive DSPy programs yet) skips the job
- * with the reason. The kwargs are the original's `train` parameters, for `validate --strict`.
+ * cannot (Python's dspy is missing) skips the job with the reason. Where dspy imports, the task's
+ * DSPy agent runs (each example a DSPy program whose LM is the job's loopback audit endpoint), but
+ * running DSPy's optimizers on it (compile with MIPROv2, COPRO, SIMBA or GEPA, their metric being
+ * the task's guide) is not built yet: such a job fails saying so. The kwargs are the original's
+ * `train` parameters, for `validate --strict`.
  */
 import type { Trainer } from "../trainer.js";
 
@@ -33,8 +36,13 @@ export const dspyTrainer: Trainer = {
   id: "DSPyTrainer",
   kwargs: DSPY_TRAINER_KWARGS,
   framework: "dspy",
-  train() {
-    // Reached only when a task ignored framework dspy and built a Trace agent: DSPy cannot optimize it.
-    return Promise.reject(new Error("DSPyTrainer optimizes a DSPy program: its task must build one (eval_kwargs.framework: dspy, an hf task); this task built none"));
+  train(context) {
+    if (!context.agent.name.startsWith("DSPy")) {
+      // A task that ignored framework dspy and built a Trace agent: DSPy cannot optimize it.
+      return Promise.reject(new Error("DSPyTrainer optimizes a DSPy program: its task must build one (eval_kwargs.framework: dspy, an hf task); this task built none"));
+    }
+    return Promise.reject(
+      new Error(`DSPyTrainer: this build runs the task's DSPy agent (${context.agent.name}) but not DSPy's optimizers (dspy_optimizer ${String(context.kwargs.dspy_optimizer ?? "mipro")}) yet; evaluate the agent with NoOpTrainer meanwhile`),
+    );
   },
 };

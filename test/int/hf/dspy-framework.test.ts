@@ -1,16 +1,18 @@
 /**
  * framework dspy: the hf suite asks python3 whether it can import dspy, and skips the task with
- * the answer. Here dspy is not installed; a package named dspy put on PYTHONPATH (an empty one,
- * made by the test) turns the detection the other way, and the job is still skipped (this build
- * does not run DSPy programs), saying so instead.
+ * the answer. Here dspy is not installed; the stand-in dspy put on PYTHONPATH turns the detection
+ * the other way, and the suite builds the original's DSPy agents (run by dspy, never imitated).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HfSuite } from "../../../adapters/tasks/hf/hf-suite.js";
 import { dspyUnavailableReason } from "../../../adapters/tasks/hf/dspy-framework.js";
 import { pythonImportProblem } from "../../../adapters/sandbox/python-module-probe.js";
-import { tempDir } from "../../support/cli.js";
+import { REPO_ROOT, tempDir } from "../../support/cli.js";
+import { GSM8K_TRAIN, HOTPOT_TRAIN, writeJsonl } from "../../support/hf-datasets.js";
+
+/** A stand-in for Python's dspy (test/support/dspy-stand-in): PyPI cannot be reached here. */
+const DSPY_STAND_IN = join(REPO_ROOT, "test", "support", "dspy-stand-in");
 
 const noDspy = { ...process.env, PYTHONPATH: "" };
 
@@ -23,13 +25,27 @@ describe("framework dspy", () => {
     await expect(load).rejects.toThrow(/framework dspy builds a DSPy agent in Python's dspy, which python3 cannot import here \(ModuleNotFoundError: No module named 'dspy'\); install it for the python3 on PATH \(pip install dspy\)/);
   });
 
-  it("tells an importable dspy apart, and still skips: this build does not run DSPy programs", () => {
-    const dir = tempDir();
-    mkdirSync(join(dir, "dspy"));
-    writeFileSync(join(dir, "dspy", "__init__.py"), "");
-    const withDspy = { ...process.env, PYTHONPATH: dir };
+  it("with an importable dspy (the stand-in on PYTHONPATH), builds the original's DSPy agents: instructions trainable, code tasks refused", async () => {
+    const withDspy = { ...process.env, PYTHONPATH: DSPY_STAND_IN };
     expect(pythonImportProblem("dspy", withDspy)).toBeNull();
-    expect(dspyUnavailableReason(withDspy)).toBe("framework dspy builds a DSPy agent in Python's dspy: python3 imports dspy here, but this build does not run DSPy programs yet");
+    expect(dspyUnavailableReason(withDspy)).toBeNull();
     expect(pythonImportProblem("a_module_no_one_has", withDspy)).toMatch(/No module named 'a_module_no_one_has'/);
+
+    const data = tempDir();
+    writeJsonl(join(data, "hotpotqa", "hotpot_qa", "distractor", "train.jsonl"), HOTPOT_TRAIN);
+    writeJsonl(join(data, "openai", "gsm8k", "main", "train.jsonl"), GSM8K_TRAIN);
+    const suite = new HfSuite(withDspy);
+    try {
+      const hotpot = await suite.load("hf:hotpot_qa", { framework: "dspy", data_dir: data, num_train: 2, initial_instructions: "Answer briefly.", num_validate: 0, num_test: 0 });
+      expect(hotpot.agent.name).toBe("DSPyHotpotQAAgent");
+      expect(hotpot.parameters).toEqual([expect.objectContaining({ name: "instructions", kind: "text", value: "Answer briefly.", trainable: true })]);
+      expect(hotpot.metadata.framework).toBe("dspy");
+      const gsm8k = await suite.load("hf:gsm8k", { framework: "dspy", data_dir: data, num_train: 2, num_validate: 0, num_test: 0 });
+      expect(gsm8k.agent.name).toBe("DSPyBBEHAgent");
+      expect(gsm8k.parameters[0]!.value).toBe("Given the fields `question`, produce the fields `answer`.");
+      await expect(suite.load("hf:humaneval", { framework: "dspy", data_dir: data })).rejects.toThrow(/hf:humaneval: code-synthesis tasks have a Trace agent only; run them with framework: trace/);
+    } finally {
+      suite.close();
+    }
   });
 });
