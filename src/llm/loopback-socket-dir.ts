@@ -25,8 +25,9 @@ export function loopbackSocketDir(): string {
   const holder = globalThis as Holder;
   const known = holder[KEY];
   if (known !== undefined) return known;
+  // In the background: a folder's sockets are tried before it is removed, and nothing waits on that.
+  void sweepLoopbackSocketDirs(tmpdir()).catch(() => undefined);
   // Short: a socket's path must fit in 107 bytes.
-  sweepLoopbackSocketDirs(tmpdir());
   const made = mkdtempSync(join(tmpdir(), ownedPrefix()));
   chmodSync(made, 0o711);
   process.once("exit", () => rmSync(made, { recursive: true, force: true }));

@@ -5,8 +5,11 @@
  * later run can tell a dead owner from a live one even when the pid was given to another process.
  * A folder is removed only when its owner is known to be gone: a live pid whose start time cannot
  * be read is kept, and so is a folder of another user or of an older name that says no owner.
+ * Before removing, its sockets are tried: one that still accepts a connection belongs to a live
+ * process (a pid seen from another pid namespace may look dead), and its folder stays.
  */
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 
 export const SOCKET_DIR_PREFIX = "tb-llm-";
@@ -52,8 +55,31 @@ export function ownerGone(name: string): boolean {
   return recorded !== "x" && now !== null && now !== recorded;
 }
 
-/** Removes this user's folders in `parent` whose owner is gone; returns the names removed. */
-export function sweepLoopbackSocketDirs(parent: string): string[] {
+/** Whether something listens on the Unix socket at `path` (a refused or failed connection: no). */
+function listening(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+async function anyListening(folder: string): Promise<boolean> {
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((name) => name.endsWith(".sock"));
+  } catch {
+    return false;
+  }
+  const answers = await Promise.all(names.map((name) => listening(join(folder, name))));
+  return answers.includes(true);
+}
+
+/** Removes this user's folders in `parent` whose owner is gone; resolves to the names removed. */
+export async function sweepLoopbackSocketDirs(parent: string): Promise<string[]> {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -68,6 +94,7 @@ export function sweepLoopbackSocketDirs(parent: string): string[] {
     try {
       const stat = statSync(path);
       if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
+      if (await anyListening(path)) continue;
       rmSync(path, { recursive: true, force: true });
       removed.push(name);
     } catch {
