@@ -80,5 +80,10 @@ export interface Trainer {
    * `eval_kwargs.framework` set to it unless the config sets one (spec §5.2).
    */
   readonly framework?: string;
+  /**
+   * Why this build cannot train the task's agent at all (the job is then `skipped` before its
+   * initial evaluation pays for anything), or null. Absent: it can train every agent.
+   */
+  skipReason?(agent: Agent, kwargs: Readonly<Record<string, unknown>>): string | null;
   train(context: TrainerContext): Promise<TrainerResult>;
 }

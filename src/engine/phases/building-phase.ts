@@ -1,6 +1,7 @@
 /**
  * `building`: load the trainer and a fresh task bundle, check it, score the initial parameters.
- * Ends `BUILT` with the initial evaluation; a task this machine cannot run ends `SKIP`.
+ * Ends `BUILT` with the initial evaluation; a task this machine cannot run, or whose agent the
+ * trainer cannot train in this build, ends `SKIP`.
  */
 import { initialValues, trainableParameters } from "../../domain/parameter.js";
 import { toPlain } from "../../config/kwargs.js";
@@ -37,6 +38,8 @@ export async function building(scope: AttemptScope): Promise<PhaseEnd> {
       (error as { _tag?: string })._tag === "TaskUnavailableError" ? new JobStop({ type: "SKIP", reason: errorText(error) }) : fail(`task_load_error: ${errorText(error)}`),
   );
   progress.bundle = bundle;
+  const cannotTrain = trainer.skipReason?.(bundle.agent, toPlain(job.resolved_kwargs.trainer_kwargs)) ?? null;
+  if (cannotTrain !== null) throw new JobStop({ type: "SKIP", reason: cannotTrain });
   if (trainableParameters(bundle.parameters).length === 0) throw fail("no_trainable_parameters");
   const split = evaluationSplit(bundle);
   // The task's own output (a candidate's prints) goes to the job's log.

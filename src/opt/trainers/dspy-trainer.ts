@@ -5,7 +5,8 @@
  * cannot (Python's dspy is missing) skips the job with the reason. Where dspy imports, the task's
  * DSPy agent runs (each example a DSPy program whose LM is the job's loopback audit endpoint), but
  * running DSPy's optimizers on it (compile with MIPROv2, COPRO, SIMBA or GEPA, their metric being
- * the task's guide) is not built yet: such a job fails saying so. The kwargs are the original's
+ * the task's guide) is not built yet: such a job is skipped saying so, before its initial
+ * evaluation pays for anything. The kwargs are the original's
  * `train` parameters, for `validate --strict`.
  */
 import type { Trainer } from "../trainer.js";
@@ -32,17 +33,19 @@ export const DSPY_TRAINER_KWARGS = [
   "seed",
 ] as const;
 
+/** DSPy's optimizer a job names (the original's default is MIPROv2). */
+const optimizerOf = (kwargs: Readonly<Record<string, unknown>>): string => String(kwargs.dspy_optimizer ?? "mipro");
+
 export const dspyTrainer: Trainer = {
   id: "DSPyTrainer",
   kwargs: DSPY_TRAINER_KWARGS,
   framework: "dspy",
-  train(context) {
-    if (!context.agent.name.startsWith("DSPy")) {
-      // A task that ignored framework dspy and built a Trace agent: DSPy cannot optimize it.
-      return Promise.reject(new Error("DSPyTrainer optimizes a DSPy program: its task must build one (eval_kwargs.framework: dspy, an hf task); this task built none"));
-    }
-    return Promise.reject(
-      new Error(`DSPyTrainer: this build runs the task's DSPy agent (${context.agent.name}) but not DSPy's optimizers (dspy_optimizer ${String(context.kwargs.dspy_optimizer ?? "mipro")}) yet; evaluate the agent with NoOpTrainer meanwhile`),
-    );
+  skipReason(agent, kwargs) {
+    if (!agent.name.startsWith("DSPy")) return null;
+    return `DSPyTrainer: this build runs the task's DSPy agent (${agent.name}) but not DSPy's optimizers (dspy_optimizer ${optimizerOf(kwargs)}) yet; evaluate the agent with NoOpTrainer meanwhile`;
+  },
+  train() {
+    // A task that ignored framework dspy and built a Trace agent: DSPy cannot optimize it.
+    return Promise.reject(new Error("DSPyTrainer optimizes a DSPy program: its task must build one (eval_kwargs.framework: dspy, an hf task); this task built none"));
   },
 };
