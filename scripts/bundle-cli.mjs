@@ -6,7 +6,7 @@
 // Entry points: the CLI and its worker threads, the job thread and replay helper (each started from
 // `./<name>.js` next to its own chunk, so every output is in one flat folder).
 // Kept as packages: better-sqlite3 (native), and the adapters that load only when a run uses
-// them (openai, execa, the inspector and ws), so what a verb loads stays visible as packages, and
+// them (openai, execa, the inspector and ws, bullmq and ioredis for --executor bullmq), so what a verb loads stays visible as packages, and
 // isolated-vm (native, loaded on the first trainable JavaScript call).
 // The metafile (dist/cli/metafile.json) says which source modules each output holds; the test of
 // lazily loaded adapters reads it.
@@ -30,7 +30,7 @@ const result = await build({
   platform: "node",
   target: "node20",
   format: "esm",
-  external: ["better-sqlite3", "isolated-vm", "openai", "execa", "@statelyai/inspect", "ws"],
+  external: ["better-sqlite3", "isolated-vm", "openai", "execa", "@statelyai/inspect", "ws", "bullmq", "ioredis"],
   // Bundled CommonJS packages call require(): give every output one.
   banner: { js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);' },
   sourcemap: "linked",

@@ -30,6 +30,7 @@ const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: 
   runs: { summary: "List the runs under a runs dir: status, config, job counts, tokens, cost", load: () => import("./runs.js") },
   schema: { summary: "Print the config file's JSON Schema (for editor validation and completion)", load: () => import("./schema.js") },
   ui: { summary: "Serve the local dashboard: browse, compare, launch, watch and cancel runs", load: () => import("./ui.js") },
+  worker: { summary: "Run the jobs a 'run --executor bullmq' queues in Redis, on this machine", load: () => import("./worker.js") },
 };
 
 function mainHelp(): string {

@@ -2,7 +2,7 @@
  * `trace-bench run`: runs the job matrix of a config (spec §1.1, §1.3). Exit codes: 0 every job
  * ok or skipped, 1 some job failed or timed out, 2 usage/config error, 130 interrupted.
  */
-import { rmdirSync } from "node:fs";
+import { readFileSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { UsageError } from "./args.js";
@@ -47,6 +47,8 @@ import { cliCommand } from "../fs/cli-command.js";
 import { STUB_CAVEAT } from "../domain/stub-caveat.js";
 import { onStopSignals } from "../runtime/stop-signals.js";
 import { MAX_JOBS_FLAG, maxJobsOf } from "./max-jobs-flag.js";
+import { EXECUTOR_FLAG, REDIS_FLAG, remoteExecutorOf } from "./executor-flags.js";
+import type { CoordinatorTransport } from "../executor/executor-protocol.js";
 
 export const spec: VerbSpec = {
   name: "run",
@@ -62,6 +64,8 @@ export const spec: VerbSpec = {
     logger: { type: "string", value: "NAME", description: "Logger for every trainer: ConsoleLogger (default), DefaultLogger, TensorboardLogger (event files in each job's tb/), NullLogger or none." },
     "run-id": { type: "string", value: "ID", description: "Write into (and resume) <runs-dir>/<ID>." },
     "max-jobs": MAX_JOBS_FLAG,
+    executor: EXECUTOR_FLAG,
+    redis: REDIS_FLAG,
     json: { type: "boolean", description: "Print the closing summary as one JSON object on stdout (run id, run dir, counts, file paths, tokens, cost); progress goes to stderr." },
     inspect: {
       type: "string",
@@ -111,7 +115,7 @@ export function resumeCommand(args: ParsedArgs, plan: Pick<RunPlan, "runId" | "c
   if (args.flags.root !== undefined) words.push("--root", args.flags.root as string);
   if (plan.config.runs_dir !== configRunsDir) words.push("--runs-dir", plan.config.runs_dir);
   words.push("--run-id", plan.runId);
-  for (const flag of ["logger", "job-timeout", "max-jobs"] as const) if (args.flags[flag] !== undefined) words.push(`--${flag}`, args.flags[flag] as string);
+  for (const flag of ["logger", "job-timeout", "max-jobs", "executor", "redis"] as const) if (args.flags[flag] !== undefined) words.push(`--${flag}`, args.flags[flag] as string);
   return cliCommand(words.map(shellWord).join(" "));
 }
 
@@ -266,6 +270,17 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs, transcript: Out
   const loaded = loadRunConfig(configPath);
   const problems = await configProblems(loaded, registry, { strict: true, tasks: true });
   if (problems.length > 0) throw new ConfigError({ problems: problems.map((p) => `${p.where}: ${p.text}`) });
+  // --executor bullmq: Redis must answer before the run dir exists (jobs run on `trace-bench worker`s).
+  const remote = remoteExecutorOf(args, loaded.config);
+  const bullmq = remote === null ? null : await import("../../adapters/bullmq/bullmq-transport.js");
+  if (remote !== null && bullmq !== null) {
+    try {
+      await bullmq.checkRedis(remote.redis);
+    } catch (error) {
+      process.stderr.write(`trace-bench: cannot reach Redis at ${remote.redis} (${error instanceof Error ? error.message : String(error)}); start redis-server there or fix --redis\n`);
+      return 2;
+    }
+  }
   // The LLM clients too (a missing API key is refused here, before the run dir exists).
   const clients = await llmClients(loaded.config);
   const forJob = clients.forJob;
@@ -366,6 +381,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs, transcript: Out
     Layer.succeed(TrainerSource, { find: findTrainer }),
     Layer.succeed(LlmSource, { forJob, calls, forTask: clients.forTask, forEmbedding: clients.forEmbedding, stubAnswers: clients.stubAnswers }),
   );
+  const transport: CoordinatorTransport | null = remote !== null && bullmq !== null ? bullmq.bullmqCoordinator(remote.redis, (text) => progress.note(`trace-bench: ${text}`, process.stderr)) : null;
   const inspection = inspector === null ? null : jobActorInspection(inspector.open(inspector.url, (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr)));
   const handle = startRun(plan, sources, {
     ...(preflightRecord !== undefined ? { preflight: preflightRecord } : {}),
@@ -376,6 +392,24 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs, transcript: Out
     report: (text) => progress.note(`trace-bench: warning: ${text}`, process.stderr),
     finishedSummary: runClosing,
     subscribers: (state) => [progress.subscriber(state), ...(inspection !== null ? [inspection.subscriber(state)] : [])],
+    ...(transport !== null
+      ? {
+          remote: {
+            transport,
+            report: (text: string) => progress.note(`trace-bench: warning: ${text}`, process.stderr),
+            // What a worker rebuilds the jobs from: the config's text and the plan's overrides (no secret: keys stay in the workers' environment).
+            recipe: {
+              configPath,
+              configText: readFileSync(configPath, "utf8"),
+              runId: plan.runId,
+              maxWorkers: plan.config.max_workers,
+              ...(args.flags.logger !== undefined ? { logger: args.flags.logger as string } : {}),
+              resume: plan.resumeMode,
+              timeoutSeconds: plan.timeoutSeconds,
+            },
+          },
+        }
+      : {}),
   });
   stopRun = (error) => {
     progress.note(`trace-bench: the LLM refused the run (${error.kind}): ${error.message}; stopping (no retries, no further jobs)`, process.stderr);
@@ -414,5 +448,6 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs, transcript: Out
     progress.stop();
     stopListening();
     await inspection?.close();
+    await transport?.close();
   }
 }

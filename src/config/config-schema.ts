@@ -162,6 +162,17 @@ export const PricingSchema = describe(
   "a mapping of model name to {input, output, cached_input}, or null",
 );
 
+/** Where jobs run: here (local), or on `trace-bench worker`s through Redis (bullmq). */
+export const ExecutorSchema = describe(
+  Schema.NullOr(
+    Schema.Struct({
+      kind: describe(Schema.Literal("local", "bullmq"), '"local" or "bullmq"').annotations({ description: "local: jobs run in this process (default); bullmq: jobs are queued in Redis and run by `trace-bench worker` processes." }),
+      redis: Schema.optional(Text).annotations({ description: "The Redis URL for bullmq, e.g. redis://127.0.0.1:6379 (the --redis flag overrides it)." }),
+    }),
+  ),
+  "a mapping {kind: local | bullmq, redis: URL}, or null",
+);
+
 export const RawConfigSchema = Schema.Struct({
   run_id: Schema.optional(OptionalText).annotations({ description: "Fixed run id: runs write into <runs_dir>/<run_id> and resume there. Default: <UTC time>-<config hash>." }),
   runs_dir: Schema.optional(Text).annotations({ description: 'Where run directories are created (default "runs").' }),
@@ -186,6 +197,7 @@ export const RawConfigSchema = Schema.Struct({
       "The LLM for mode real: provider, model (one name, or a list of names to run every job once per model), base_url (alias api_base), api_key_env (the NAME of the variable holding the key), timeout_seconds, max_retries, max_concurrency, requests_per_minute; optimizer, agent and guide override any of them for that role.",
   }),
   budget: Schema.optional(BudgetSchema).annotations({ description: "Token and cost limits per job and per run; each null or absent = no limit." }),
+  executor: Schema.optional(ExecutorSchema).annotations({ description: "Where jobs run: {kind: local} (default) or {kind: bullmq, redis: URL} (workers started with `trace-bench worker --redis URL`). Not part of the config hash: the same run may resume under either." }),
   pricing: Schema.optional(PricingSchema).annotations({
     description: "Model prices in US dollars per 1 million tokens, {input, output, cached_input}; they replace or add to the shipped table (configs/pricing.yaml).",
   }),
@@ -227,4 +239,5 @@ export const KNOWN_KEYS = {
   llmRole: Object.keys(llmEndpointFields),
   budget: ["max_tokens_per_job", "max_cost_per_job", "max_tokens_per_run", "max_cost_per_run"],
   price: ["input", "output", "cached_input"],
+  executor: ["kind", "redis"],
 } as const;

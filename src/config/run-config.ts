@@ -102,6 +102,13 @@ export interface RunConfig {
   readonly eval_kwargs: Kwargs;
   /** Global trainer kwargs: `trainer_kwargs` plus the top-level legacy knobs. */
   readonly trainer_kwargs: Kwargs;
+  /** Where jobs run (not in the snapshot: it does not change what a job computes). */
+  readonly executor?: ExecutorConfig;
+}
+
+export interface ExecutorConfig {
+  readonly kind: "local" | "bullmq";
+  readonly redis: string | null;
 }
 
 export interface LoadedConfig {
@@ -133,6 +140,7 @@ const KNOWN = {
   llmRole: new Set<string>(KNOWN_KEYS.llmRole),
   budget: new Set<string>(KNOWN_KEYS.budget),
   price: new Set<string>(KNOWN_KEYS.price),
+  executor: new Set<string>(KNOWN_KEYS.executor),
 };
 
 /** The llm block's mappings that describe one role: the block itself and its overrides. */
@@ -194,6 +202,7 @@ function unknownKeyWarnings(source: ConfigSource, raw: Raw): { warnings: string[
   check(raw.llm, KNOWN.llm, ["llm"]);
   if (isKwargs(raw.llm)) for (const role of LLM_ROLES) check(raw.llm[role], KNOWN.llmRole, ["llm", role]);
   check(raw.budget, KNOWN.budget, ["budget"]);
+  check(raw.executor, KNOWN.executor, ["executor"]);
   // Model names are keys, so all price entries are one kind: 50,000 bad entries make one summary line.
   if (isKwargs(raw.pricing)) for (const [model, price] of Object.entries(raw.pricing)) check(price, KNOWN.price, ["pricing", model], "pricing.*");
 
@@ -420,6 +429,7 @@ export function resolveRunConfig(source: ConfigSource): LoadedConfig {
     trainers,
     eval_kwargs: evalKwargs,
     trainer_kwargs: trainerKwargs,
+    ...(isKwargs(raw.executor) ? { executor: { kind: raw.executor.kind === "bullmq" ? "bullmq" : "local", redis: typeof raw.executor.redis === "string" ? raw.executor.redis : null } } : {}),
   };
   return { path: source.path, config, warnings, unknownKeys, locate: (keyPath) => locate(source, keyPath) };
 }

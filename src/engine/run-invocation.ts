@@ -21,7 +21,7 @@ import type { RunState } from "../events/run-state.js";
 import { planInvocation } from "./invocation-plan.js";
 import { planDigest } from "./plan-digest.js";
 import { JobNotRecorded } from "./job-recorder.js";
-import type { JobAttempt } from "./job-runner.js";
+import type { JobAttempt, JobRunOptions } from "./job-runner.js";
 import { captureEnvironment, captureGit, llmInfo } from "./run-environment.js";
 import type { RunPlan } from "./run-plan.js";
 import { cancelledAloneReason, removeControlDir, takeJobCancelRequests } from "./job-cancel-requests.js";
@@ -30,6 +30,7 @@ import { LlmSource, RunLog, type TaskSource, type TrainerSource } from "./run-se
 import { RunDirError } from "./run-dir-error.js";
 import { ActiveRunSession, runLogOf, runSessionLayer } from "./run-session-layer.js";
 import { Supervisor } from "./supervisor.js";
+import { RemoteExecutor, type RemoteExecutorSettings } from "./executor/remote-executor.js";
 
 /** How often a running invocation looks for cancel requests (a failed readdir when there is none). */
 const CANCEL_REQUEST_POLL_MS = 250;
@@ -51,6 +52,8 @@ export interface RunHooks {
   readonly finishedSummary?: (state: RunState) => unknown;
   /** Mode real: the preflight request made before the run started, recorded with RunStarted. */
   readonly preflight?: EventData<"RunStarted">["llm_preflight"];
+  /** `--executor bullmq`: jobs run on workers reached through this transport (absent: here). */
+  readonly remote?: RemoteExecutorSettings;
 }
 
 export interface RunReport {
@@ -175,6 +178,15 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
       yield* Effect.try({ try: () => session.appendRunEvents([runStarted(plan, planned, invocation.invocation, now(), hooks.preflight)]), catch: (error) => error }).pipe(Effect.catchAll(appendFailure));
 
       const calls = (yield* LlmSource).calls;
+      const remoteSettings = hooks.remote;
+      // Workers' batches are committed through this session: it serves them once RunStarted is in.
+      const remote =
+        remoteSettings === undefined
+          ? null
+          : yield* Effect.acquireRelease(
+              Effect.promise(() => RemoteExecutor.start(remoteSettings, plan.runId, invocation.invocation, session, calls.journaling)),
+              (executor) => Effect.sync(() => executor.stop()),
+            );
       const jobSupervisor = new Supervisor();
       const supervisor = yield* Effect.fork(
         jobSupervisor.supervise({
@@ -185,6 +197,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
           timeoutSeconds: plan.timeoutSeconds,
           onWarning: hooks.report,
           mayStart: () => calls.runBudgetSpent() === null && calls.stoppedBy === null,
+          ...(remote !== null ? { runAttempt: (job: JobAttempt, options: JobRunOptions) => remote.runAttempt(job, options) } : {}),
         }).pipe(Effect.provideService(RunLog, runLogOf(session))),
       );
       // The dashboard's per-job Cancel: a request in the run dir, polled while jobs run.

@@ -156,12 +156,13 @@ function ensureRunsDir(runsDir: string): void {
   if (!isDirectory) throw new RunDirError({ problem: `runs dir ${runsDir} is a file, not a directory; pass a directory with --runs-dir` });
 }
 
-export function planRun(request: RunRequest, registry: TaskRegistry, now: Date): RunPlan {
-  const loaded = request.loaded ?? loadRunConfig(request.configPath);
-  const warnings = [...loaded.warnings];
+/**
+ * The run's config as the plan reads it: the flags' overrides applied, the task globs expanded.
+ * A `trace-bench worker` rebuilds the same from the coordinator's recipe, so its jobs are the plan's.
+ */
+export function plannedConfig(loaded: LoadedConfig, request: Pick<RunRequest, "runsDir" | "maxWorkers" | "logger">, resumeMode: ResumeMode, registry: Pick<TaskRegistry, "expandTasks">): RunConfig {
   const logger = loggerOverride(request.logger);
-  const resumeMode: ResumeMode = request.force ? "none" : (request.resume ?? loaded.config.resume);
-  const base: RunConfig = {
+  return {
     ...loaded.config,
     runs_dir: request.runsDir ?? loaded.config.runs_dir,
     max_workers: request.maxWorkers ?? loaded.config.max_workers,
@@ -169,6 +170,13 @@ export function planRun(request: RunRequest, registry: TaskRegistry, now: Date):
     tasks: registry.expandTasks(loaded.config.tasks),
     trainers: logger === undefined ? loaded.config.trainers : loaded.config.trainers.map((t) => ({ ...t, logger })),
   };
+}
+
+export function planRun(request: RunRequest, registry: TaskRegistry, now: Date): RunPlan {
+  const loaded = request.loaded ?? loadRunConfig(request.configPath);
+  const warnings = [...loaded.warnings];
+  const resumeMode: ResumeMode = request.force ? "none" : (request.resume ?? loaded.config.resume);
+  const base = plannedConfig(loaded, request, resumeMode, registry);
   const size = matrixSize(base);
   const overLimit = matrixLimitProblem(size, request.maxJobs ?? DEFAULT_MAX_JOBS);
   if (overLimit !== null) throw new ConfigError({ problems: [`${request.configPath}: ${overLimit}`] });

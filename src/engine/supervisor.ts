@@ -25,6 +25,8 @@ export interface SupervisorOptions extends JobRunOptions {
   readonly failFast: boolean;
   /** False once no new job may start (the run's budget is spent). */
   readonly mayStart?: () => boolean;
+  /** Runs one attempt (default: here, `runJob`; `--executor bullmq`: on a worker, RemoteExecutor). */
+  readonly runAttempt?: (job: JobAttempt, options: JobRunOptions) => Effect.Effect<FinishedStatus, RecordError, JobServicesOf>;
 }
 
 type JobServicesOf = Effect.Effect.Context<ReturnType<typeof runJob>>;
@@ -68,6 +70,7 @@ export class Supervisor {
           this.running = running;
           const letEventLoopTurn = eventLoopTurns();
           const jobOptions: JobRunOptions = { ...options, cancelReason: (jobId) => this.cancelledAlone.get(jobId) };
+          const runAttempt = options.runAttempt ?? runJob;
           let stopped = false;
           const settle = (exit: Exit.Exit<FinishedStatus, RecordError>): Effect.Effect<void, RecordError> => {
             if (Exit.isSuccess(exit)) {
@@ -84,7 +87,7 @@ export class Supervisor {
               Effect.suspend(() => {
                 if (stopped || options.mayStart?.() === false) return Effect.void;
                 // The job's fiber lives in the map (so it can be cancelled by id); this one waits on it.
-                return FiberMap.run(running, job.spec.job_id, runJob(job, jobOptions)).pipe(Effect.flatMap(Fiber.await), Effect.flatMap(settle));
+                return FiberMap.run(running, job.spec.job_id, runAttempt(job, jobOptions)).pipe(Effect.flatMap(Fiber.await), Effect.flatMap(settle));
               }),
             );
           // At most `maxWorkers` at once. The first job that cannot be recorded fails the whole: the

@@ -1,0 +1,102 @@
+/**
+ * `trace-bench worker --redis URL [--concurrency N] [--root DIR]`: takes the jobs that
+ * `trace-bench run --executor bullmq --redis URL` queues, on this machine, and runs each with the
+ * same job runner as a local run; the events go back to the `run` process, the only writer of the
+ * run's log. It serves any run queued on that Redis until Ctrl-C (which cancels its running jobs:
+ * each is recorded `cancelled` and re-run on resume). API keys are read from this machine's
+ * environment; nothing secret goes through Redis.
+ */
+import type { ParsedArgs, VerbSpec } from "./args.js";
+import { UsageError } from "./args.js";
+import { ROOT_FLAG } from "./common-flags.js";
+import { loadTaskRegistry } from "../../adapters/tasks/index.js";
+import { llmClients } from "../../adapters/llm/index.js";
+import { parseConfigText } from "../config/config-file.js";
+import { expandMatrix } from "../config/matrix.js";
+import { resolveRunConfig, type ResumeMode } from "../config/run-config.js";
+import { plannedConfig } from "../engine/run-plan.js";
+import { WorkerAttempts, type WorkerRunServices } from "../engine/executor/worker-attempts.js";
+import type { RunRecipe } from "../executor/executor-protocol.js";
+import { costOf, loadPriceTable } from "../llm/pricing.js";
+import { RunCalls, type PriceOf } from "../llm/run-calls.js";
+import { findTrainer } from "../opt/trainer-catalog.js";
+import { onStopSignals } from "../runtime/stop-signals.js";
+import { redisUrlProblem } from "./executor-flags.js";
+
+export const spec: VerbSpec = {
+  name: "worker",
+  summary: "Run the jobs that 'trace-bench run --executor bullmq' queues in Redis, on this machine.",
+  flags: {
+    redis: { type: "string", value: "URL", required: true, description: "The Redis the coordinator queues jobs in, e.g. redis://10.0.0.5:6379." },
+    concurrency: { type: "string", value: "N", description: "Jobs this worker runs at once (default 1)." },
+    root: ROOT_FLAG,
+  },
+};
+
+export async function execute(args: ParsedArgs): Promise<number> {
+  const url = args.flags.redis as string;
+  const problem = redisUrlProblem(url, "--redis");
+  if (problem !== null) throw new UsageError({ verb: "worker", problem });
+  const rawConcurrency = (args.flags.concurrency as string | undefined) ?? "1";
+  const concurrency = Number(rawConcurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError({ verb: "worker", problem: `--concurrency must be a whole number ≥ 1, got '${rawConcurrency}'` });
+  const say = (text: string) => void process.stderr.write(`trace-bench worker: ${text}\n`);
+  const bullmq = await import("../../adapters/bullmq/bullmq-transport.js");
+  try {
+    await bullmq.checkRedis(url);
+  } catch (error) {
+    process.stderr.write(`trace-bench worker: cannot reach Redis at ${url} (${error instanceof Error ? error.message : String(error)}); start redis-server there or fix --redis\n`);
+    return 2;
+  }
+  const registry = await loadTaskRegistry(args.flags.root !== undefined ? { root: args.flags.root as string } : {});
+  const transport = bullmq.bullmqWorker({ url, say });
+  const runs = new Map<string, Promise<WorkerRunServices>>();
+  const servicesFor = (recipe: RunRecipe): Promise<WorkerRunServices> => {
+    let found = runs.get(recipe.runId);
+    if (found === undefined) {
+      found = buildServices(recipe, registry);
+      runs.set(recipe.runId, found);
+      found.catch(() => runs.delete(recipe.runId));
+    }
+    return found;
+  };
+  const attempts = new WorkerAttempts({ transport, concurrency, servicesFor, say });
+  let stopped!: (code: number) => void;
+  const done = new Promise<number>((resolve) => (stopped = resolve));
+  let signals = 0;
+  const stopListening = onStopSignals((signal) => {
+    signals += 1;
+    if (signals > 1) process.exit(130);
+    say(`${signal}: cancelling ${attempts.busy} running job(s) (each is recorded cancelled and re-run on resume; Ctrl-C again to exit at once)`);
+    attempts.cancelAll();
+    void transport.close().finally(() => stopped(130));
+  });
+  try {
+    await attempts.start();
+    say(`ready: taking jobs from ${url}, ${concurrency} at once (pid ${process.pid})`);
+    return await done;
+  } finally {
+    stopListening();
+    registry.close();
+  }
+}
+
+/** The run's jobs and services on this worker, rebuilt from the coordinator's recipe as `run` plans them. */
+async function buildServices(recipe: RunRecipe, registry: Awaited<ReturnType<typeof loadTaskRegistry>>): Promise<WorkerRunServices> {
+  const loaded = resolveRunConfig(parseConfigText(recipe.configPath, recipe.configText));
+  const base = plannedConfig(loaded, { maxWorkers: recipe.maxWorkers, ...(recipe.logger !== undefined ? { logger: recipe.logger } : {}) }, recipe.resume as ResumeMode, registry);
+  const config = { ...base, run_id: recipe.runId };
+  registry.configure({ ...(config.eval_workers !== null ? { workers: config.eval_workers } : {}), memoryMb: config.eval_memory_mb, mode: config.mode });
+  const clients = await llmClients(config);
+  const prices = loadPriceTable(config.pricing);
+  const price: PriceOf = config.mode === "stub" ? () => 0 : (model, usage) => costOf(prices, model, usage);
+  const calls = new RunCalls({ journaling: config.mode === "real", price, budget: config.budget });
+  const jobs = new Map(expandMatrix(base).map((job) => [job.job_id, job]));
+  return {
+    jobs,
+    tasks: registry,
+    trainers: { find: findTrainer },
+    llm: { forJob: clients.forJob, calls, forTask: clients.forTask, forEmbedding: clients.forEmbedding, stubAnswers: clients.stubAnswers },
+  };
+}
+

@@ -1,0 +1,128 @@
+/**
+ * A worker's log for one attempt: the job runner appends to it as to the local log (synchronously,
+ * at the version it expects), and it sends what was appended to the coordinator in numbered
+ * batches, one at a time, in order; the coordinator commits each at the stream's expected version.
+ * Appends made while a batch is on its way go in the next one.
+ *
+ * `flushed()` resolves once everything appended so far is committed: an LLM request waits for it,
+ * so its `LlmCallStarted` is in the log before the request leaves (the coordinator's budget and
+ * journal see it). When the coordinator refuses a batch (the attempt was superseded or finished,
+ * the run moved on), the outbox is dead: `onRefused` stops the attempt and every later append fails.
+ */
+import * as Either from "effect/Either";
+import type { Contents } from "../../events/content-ref.js";
+import { WrongExpectedVersionError } from "../../events/event-log-errors.js";
+import { jobStream, type NewEvent, type StoredEvent } from "../../events/event-schema.js";
+import type { BatchAck, EventBatch } from "../../executor/executor-protocol.js";
+import type { RunLog } from "../run-services.js";
+
+export interface AttemptOutboxOptions {
+  readonly runId: string;
+  readonly jobId: string;
+  readonly attempt: number;
+  readonly invocation: number;
+  /** The stream's version the handout's history ends at. */
+  readonly version: number;
+  readonly replies: ReadonlyMap<string, string>;
+  /** Sends one batch; resolves with the coordinator's answer (the transport re-sends after a lost connection). */
+  readonly send: (batch: EventBatch) => Promise<BatchAck>;
+  /** The coordinator refused a batch: the attempt must stop. */
+  readonly onRefused: (reason: string) => void;
+}
+
+/** The coordinator refused the attempt's events: nothing more of it is recorded. */
+export class AttemptRefused extends Error {
+  override readonly name = "AttemptRefused";
+}
+
+export class AttemptOutbox {
+  /** The version after everything appended (what the next append must expect). */
+  private version: number;
+  /** The version the coordinator committed up to. */
+  private committed: number;
+  private pending: { events: NewEvent[]; contents: Map<string, string> } = { events: [], contents: new Map() };
+  private seq = 0;
+  private sending: Promise<void> | null = null;
+  private refused: string | null = null;
+  private waiters: { version: number; resolve: () => void; reject: (error: Error) => void }[] = [];
+
+  constructor(private readonly options: AttemptOutboxOptions) {
+    this.version = options.version;
+    this.committed = options.version;
+  }
+
+  private get stream(): string {
+    return jobStream(this.options.jobId);
+  }
+
+  /** The job runner's view of the log (RunLog). */
+  runLog(): RunLog["Type"] {
+    return {
+      append: (stream, expected, events, contents) => this.append(stream, expected, events, contents),
+      streamVersion: (stream) => Either.right(stream === this.stream ? this.version : 0),
+      contents: (refs) => Either.right(new Map([...refs].flatMap((ref) => (this.options.replies.has(ref) ? [[ref, this.options.replies.get(ref)!] as const] : [])))),
+    };
+  }
+
+  private append(stream: string, expected: number, events: readonly NewEvent[], contents?: Contents): Either.Either<StoredEvent[], WrongExpectedVersionError> {
+    if (stream !== this.stream || expected !== this.version || this.refused !== null) {
+      return Either.left(new WrongExpectedVersionError({ stream, expected, actual: this.refused !== null ? -1 : this.version }));
+    }
+    this.pending.events.push(...events);
+    for (const [ref, text] of contents ?? []) this.pending.contents.set(ref, text);
+    this.version += events.length;
+    this.kick();
+    // The job runner reads nothing back from the stored events: the log (the coordinator's) numbers them.
+    return Either.right([]);
+  }
+
+  /** Why the coordinator refused the attempt, or null. */
+  get refusal(): string | null {
+    return this.refused;
+  }
+
+  /** Resolves once everything appended so far is committed; rejects with `AttemptRefused`. */
+  flushed(): Promise<void> {
+    if (this.refused !== null) return Promise.reject(new AttemptRefused(this.refused));
+    if (this.committed >= this.version) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ version: this.version, resolve, reject }));
+  }
+
+  private kick(): void {
+    if (this.sending !== null) return;
+    this.sending = this.drain().finally(() => {
+      this.sending = null;
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.events.length > 0 && this.refused === null) {
+      const { events, contents } = this.pending;
+      this.pending = { events: [], contents: new Map() };
+      this.seq += 1;
+      const { runId, jobId, attempt, invocation } = this.options;
+      const batch: EventBatch = { runId, jobId, attempt, invocation, seq: this.seq, expectedVersion: this.committed, events, contents: [...contents] };
+      let ack: BatchAck;
+      try {
+        ack = await this.options.send(batch);
+      } catch (error) {
+        ack = { ok: false, reason: `the batch could not be sent: ${error instanceof Error ? error.message : String(error)}` };
+      }
+      if (!ack.ok) {
+        this.refused = ack.reason;
+        for (const w of this.waiters.splice(0)) w.reject(new AttemptRefused(ack.reason));
+        this.options.onRefused(ack.reason);
+        return;
+      }
+      this.committed += events.length;
+      const ready = this.waiters.filter((w) => w.version <= this.committed);
+      this.waiters = this.waiters.filter((w) => w.version > this.committed);
+      for (const w of ready) w.resolve();
+    }
+  }
+
+  /** Resolves once every append is committed or refused (the attempt's end). */
+  async settled(): Promise<void> {
+    while (this.sending !== null) await this.sending;
+  }
+}

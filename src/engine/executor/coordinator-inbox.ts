@@ -1,0 +1,116 @@
+/**
+ * The coordinator's answers to the workers, over the run session (this process is the only writer
+ * of the log). A claim hands out the job's stream so far and the journal's replies; a batch is
+ * committed at the stream's expected version, in one transaction, before it is acknowledged.
+ *
+ * What makes at-least-once delivery record nothing twice:
+ * - each job has at most one claimed attempt; a ticket delivered again (its worker died) claims the
+ *   next attempt, and the earlier attempt's batches are refused from then on;
+ * - a batch is identified by (job, attempt, seq): one already committed is acknowledged again
+ *   without a second commit (the worker re-sent it after a lost connection);
+ * - the events are folded through the job decider's `evolve` over the committed stream: a batch of
+ *   a finished attempt, or one the machine refuses, is not committed;
+ * - a ticket or batch of another invocation (a coordinator killed and started again) is refused.
+ */
+import { jobStream, type EventBody, type FinishedStatus, type NewEvent } from "../../events/event-schema.js";
+import type { BatchAck, CoordinatorInbox, EventBatch, Handout, JobTicket, RunRecipe } from "../../executor/executor-protocol.js";
+import { journalFromHistory } from "../../llm/call-journal.js";
+import { foldJobStream, type JobDecisionState } from "../job-decider.js";
+import type { RunSession } from "../run-session.js";
+
+interface Claim {
+  readonly attempt: number;
+  /** The job's stream as committed, folded. */
+  state: JobDecisionState;
+  /** The last batch committed. */
+  seq: number;
+}
+
+export interface InboxOptions {
+  readonly session: RunSession;
+  readonly runId: string;
+  readonly invocation: number;
+  readonly recipe: RunRecipe;
+  readonly journaling: boolean;
+  /** Whether the coordinator still waits on this job (false: cancelled, withdrawn, not of this invocation). */
+  readonly wanted: (jobId: string) => boolean;
+  /** The job's attempt recorded how it ended. */
+  readonly onFinished: (jobId: string, status: FinishedStatus) => void;
+  /** The log did not take a batch (disk full, read-only): the run cannot go on. */
+  readonly onLogError: (jobId: string, error: Error) => void;
+}
+
+export class RunInbox implements CoordinatorInbox {
+  private readonly claims = new Map<string, Claim>();
+
+  constructor(private readonly options: InboxOptions) {}
+
+  /** The attempt a worker was handed for `jobId` (null: none yet). */
+  claimedAttempt(jobId: string): number | null {
+    return this.claims.get(jobId)?.attempt ?? null;
+  }
+
+  /** No batch of the job's current attempt is taken any more (its worker is gone or was told to stop). */
+  release(jobId: string): void {
+    this.claims.delete(jobId);
+  }
+
+  readonly claim = (ticket: JobTicket): Handout => {
+    const { session, runId, invocation } = this.options;
+    if (ticket.runId !== runId || ticket.invocation !== invocation) return { kind: "nothing", why: `ticket of invocation ${ticket.invocation}; the run is at invocation ${invocation}` };
+    if (!this.options.wanted(ticket.jobId)) return { kind: "nothing", why: "the coordinator no longer waits on this job (cancelled or stopping)" };
+    const history: EventBody[] = session.history(ticket.jobId).map((e) => ({ type: e.type, data: e.data }) as EventBody);
+    const state = foldJobStream(history);
+    if (state.finished && state.attempt >= ticket.attempt) return { kind: "nothing", why: `attempt ${state.attempt} already finished` };
+    // A ticket delivered again after its worker died: that attempt is abandoned, the next one runs.
+    const attempt = state.attempt >= ticket.attempt ? state.attempt + 1 : ticket.attempt;
+    this.claims.set(ticket.jobId, { attempt, state, seq: 0 });
+    const replies: Record<string, string> = {};
+    if (this.options.journaling) {
+      const journal = journalFromHistory(history);
+      for (const [ref, text] of session.contents(journal.entries.map((e) => e.replyRef))) replies[ref] = text;
+    }
+    return { kind: "run", attempt, invocation, history, replies, recipe: this.options.recipe };
+  };
+
+  readonly commit = (batch: EventBatch): BatchAck => {
+    const { session, runId, invocation } = this.options;
+    const refuse = (reason: string): BatchAck => ({ ok: false, reason: `job ${batch.jobId} attempt ${batch.attempt}: ${reason}` });
+    if (batch.runId !== runId || batch.invocation !== invocation) return refuse(`a batch of invocation ${batch.invocation}; the run is at invocation ${invocation}`);
+    const claim = this.claims.get(batch.jobId);
+    if (claim === undefined || claim.attempt !== batch.attempt) {
+      return refuse(claim === undefined ? "no attempt of this job is running (cancelled or stopped)" : `superseded: attempt ${claim.attempt} runs now`);
+    }
+    // Sent again after a lost connection: committed already, acknowledged again.
+    if (batch.seq <= claim.seq) return { ok: true };
+    if (batch.seq !== claim.seq + 1) return refuse(`batch ${batch.seq} arrived before batch ${claim.seq + 1}`);
+    if (claim.state.finished && claim.state.attempt === batch.attempt) return refuse(`attempt ${batch.attempt} already finished`);
+    const stream = jobStream(batch.jobId);
+    const version = session.streamVersion(stream);
+    if (version !== batch.expectedVersion || version !== claim.state.version) return refuse(`the stream is at version ${version}, the batch follows ${batch.expectedVersion}`);
+    const events = batch.events.map((e) => ({ ...e, job_id: batch.jobId }) as NewEvent);
+    let next: JobDecisionState;
+    try {
+      next = foldJobStream(events as unknown as EventBody[], claim.state);
+    } catch (error) {
+      return refuse(`the job machine refuses the batch: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (next.attempt !== batch.attempt) return refuse(`the batch holds events of attempt ${next.attempt}`);
+    try {
+      session.append(stream, batch.expectedVersion, events, new Map(batch.contents));
+      session.commitPending();
+      // A group commit that failed says so only through the stream's version.
+      const after = session.streamVersion(stream);
+      if (after !== batch.expectedVersion + events.length) throw new Error(`the log did not take the events of ${stream} (at version ${after})`);
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      this.options.onLogError(batch.jobId, failure);
+      return refuse(`the coordinator's log refused the batch: ${failure.message}`);
+    }
+    claim.state = next;
+    claim.seq = batch.seq;
+    const finished = events.find((e) => e.type === "JobFinished");
+    if (finished !== undefined && finished.type === "JobFinished") this.options.onFinished(batch.jobId, finished.data.status);
+    return { ok: true };
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * The coordinator's executor for `--executor bullmq`: each job attempt the supervisor starts is a
+ * ticket queued for the workers; the attempt's fiber waits until the worker's batches commit the
+ * job's `JobFinished` (RunInbox). Interrupting the fiber (Ctrl-C, the dashboard's Cancel) withdraws
+ * a ticket no worker took, or tells the workers to cancel the attempt and waits until its
+ * cancellation is committed; a worker that does not answer within `CANCEL_GRACE_MS` (dead, cut
+ * off) leaves the job unfinished, re-run on resume, and its late batches are refused.
+ *
+ * After Redis came back from a restart (its queue may be empty), every ticket no worker claimed
+ * yet is queued again (queuing is idempotent: the ticket's id is its job's).
+ */
+import * as Effect from "effect/Effect";
+import type { FinishedStatus } from "../../events/event-schema.js";
+import type { CoordinatorTransport, JobTicket, RunRecipe } from "../../executor/executor-protocol.js";
+import { JobNotRecorded, type RecordError } from "../job-recorder.js";
+import type { JobAttempt, JobRunOptions } from "../job-runner.js";
+import type { RunSession } from "../run-session.js";
+import { RunInbox } from "./coordinator-inbox.js";
+
+/** How long a cancelled attempt's worker has to record its cancellation before the coordinator gives up on it. */
+export const CANCEL_GRACE_MS = 15_000;
+
+export interface RemoteExecutorSettings {
+  readonly transport: CoordinatorTransport;
+  readonly recipe: RunRecipe;
+  readonly report: (text: string) => void;
+}
+
+interface Waiting {
+  readonly ticket: JobTicket;
+  readonly resolve: (status: FinishedStatus) => void;
+  readonly reject: (error: RecordError) => void;
+  cancelling: boolean;
+}
+
+export class RemoteExecutor {
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly inbox: RunInbox;
+
+  private constructor(
+    private readonly settings: RemoteExecutorSettings,
+    private readonly runId: string,
+    private readonly invocation: number,
+    session: RunSession,
+    journaling: boolean,
+  ) {
+    this.inbox = new RunInbox({
+      session,
+      runId,
+      invocation,
+      recipe: settings.recipe,
+      journaling,
+      wanted: (jobId) => {
+        const w = this.waiting.get(jobId);
+        return w !== undefined && !w.cancelling;
+      },
+      onFinished: (jobId, status) => {
+        const w = this.waiting.get(jobId);
+        this.waiting.delete(jobId);
+        this.inbox.release(jobId);
+        w?.resolve(status);
+      },
+      onLogError: (jobId, error) => {
+        const w = this.waiting.get(jobId);
+        this.waiting.delete(jobId);
+        w?.reject(new JobNotRecorded({ jobId, cause: error }));
+      },
+    });
+  }
+
+  /** Serves the run's requests on the transport; resolves once connected. */
+  static async start(settings: RemoteExecutorSettings, runId: string, invocation: number, session: RunSession, journaling: boolean): Promise<RemoteExecutor> {
+    const executor = new RemoteExecutor(settings, runId, invocation, session, journaling);
+    settings.transport.onReconnect(() => executor.requeue());
+    await settings.transport.serve(runId, executor.inbox);
+    return executor;
+  }
+
+  /** Queues again every ticket no worker claimed yet (Redis may have lost them). */
+  private requeue(): void {
+    const unclaimed = [...this.waiting.values()].filter((w) => !w.cancelling && this.inbox.claimedAttempt(w.ticket.jobId) === null);
+    if (unclaimed.length > 0) this.settings.report(`Redis is back: queuing again the ${unclaimed.length} job(s) no worker took yet`);
+    for (const w of unclaimed) this.settings.transport.enqueue(w.ticket).catch((error: unknown) => this.settings.report(`could not queue job ${w.ticket.jobId} again: ${String(error)}`));
+  }
+
+  /** One attempt run by a worker, as the supervisor's fiber (the local executor's `runJob` counterpart). */
+  runAttempt(job: JobAttempt, options: JobRunOptions): Effect.Effect<FinishedStatus, RecordError> {
+    const jobId = job.spec.job_id;
+    const ticket: JobTicket = { runId: this.runId, jobId, attempt: job.attempt, invocation: this.invocation };
+    return Effect.async<FinishedStatus, RecordError>((resume) => {
+      let finished: (() => void) | null = null;
+      const ended = new Promise<void>((resolve) => {
+        finished = resolve;
+      });
+      const waiting: Waiting = {
+        ticket,
+        resolve: (status) => {
+          finished?.();
+          resume(Effect.succeed(status));
+        },
+        reject: (error) => {
+          finished?.();
+          resume(Effect.fail(error));
+        },
+        cancelling: false,
+      };
+      this.waiting.set(jobId, waiting);
+      this.settings.transport.enqueue(ticket).catch((error: unknown) => {
+        this.waiting.delete(jobId);
+        waiting.reject(new JobNotRecorded({ jobId, cause: new Error(`could not queue the job in Redis: ${error instanceof Error ? error.message : String(error)}`) }));
+      });
+      return Effect.promise(() => this.cancel(waiting, options.cancelReason?.(jobId), ended));
+    });
+  }
+
+  private async cancel(waiting: Waiting, reason: string | undefined, ended: Promise<void>): Promise<void> {
+    const { jobId } = waiting.ticket;
+    if (this.waiting.get(jobId) !== waiting) return;
+    waiting.cancelling = true;
+    const withdrawn = await this.settings.transport.withdraw(waiting.ticket).catch(() => false);
+    if (withdrawn || this.inbox.claimedAttempt(jobId) === null) {
+      // No worker runs it: nothing to record (it is re-run on resume).
+      this.waiting.delete(jobId);
+      this.inbox.release(jobId);
+      return;
+    }
+    await this.settings.transport.cancel({ runId: this.runId, jobId, ...(reason !== undefined ? { reason } : {}) }).catch((error: unknown) => this.settings.report(`could not tell the workers to cancel job ${jobId}: ${String(error)}`));
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = await Promise.race([ended.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), CANCEL_GRACE_MS)))]);
+    clearTimeout(timer);
+    if (gaveUp) {
+      this.settings.report(`job ${jobId}: its worker did not record the cancellation within ${CANCEL_GRACE_MS / 1000}s; the job stays unfinished (re-run on resume)`);
+      this.waiting.delete(jobId);
+      this.inbox.release(jobId);
+    }
+  }
+
+  /** Stops serving the run (the transport is closed by its owner). */
+  stop(): void {
+    for (const jobId of this.waiting.keys()) this.inbox.release(jobId);
+    this.waiting.clear();
+  }
+}

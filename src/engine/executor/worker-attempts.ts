@@ -1,0 +1,147 @@
+/**
+ * What `trace-bench worker` does with a ticket: claim it from the coordinator, run the attempt
+ * with the same job runner as the local executor (`runJob`), its log being an `AttemptOutbox`
+ * that sends the recorded events to the coordinator, and end once every batch is committed or
+ * refused. Each LLM request of the attempt waits until what was recorded before it (its
+ * `LlmCallStarted`) is committed by the coordinator: nothing is sent that the log does not hold.
+ *
+ * A cancel notice for a running job interrupts its attempt (recorded `cancelled`, as locally); a
+ * refused batch (the attempt was superseded) interrupts it too, and nothing more is recorded.
+ */
+import { randomUUID } from "node:crypto";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Fiber from "effect/Fiber";
+import type { JobSpec } from "../../config/matrix.js";
+import type { CancelNotice, Handout, JobTicket, RunRecipe, WorkerTransport } from "../../executor/executor-protocol.js";
+import type { Embedder, Llm } from "../../llm/llm.js";
+import { runJob } from "../job-runner.js";
+import { LlmSource, RunLog, TaskSource, TrainerSource } from "../run-services.js";
+import { AttemptOutbox } from "./attempt-outbox.js";
+
+/** What a worker runs a run's jobs with, built once per run from its recipe. */
+export interface WorkerRunServices {
+  readonly jobs: ReadonlyMap<string, JobSpec>;
+  readonly tasks: TaskSource["Type"];
+  readonly trainers: TrainerSource["Type"];
+  readonly llm: LlmSource["Type"];
+}
+
+export interface WorkerOptions {
+  readonly transport: WorkerTransport;
+  readonly concurrency: number;
+  readonly servicesFor: (recipe: RunRecipe) => Promise<WorkerRunServices>;
+  /** One line for the worker's console. */
+  readonly say: (text: string) => void;
+}
+
+/** `llm` whose requests leave only once the attempt's log is committed up to them. */
+function gated(llm: Llm, outbox: AttemptOutbox): Llm {
+  return {
+    model: llm.model,
+    complete: async (request, signal) => {
+      await outbox.flushed();
+      return llm.complete(request, signal);
+    },
+  };
+}
+
+function gatedEmbedder(embedder: Embedder, outbox: AttemptOutbox): Embedder {
+  return {
+    model: embedder.model,
+    embed: async (request, signal) => {
+      await outbox.flushed();
+      return embedder.embed(request, signal);
+    },
+  };
+}
+
+const keyOf = (runId: string, jobId: string) => `${runId}/${jobId}`;
+
+export class WorkerAttempts {
+  /** Running attempts by run/job: how to cancel each. */
+  private readonly running = new Map<string, (reason: string | undefined) => void>();
+  private readonly cancelReasons = new Map<string, string>();
+
+  constructor(private readonly options: WorkerOptions) {
+    options.transport.onCancel((notice) => this.cancel(notice));
+  }
+
+  /** Takes tickets until the transport is closed. */
+  start(): Promise<void> {
+    return this.options.transport.take(this.options.concurrency, (ticket) => this.runTicket(ticket));
+  }
+
+  private cancel(notice: CancelNotice): void {
+    this.running.get(keyOf(notice.runId, notice.jobId))?.(notice.reason);
+  }
+
+  /** Cancels every running attempt (the worker is stopping: each records `cancelled`). */
+  cancelAll(): void {
+    for (const stop of this.running.values()) stop(undefined);
+  }
+
+  get busy(): number {
+    return this.running.size;
+  }
+
+  async runTicket(ticket: JobTicket): Promise<string> {
+    const { transport, say } = this.options;
+    const handout = await transport.request<Handout>({ kind: "claim", ticket, delivery: randomUUID() });
+    if (handout.kind !== "run") return `not run: ${handout.why}`;
+    const services = await this.options.servicesFor(handout.recipe);
+    const spec = services.jobs.get(ticket.jobId);
+    if (spec === undefined) throw new Error(`job ${ticket.jobId} is not in this worker's expansion of the run's config (are the task suites the same as the coordinator's?)`);
+    const key = keyOf(ticket.runId, ticket.jobId);
+    let fiber: Fiber.RuntimeFiber<unknown, unknown> | null = null;
+    const outbox = new AttemptOutbox({
+      runId: ticket.runId,
+      jobId: ticket.jobId,
+      attempt: handout.attempt,
+      invocation: handout.invocation,
+      version: handout.history.length,
+      replies: new Map(Object.entries(handout.replies)),
+      send: (batch) => transport.request({ kind: "batch", batch }),
+      onRefused: (reason) => {
+        say(`job ${ticket.jobId}: the coordinator refused its events (${reason}); stopping it`);
+        if (fiber !== null) Effect.runFork(Fiber.interrupt(fiber));
+      },
+    });
+    const llm = services.llm;
+    const forTask = llm.forTask;
+    const forEmbedding = llm.forEmbedding;
+    const llmSource: LlmSource["Type"] = {
+      calls: llm.calls,
+      forJob: (job, bundle) => gated(llm.forJob(job, bundle), outbox),
+      ...(forTask !== undefined ? { forTask: (job: JobSpec, role: Parameters<typeof forTask>[1]) => gated(forTask(job, role), outbox) } : {}),
+      ...(forEmbedding !== undefined ? { forEmbedding: (job: JobSpec, model?: string) => gatedEmbedder(forEmbedding(job, model), outbox) } : {}),
+      ...(llm.stubAnswers !== undefined ? { stubAnswers: llm.stubAnswers } : {}),
+    };
+    const program = runJob(
+      { spec, attempt: handout.attempt, history: handout.history },
+      { invocation: handout.invocation, timeoutSeconds: handout.recipe.timeoutSeconds, onWarning: (text) => say(`warning: ${text}`), cancelReason: (jobId) => this.cancelReasons.get(keyOf(ticket.runId, jobId)) },
+    ).pipe(
+      Effect.provideService(RunLog, outbox.runLog()),
+      Effect.provideService(TaskSource, services.tasks),
+      Effect.provideService(TrainerSource, services.trainers),
+      Effect.provideService(LlmSource, llmSource),
+    );
+    const started = Effect.runFork(program);
+    fiber = started;
+    this.running.set(key, (reason) => {
+      if (reason !== undefined) this.cancelReasons.set(key, reason);
+      Effect.runFork(Fiber.interrupt(started));
+    });
+    say(`job ${ticket.jobId} attempt ${handout.attempt}: started`);
+    try {
+      const exit = await Effect.runPromise(Fiber.await(started));
+      await outbox.settled();
+      const ended = Exit.isSuccess(exit) ? String(exit.value) : outbox.refusal !== null ? `stopped (${outbox.refusal})` : Exit.isInterrupted(exit) ? "cancelled" : `not recorded: ${String(Exit.isFailure(exit) ? exit.cause : "")}`;
+      say(`job ${ticket.jobId} attempt ${handout.attempt}: ${ended}`);
+      return ended;
+    } finally {
+      this.running.delete(key);
+      this.cancelReasons.delete(key);
+    }
+  }
+}
