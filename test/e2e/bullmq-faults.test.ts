@@ -1,0 +1,207 @@
+/**
+ * `--executor bullmq` under faults, on loopback with a real redis-server, real worker processes
+ * and a scripted LLM server whose replies take a while (so a fault lands mid-job). Every wait is on
+ * observable state (the log, what a process said), never a fixed sleep:
+ * - kill -9 of a worker mid-job: the job is retried on another worker, its answered LLM calls are
+ *   replayed from the journal, not sent again (the server's request count says so);
+ * - kill -9 of the coordinator: the same command resumes, no job is recorded twice, replay --verify passes;
+ * - Ctrl-C of the coordinator: every worker's running job is cancelled and recorded, and the run resumes;
+ * - Redis restarted mid-run: the workers say they reconnected and the run finishes, nothing lost.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
+import { startWorkers, stopWorkers, type WorkerProcess } from "../support/bullmq-workers.js";
+import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fake-openai-server.js";
+import { until } from "../support/processes.js";
+import { startRedis, type RedisServer } from "../support/redis-server.js";
+import { csvRows, eventsOf, type EventRow } from "../support/run-dir.js";
+import { xmlReply } from "../support/scripted-llm.js";
+
+let redis: RedisServer;
+const workers: WorkerProcess[] = [];
+const servers: FakeOpenAiServer[] = [];
+const coordinators: ChildProcess[] = [];
+const SECRET = "sk-fault-secret-4242";
+const env = { FAKE_KEY: SECRET };
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterEach(async () => {
+  for (const c of coordinators.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  await stopWorkers(workers);
+  for (const s of servers.splice(0)) await s.close();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+const CASE_MS = 300_000;
+
+/** A real-mode config whose every reply takes `delayMs`: `seeds` jobs of a few calls each. */
+async function slowRun(seeds: number, delayMs: number): Promise<{ config: string; runs: string; server: FakeOpenAiServer }> {
+  const server = await startFakeOpenAiServer([], { fallback: { reply: xmlReply({ float0: 2.5 }, "scripted"), delayMs } });
+  servers.push(server);
+  const dir = tempDir();
+  const config = join(dir, "config.yaml");
+  writeFileSync(
+    config,
+    `mode: real\nllm: {model: test-model, base_url: "${server.baseURL}", api_key_env: FAKE_KEY}\nseeds: [${Array.from({ length: seeds }, (_, i) => i + 1).join(", ")}]\nmax_workers: 4\ntasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 4, ps_batches: 1}]\n`,
+  );
+  return { config, runs: join(dir, "runs"), server };
+}
+
+interface Coordinator {
+  readonly child: ChildProcess;
+  output(): string;
+  readonly exited: Promise<number | null>;
+}
+
+function startCoordinator(config: string, runs: string, runId: string): Coordinator {
+  const child = spawn(process.execPath, [CLI, "run", "--config", config, "--runs-dir", runs, "--run-id", runId, "--executor", "bullmq", "--redis", redis.url], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  coordinators.push(child);
+  let output = "";
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => (output += c));
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => (output += c));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+const events = (runDir: string): EventRow[] => (existsSync(join(runDir, "events.db")) ? eventsOf(runDir) : []);
+const ofType = (rows: readonly EventRow[], type: string) => rows.filter((e) => e.type === type);
+
+/** No (job, attempt) finished twice, and each job of results.csv once. */
+function expectRecordedOnce(runDir: string): void {
+  const finished = ofType(eventsOf(runDir), "JobFinished").map((e) => `${e.job_id}#${String(e.data.attempt)}`);
+  expect(new Set(finished).size).toBe(finished.length);
+  const ids = csvRows(join(runDir, "results.csv")).map((r) => r.job_id);
+  expect(new Set(ids).size).toBe(ids.length);
+}
+
+async function expectVerified(runDir: string): Promise<void> {
+  const verified = await runCli(["replay", runDir, "--verify"]);
+  expect(verified.code, `${verified.stdout}\n${verified.stderr}`).toBe(0);
+}
+
+describe("bullmq executor faults", () => {
+  it(
+    "kill -9 of a worker mid-job: another worker re-runs it and its answered calls are replayed, not re-sent",
+    async () => {
+      const { config, runs, server } = await slowRun(1, 250);
+      workers.push(...(await startWorkers(2, redis.url, { env })));
+      const run = startCoordinator(config, runs, "worker-kill");
+      const runDir = join(runs, "worker-kill");
+      // Mid-job: two calls answered and committed.
+      expect(await until(() => ofType(events(runDir), "LlmCallCompleted").length >= 2, 120_000, 100), run.output()).toBe(true);
+      const victim = workers.find((w) => w.said().includes("attempt 1: started"))!;
+      const survivor = workers.find((w) => w !== victim)!;
+      victim.child.kill("SIGKILL");
+      await victim.exited;
+      expect(await run.exited, run.output()).toBe(0);
+      expect(survivor.said()).toContain("attempt 2: started");
+      const log = eventsOf(runDir);
+      const replayed = ofType(log, "LlmCallCompleted").filter((e) => e.data.attempt === 2 && e.data.replayed === true);
+      expect(replayed.length).toBeGreaterThanOrEqual(2);
+      // Every request the server got (the preflight aside) has its LlmCallStarted in the log, sent live once:
+      // the replayed calls were not sent again.
+      const sentLive = ofType(log, "LlmCallStarted").length - replayed.length;
+      expect(server.received.length - 1).toBe(sentLive);
+      expect(csvRows(join(runDir, "results.csv")).map((r) => r.status)).toEqual(["ok"]);
+      expectRecordedOnce(runDir);
+      await expectVerified(runDir);
+    },
+    CASE_MS,
+  );
+
+  it(
+    "kill -9 of the coordinator: the same command resumes, no job recorded twice",
+    async () => {
+      const { config, runs } = await slowRun(4, 150);
+      workers.push(...(await startWorkers(2, redis.url, { env, concurrency: 2 })));
+      const first = startCoordinator(config, runs, "coordinator-kill");
+      const runDir = join(runs, "coordinator-kill");
+      expect(await until(() => ofType(events(runDir), "LlmCallCompleted").length >= 3, 120_000, 100), first.output()).toBe(true);
+      first.child.kill("SIGKILL");
+      await first.exited;
+      const again = startCoordinator(config, runs, "coordinator-kill");
+      expect(await again.exited, again.output()).toBe(0);
+      expect(again.output()).toContain("Resuming coordinator-kill");
+      const rows = csvRows(join(runDir, "results.csv"));
+      expect(rows.map((r) => r.status)).toEqual(["ok", "ok", "ok", "ok"]);
+      expectRecordedOnce(runDir);
+      await expectVerified(runDir);
+    },
+    CASE_MS,
+  );
+
+  it(
+    "Ctrl-C of the coordinator: the workers' running jobs are cancelled and recorded; the run resumes",
+    async () => {
+      const { config, runs } = await slowRun(3, 200);
+      workers.push(...(await startWorkers(2, redis.url, { env, concurrency: 2 })));
+      const run = startCoordinator(config, runs, "ctrl-c");
+      const runDir = join(runs, "ctrl-c");
+      expect(await until(() => ofType(events(runDir), "LlmCallCompleted").length >= 2, 120_000, 100), run.output()).toBe(true);
+      run.child.kill("SIGINT");
+      expect(await run.exited, run.output()).toBe(130);
+      const log = eventsOf(runDir);
+      const started = new Set(ofType(log, "JobQueued").map((e) => e.job_id));
+      const finished = ofType(log, "JobFinished");
+      // Every job a worker started recorded how it ended; the ones still running then, cancelled.
+      expect(new Set(finished.map((e) => e.job_id))).toEqual(started);
+      expect(finished.some((e) => e.data.status === "cancelled")).toBe(true);
+      expect(ofType(log, "RunInterrupted")).toHaveLength(1);
+      expect(workers.some((w) => w.said().includes(": cancelled"))).toBe(true);
+      const again = startCoordinator(config, runs, "ctrl-c");
+      expect(await again.exited, again.output()).toBe(0);
+      expect(csvRows(join(runDir, "results.csv")).map((r) => r.status)).toEqual(["ok", "ok", "ok"]);
+      expectRecordedOnce(runDir);
+      await expectVerified(runDir);
+    },
+    CASE_MS,
+  );
+
+  it(
+    "Redis restarted mid-run: the workers reconnect and say so, nothing is lost, and no secret went through Redis",
+    async () => {
+      const { config, runs } = await slowRun(3, 200);
+      workers.push(...(await startWorkers(2, redis.url, { env })));
+      const run = startCoordinator(config, runs, "redis-restart");
+      const runDir = join(runs, "redis-restart");
+      expect(await until(() => ofType(events(runDir), "LlmCallCompleted").length >= 2, 120_000, 100), run.output()).toBe(true);
+      // While jobs run, nothing in Redis holds the API key.
+      const dump = await runCliRedisDump(redis.port);
+      expect(dump.length).toBeGreaterThan(0);
+      expect(dump).not.toContain(SECRET);
+      await redis.restart();
+      expect(await run.exited, run.output()).toBe(0);
+      expect(await until(() => workers.every((w) => w.said().includes("reconnected")), 60_000, 100)).toBe(true);
+      expect(csvRows(join(runDir, "results.csv")).map((r) => r.status)).toEqual(["ok", "ok", "ok"]);
+      expectRecordedOnce(runDir);
+      await expectVerified(runDir);
+    },
+    CASE_MS,
+  );
+});
+
+/** Every key and value in the Redis at `port`, as text (redis-cli, Debian's). */
+async function runCliRedisDump(port: number): Promise<string> {
+  const { execFile } = await import("node:child_process");
+  const cli = (args: string[]) =>
+    new Promise<string>((resolve, reject) => execFile("redis-cli", ["-p", String(port), ...args], { maxBuffer: 64 * 2 ** 20 }, (error, stdout) => (error ? reject(error) : resolve(stdout))));
+  const keys = (await cli(["--scan"])).split("\n").filter(Boolean);
+  let dump = keys.join("\n");
+  for (const key of keys) {
+    const type = (await cli(["type", key])).trim();
+    const read = type === "string" ? ["get", key] : type === "hash" ? ["hgetall", key] : type === "list" ? ["lrange", key, "0", "-1"] : type === "zset" ? ["zrange", key, "0", "-1"] : type === "set" ? ["smembers", key] : type === "stream" ? ["xrange", key, "-", "+"] : null;
+    if (read !== null) dump += `\n${await cli(read)}`;
+  }
+  return dump;
+}
