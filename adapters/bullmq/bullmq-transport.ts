@@ -165,8 +165,11 @@ export function bullmqWorker({ url, say }: WorkerTransportOptions): WorkerTransp
           return (await job.waitUntilFinished(events, REQUEST_WAIT_MS)) as A;
         } catch (error) {
           const text = error instanceof Error ? error.message : String(error);
-          // No answer yet (the coordinator is busy, stopped, or Redis lost the request): ask again.
           if (!text.includes("timed out")) throw new Error(`the coordinator could not answer ${id}: ${text}`);
+          // The answer may have come while the event stream was down (a Redis restart): read it from the job itself.
+          const answered = await queue.getJob(id);
+          if (answered !== undefined && answered !== null && (await answered.isCompleted())) return answered.returnvalue as A;
+          // No answer yet (the coordinator is busy, stopped, or Redis lost the request): ask again.
           if (tries === 3) say(`no answer from the coordinator of run ${runId} yet (is 'trace-bench run' running?); still waiting`);
         }
       }
