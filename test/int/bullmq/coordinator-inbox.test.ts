@@ -1,0 +1,76 @@
+/**
+ * The coordinator's side of `--executor bullmq` over a real run session (SQLite in a temp dir):
+ * what makes at-least-once delivery record nothing twice. A batch re-sent is committed once; a
+ * ticket delivered again claims the next attempt and the earlier attempt's batches are refused;
+ * batches of another invocation, or at a stale version, are refused without touching the log.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { decide, initialJobDecisionState, foldJobStream } from "../../../src/engine/job-decider.js";
+import { RunInbox } from "../../../src/engine/executor/coordinator-inbox.js";
+import { RunSession } from "../../../src/engine/run-session.js";
+import type { EventBatch, JobTicket, RunRecipe } from "../../../src/executor/executor-protocol.js";
+import { jobStream, type NewEvent } from "../../../src/events/event-schema.js";
+import { tempDir } from "../../support/cli.js";
+
+const RUN = "inbox-run";
+const JOB = "abc123def456";
+const recipe: RunRecipe = { configPath: "c.yaml", configText: "tasks: [internal:numeric_param]\n", runId: RUN, maxWorkers: 1, resume: "auto", timeoutSeconds: 0 };
+const sessions: RunSession[] = [];
+afterEach(() => {
+  for (const s of sessions.splice(0)) s.close();
+});
+
+function open(invocation = 1) {
+  const session = RunSession.open(tempDir(), RUN, { command: "test", report: () => {} });
+  sessions.push(session);
+  const finished: string[] = [];
+  const inbox = new RunInbox({ session, runId: RUN, invocation, recipe, journaling: false, wanted: () => true, onFinished: (jobId, status) => finished.push(`${jobId}:${status}`), onLogError: () => {} });
+  return { session, inbox, finished };
+}
+
+const ticket = (attempt = 1, invocation = 1): JobTicket => ({ runId: RUN, jobId: JOB, attempt, invocation });
+const startEvents = (attempt: number, from = initialJobDecisionState()): NewEvent[] => decide(JOB, from, { type: "StartAttempt", attempt, invocation: 1, deadline: null });
+const batch = (fields: Partial<EventBatch> & Pick<EventBatch, "attempt" | "seq" | "expectedVersion" | "events">): EventBatch => ({ runId: RUN, jobId: JOB, invocation: 1, contents: [], ...fields });
+const unusable = (attempt: number): NewEvent[] => [{ type: "ReplyUnusable", job_id: JOB, data: { attempt, reason: "scripted" } } as NewEvent];
+
+describe("the coordinator's inbox", () => {
+  it("commits a batch at the expected version once, however often it is sent", () => {
+    const { session, inbox } = open();
+    const handout = inbox.claim(ticket());
+    expect(handout.kind).toBe("run");
+    const first = batch({ attempt: 1, seq: 1, expectedVersion: 0, events: startEvents(1) });
+    expect(inbox.commit(first)).toEqual({ ok: true });
+    expect(inbox.commit(first)).toEqual({ ok: true });
+    expect(session.streamVersion(jobStream(JOB))).toBe(2);
+    expect(inbox.commit(batch({ attempt: 1, seq: 2, expectedVersion: 2, events: unusable(1) }))).toEqual({ ok: true });
+    expect(session.history(JOB).map((e) => e.type)).toEqual(["JobQueued", "JobTransitioned", "ReplyUnusable"]);
+  });
+
+  it("a ticket delivered again (its worker died) claims the next attempt; the earlier attempt's batches are refused", () => {
+    const { session, inbox } = open();
+    inbox.claim(ticket());
+    expect(inbox.commit(batch({ attempt: 1, seq: 1, expectedVersion: 0, events: startEvents(1) }))).toEqual({ ok: true });
+    const again = inbox.claim(ticket());
+    expect(again.kind === "run" && again.attempt).toBe(2);
+    expect(again.kind === "run" && again.history.map((e) => e.type)).toEqual(["JobQueued", "JobTransitioned"]);
+    const late = inbox.commit(batch({ attempt: 1, seq: 2, expectedVersion: 2, events: unusable(1) }));
+    expect(late.ok).toBe(false);
+    expect(!late.ok && late.reason).toContain("superseded: attempt 2 runs now");
+    const state = foldJobStream(session.history(JOB));
+    expect(inbox.commit(batch({ attempt: 2, seq: 1, expectedVersion: 2, events: startEvents(2, state) }))).toEqual({ ok: true });
+    expect(session.history(JOB).filter((e) => e.type === "JobQueued").map((e) => e.data)).toEqual([
+      { attempt: 1, invocation: 1 },
+      { attempt: 2, invocation: 1 },
+    ]);
+  });
+
+  it("refuses a batch of another invocation, one at a stale version and one out of order, committing nothing", () => {
+    const { session, inbox } = open(2);
+    expect(inbox.claim(ticket(1, 1)).kind).toBe("nothing");
+    inbox.claim(ticket(1, 2));
+    expect(inbox.commit(batch({ attempt: 1, seq: 1, expectedVersion: 0, events: startEvents(1), invocation: 1 })).ok).toBe(false);
+    expect(inbox.commit(batch({ attempt: 1, seq: 1, expectedVersion: 5, events: startEvents(1), invocation: 2 })).ok).toBe(false);
+    expect(inbox.commit(batch({ attempt: 1, seq: 2, expectedVersion: 0, events: startEvents(1), invocation: 2 })).ok).toBe(false);
+    expect(session.streamVersion(jobStream(JOB))).toBe(0);
+  });
+});
