@@ -20,7 +20,7 @@ describe("trace-bench CLI basics", () => {
   it("rejects an unknown command with exit 2", async () => {
     const r = await runCli(["frobnicate"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("trace-bench: unknown command 'frobnicate'; commands: list-tasks, list-trainers, run, replay, repair, tokens, calls, compare, candidates, machines, validate, runs, schema, ui\n");
+    expect(r.stderr).toBe("trace-bench: unknown command 'frobnicate'; commands: list-tasks, list-trainers, run, replay, repair, tokens, calls, compare, candidates, machines, validate, runs, schema, ui, worker\n");
   });
 
   it.each(["list-tasks", "list-trainers", "run", "replay", "tokens", "calls", "compare", "candidates", "machines", "validate", "runs", "schema", "ui"])("%s --help shows its usage", async (verb) => {
