@@ -415,6 +415,8 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs, transcript: Out
     progress.note(`trace-bench: the LLM refused the run (${error.kind}): ${error.message}; stopping (no retries, no further jobs)`, process.stderr);
     handle.interrupt(`llm_${error.kind}`);
   };
+  // Nothing runs until a worker takes the jobs: say where they wait.
+  if (remote !== null) humanOut.write(`Jobs are queued in Redis at ${remote.redis}; each runs on a worker (start one on any machine with: trace-bench worker --redis ${remote.redis})\n`);
   progress.start();
   let signals = 0;
   const stopListening = onStopSignals((signal) => {
