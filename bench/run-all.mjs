@@ -9,7 +9,8 @@
 //
 // Row 8 comes from bench/llm4ad-bridge.mjs (the LLM4AD python3 worker pool), run as a child;
 // row 10 from bench/ui-live-latency.mjs (a commit of a running run → the dashboard's SSE client),
-// row 11 from bench/js-sandbox.mjs (trainable JavaScript, a fresh isolate per call).
+// row 11 from bench/js-sandbox.mjs (trainable JavaScript, a fresh isolate per call), row 14 from
+// bench/bullmq.mjs (--executor bullmq on its own redis-server: jobs/s, per-job overhead, LLM sweep).
 //
 // BENCH_TMPDIR=/dev/shm npm run bench   puts the runs on another file system (default: os.tmpdir()).
 // BENCH_SIZES=100,1000,10000 npm run bench   the matrix sizes of the growth rows (#9; "" skips them).
@@ -403,6 +404,10 @@ await measure("11", "JavaScript sandbox (bench/js-sandbox.mjs)", "ms", () => chi
 // 13. Concurrent agent calls: 100 examples against a server answering in 200 ms, at 1 and 10 at once (its own script).
 progress("13 concurrent agent calls (bench/agent-calls.mjs) ...");
 await measure("13", "concurrent agent calls (bench/agent-calls.mjs)", "s", () => childBench("13", join(ROOT, "bench", "agent-calls.mjs"), "agent-calls", "agent calls"));
+
+// 14. --executor bullmq: trivial jobs/s with 1 and 2 workers, per-job overhead, an LLM-bound sweep (its own script; needs redis-server).
+progress("14 --executor bullmq (bench/bullmq.mjs) ...");
+await measure("14", "--executor bullmq (bench/bullmq.mjs)", "", () => childBench("14", join(ROOT, "bench", "bullmq.mjs"), "bullmq", "BullMQ"));
 
 // 12. Scale: every command's time and peak RSS at 10,000 and 50,000 jobs (its own script; minutes, so only on request).
 if (process.env.BENCH_SCALE === "1") {
