@@ -6,13 +6,15 @@
 //
 //   1. trivial jobs/s: 500 jobs (internal:numeric_param x NoOpTrainer, mode stub) with 1 and with 2
 //      workers of concurrency 8, job throughput from RunStarted to the last JobFinished (as bench
-//      rows 1-2 measure the local executor)
+//      rows 1-2 measure the local executor, which runs first here too: the machine's load shows)
 //   2. per-job overhead: the same jobs one at a time (1 worker of concurrency 1, against the local
 //      executor at max_workers 1); a job's time is the gap between two consecutive JobFinished, and
 //      the overhead the median gap through BullMQ less the local one
 //   3. an LLM-bound sweep: 16 jobs whose optimizer calls a scripted OpenAI-compatible server on
 //      127.0.0.1 answering in 200 ms, with 1 and with 2 workers of equal concurrency (4): the
-//      wall time (RunStarted → last JobFinished) should halve
+//      wall time (RunStarted → last JobFinished) should halve; the local executor at max_workers 4 first
+//   4. the shared LLM request limiter (adapters/llm/redis-request-limiter.ts), in-process: what a
+//      request pays for a free slot (one Lua script on Redis, a round trip)
 //
 //   node bench/bullmq.mjs                 prints its own table (needs `npm run build` and redis-server)
 //   node bench/bullmq.mjs --json --dir D  one JSON line {rows, notes, failures} for run-all.mjs
@@ -38,6 +40,7 @@ const OVERHEAD_JOBS = 200;
 const LLM_JOBS = 16;
 const LLM_CONCURRENCY = 4;
 const LLM_DELAY_MS = 200;
+const LIMITER_ROUNDS = 500;
 /** A run or a worker's start-up that takes longer has hung. */
 const DEADLINE_MS = 300_000;
 
@@ -270,7 +273,12 @@ const t0 = performance.now();
 const redis = await measure("0", "redis-server", "", () => startRedis());
 if (redis !== undefined) {
   const trivial = trivialConfig(TRIVIAL_JOBS);
-  // 1. Trivial jobs/s with 1 and 2 workers.
+  // 1. Trivial jobs/s with 1 and 2 workers; first the local executor on the same jobs, under the same load.
+  progress(`1.0 ${TRIVIAL_JOBS} trivial jobs, local executor, max_workers ${TRIVIAL_CONCURRENCY} ...`);
+  await measure("1.0", `${TRIVIAL_JOBS} trivial jobs, local executor`, "jobs/s", async () => {
+    const run = await localRun(trivial, TRIVIAL_JOBS, TRIVIAL_CONCURRENCY);
+    rows.push({ id: "1.0", measurement: `${TRIVIAL_JOBS} trivial jobs, local executor, max_workers ${TRIVIAL_CONCURRENCY}: job throughput (the same load, for comparison)`, value: TRIVIAL_JOBS / jobPhaseSeconds(run), unit: "jobs/s", digits: 1 });
+  });
   for (const [id, workers, key] of [["1.1", 1, "bullmq-jobs-1-worker"], ["1.2", 2, "bullmq-jobs-2-workers"]]) {
     progress(`${id} ${TRIVIAL_JOBS} trivial jobs, ${workers} worker(s) of concurrency ${TRIVIAL_CONCURRENCY} ...`);
     await measure(id, `${TRIVIAL_JOBS} trivial jobs, ${workers} worker(s)`, "jobs/s", async () => {
@@ -300,17 +308,40 @@ if (redis !== undefined) {
     const llm = await startLlmServer();
     try {
       const config = llmConfig(llm.baseURL);
+      const local = await localRun(config, LLM_JOBS, LLM_CONCURRENCY);
+      const beforeSweeps = llm.received();
       const one = await bullmqRun(redis, config, LLM_JOBS, 1, LLM_CONCURRENCY);
-      const callsPerSweep = llm.received();
+      const callsPerSweep = llm.received() - beforeSweeps;
       const two = await bullmqRun(redis, config, LLM_JOBS, 2, LLM_CONCURRENCY);
-      if (llm.received() !== 2 * callsPerSweep) throw new BenchError(`the two sweeps made ${callsPerSweep} and ${llm.received() - callsPerSweep} LLM calls: not the same work`);
+      const calls = [beforeSweeps, callsPerSweep, llm.received() - beforeSweeps - callsPerSweep];
+      if (new Set(calls).size !== 1) throw new BenchError(`the local run and the two sweeps made ${calls.join(", ")} LLM calls: not the same work`);
       const [w1, w2] = [jobPhaseSeconds(one), jobPhaseSeconds(two)];
+      rows.push({ id: "3.0", measurement: `LLM-bound sweep, local executor, max_workers ${LLM_CONCURRENCY}: wall (the same load, for comparison)`, value: jobPhaseSeconds(local), unit: "s", digits: 2 });
       rows.push({ id: "3.1", measurement: `LLM-bound sweep (${LLM_JOBS} jobs, ${callsPerSweep} calls of ${LLM_DELAY_MS} ms), 1 worker x ${LLM_CONCURRENCY}: wall (RunStarted → last JobFinished)`, value: w1, unit: "s", digits: 2 });
       rows.push({ id: "3.2", measurement: `LLM-bound sweep, 2 workers x ${LLM_CONCURRENCY}: wall`, value: w2, unit: "s", digits: 2 });
       rows.push({ id: "3.3", measurement: "LLM-bound sweep: wall with 1 worker / with 2", value: w1 / w2, unit: "x", digits: 2, key: "bullmq-llm-scaling" });
       notes.push(`#3 ideal with 1 worker: ${callsPerSweep} calls x ${LLM_DELAY_MS} ms / ${LLM_CONCURRENCY} = ${fmt((callsPerSweep * LLM_DELAY_MS) / LLM_CONCURRENCY / 1000, 2)} s if the calls spread evenly over the jobs`);
     } finally {
       await llm.close();
+    }
+  });
+  // 4. The shared LLM request limiter's own cost: what a request pays for its slot (no contention).
+  progress(`4 shared request limiter: ${LIMITER_ROUNDS} acquire + release, one at a time ...`);
+  await measure("4", "shared request limiter", "ms", async () => {
+    const { connectRedisRequestLimiters } = await import(join(ROOT, "dist/adapters/llm/redis-request-limiter.js"));
+    const limiters = await connectRedisRequestLimiters({ url: redis.url, prefix: "bench-limiter", optionsFor: () => ({ maxConcurrency: 8, requestsPerMinute: 100_000 }), onNotice: (line) => notes.push(`#4 ${line}`) });
+    try {
+      const limiter = limiters.forModel("bench-model");
+      const times = [];
+      for (let i = 0; i < LIMITER_ROUNDS; i++) {
+        const t = performance.now();
+        const release = await limiter.acquire();
+        times.push(performance.now() - t);
+        release();
+      }
+      rows.push({ id: "4", measurement: "shared LLM request limiter (Redis): a free slot's acquire, p50 (max_concurrency and requests_per_minute both set)", value: median(times), unit: "ms", digits: 2 });
+    } finally {
+      await limiters.close();
     }
   });
   await redis.stop();
