@@ -21,8 +21,8 @@
  * the slots of processes that have not reconnected yet are not handed out twice.
  *
  * Within a process requests are served first come first served; between processes, in turns.
- * `inFlight` and `waiting` count this process's. `close()` gives its slots back: until then its
- * connections keep the process alive.
+ * `inFlight` and `waiting` count this process's. `close()` gives its slots back at once and ends
+ * the connections; the connections alone never keep a process alive.
  */
 import { randomBytes } from "node:crypto";
 import type { Redis, RedisOptions } from "ioredis";
@@ -171,7 +171,7 @@ return 1
 
 /** A wait between two asks is at least this long (and at most a third of a lease, which keeps a ticket in line). */
 const MIN_RETRY_MS = 2;
-/** After a failed ask while the connection is up (a lost connection waits for "ready" instead). */
+/** After a failed ask, and between looks while Redis is away. */
 const ERROR_RETRY_MS = 250;
 
 function positiveInteger(name: string, value: number | undefined): number {
@@ -242,6 +242,26 @@ export async function connectRedisRequestLimiters(options: RedisRequestLimitersO
     command.disconnect();
     subscriber.disconnect();
     throw new Error(`the shared LLM request limiter cannot reach Redis at ${where}: ${lastError ?? reasonOf(error)}; start redis-server there or give the right URL (--redis)`);
+  }
+
+  // Like the local limiter, this one keeps the process alive only while it has a question on its
+  // way to Redis (a waiting request has a timer besides): a process that ends its work without
+  // close() still exits. The subscriber's connection never does.
+  let questions = 0;
+  const socketOf = (client: Redis) => (client as unknown as { stream?: { ref?: () => void; unref?: () => void } }).stream;
+  const holdOpen = () => (questions > 0 ? socketOf(command)?.ref?.() : socketOf(command)?.unref?.());
+  command.on("connect", holdOpen);
+  subscriber.on("connect", () => socketOf(subscriber)?.unref?.());
+  socketOf(subscriber)?.unref?.();
+  holdOpen();
+  /** One script on Redis. */
+  function ask(script: string, keys: number, ...args: (string | number)[]): Promise<unknown> {
+    questions += 1;
+    holdOpen();
+    return command.eval(script, keys, ...args).finally(() => {
+      questions -= 1;
+      holdOpen();
+    });
   }
 
   const processId = randomBytes(6).toString("hex");
@@ -316,7 +336,7 @@ export async function connectRedisRequestLimiters(options: RedisRequestLimitersO
 
     function release(token: string): void {
       if (!held.delete(token)) return;
-      if (up) command.eval(LEAVE, 1, slotsKey, token, channel, model).catch(() => {}); // else its lease ends
+      if (up) ask(LEAVE, 1, slotsKey, token, channel, model).catch(() => {}); // else its lease ends
       pump();
     }
 
@@ -348,21 +368,23 @@ export async function connectRedisRequestLimiters(options: RedisRequestLimitersO
         retryTimer = undefined;
         if (inLine && up) {
           inLine = false;
-          command.eval(LEAVE, 2, lineKey, ticketsKey, ticket, channel, model).catch(() => {}); // else its ticket expires
+          ask(LEAVE, 2, lineKey, ticketsKey, ticket, channel, model).catch(() => {}); // else its ticket expires
         }
         return;
       }
       // This process alone fills the limit: only one of its own releases can help.
       if (maxConcurrency > 0 && held.size >= maxConcurrency) return;
-      // Redis away: "ready" pumps again.
-      if (!up) return;
+      // Redis away: "ready" pumps again; the timer keeps the waiting process alive meanwhile.
+      if (!up) {
+        retryIn(ERROR_RETRY_MS);
+        return;
+      }
       clearTimeout(retryTimer);
       retryTimer = undefined;
       asking = true;
       wokenWhileAsking = false;
       const token = `${processId}:${(tokens += 1)}`;
-      command
-        .eval(ACQUIRE, 5, slotsKey, startsKey, epochKey, lineKey, ticketsKey, token, maxConcurrency, perWindow, windowMs, leaseMs, knownEpoch, freshEpoch(), ticket, channel, model)
+      ask(ACQUIRE, 5, slotsKey, startsKey, epochKey, lineKey, ticketsKey, token, maxConcurrency, perWindow, windowMs, leaseMs, knownEpoch, freshEpoch(), ticket, channel, model)
         .then(
           (reply) => {
             asking = false;
@@ -390,8 +412,8 @@ export async function connectRedisRequestLimiters(options: RedisRequestLimitersO
           (error: unknown) => {
             asking = false;
             commandFailed(error);
-            // Lost connection: "ready" pumps again; anything else is retried after a pause.
-            if (up && queue.length > 0) retryIn(ERROR_RETRY_MS);
+            // Asked again after a pause (a lost connection: once it is back).
+            if (queue.length > 0) retryIn(ERROR_RETRY_MS);
           },
         );
     }
@@ -400,7 +422,7 @@ export async function connectRedisRequestLimiters(options: RedisRequestLimitersO
       if (!up || closing || (held.size === 0 && !(withStarts && starts.length > 0))) return;
       const pairs = withStarts ? starts.flatMap((s) => [s.token, s.at]) : [];
       try {
-        const [epoch] = (await command.eval(RENEW, 3, slotsKey, startsKey, epochKey, leaseMs, windowMs, knownEpoch, freshEpoch(), held.size, ...held, ...pairs)) as [string, number];
+        const [epoch] = (await ask(RENEW, 3, slotsKey, startsKey, epochKey, leaseMs, windowMs, knownEpoch, freshEpoch(), held.size, ...held, ...pairs)) as [string, number];
         learnEpoch(epoch);
       } catch (error) {
         commandFailed(error);
@@ -422,8 +444,8 @@ export async function connectRedisRequestLimiters(options: RedisRequestLimitersO
         const tokensHeld = [...held];
         held.clear();
         if (!up) return; // the leases and the ticket end by themselves
-        const leaving = tokensHeld.map((token) => command.eval(LEAVE, 1, slotsKey, token, channel, model));
-        if (inLine) leaving.push(command.eval(LEAVE, 2, lineKey, ticketsKey, ticket, channel, model));
+        const leaving = tokensHeld.map((token) => ask(LEAVE, 1, slotsKey, token, channel, model));
+        if (inLine) leaving.push(ask(LEAVE, 2, lineKey, ticketsKey, ticket, channel, model));
         inLine = false;
         await Promise.allSettled(leaving);
       },
@@ -468,6 +490,10 @@ export async function connectRedisRequestLimiters(options: RedisRequestLimitersO
       const limiters = [...byModel.values()];
       closing = true;
       await Promise.all(limiters.map((limiter) => limiter.shutdown()));
+      // Held open until Redis has answered the goodbyes.
+      questions += 1;
+      holdOpen();
+      socketOf(subscriber)?.ref?.();
       await Promise.allSettled([command.quit(), subscriber.quit()]);
       command.disconnect();
       subscriber.disconnect();

@@ -254,6 +254,13 @@ describe("one process's view (the local limiter's semantics)", () => {
     (await theirs)();
   });
 
+  it("a process that is done with its requests ends by itself, its limiter not closed (the connections do not hold it)", async () => {
+    const worker = startWorker({ redis: redis.url, prefix: freshPrefix(), leaseMs: 5_000, model: "m", limits: { maxConcurrency: 1 }, forget: true });
+    const exited = new Promise<number | null>((resolve) => worker.child.once("exit", (code) => resolve(code)));
+    await worker.said("forgot");
+    expect(await exited).toBe(0);
+  });
+
   it("an unreachable Redis at the start is one line naming the URL and what to do", async () => {
     const { freeLoopbackPort } = await import("../../support/redis-server.js");
     const url = `redis://:secret-pass@127.0.0.1:${await freeLoopbackPort()}`;
