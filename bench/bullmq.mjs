@@ -250,12 +250,15 @@ async function measure(id, measurement, unit, fn) {
   }
 }
 
-/** A run of `config` through BullMQ with `workers` workers of `concurrency`: its JobFinished times and wall. */
+/**
+ * A run of `config` through BullMQ with `workers` workers of `concurrency`: its JobFinished times and
+ * wall. `max_workers` caps the jobs in flight across all workers, so it is set to their capacity.
+ */
 async function bullmqRun(redis, config, jobs, workers, concurrency) {
   const pool = await startWorkers(redis.url, workers, concurrency);
   try {
     const runId = `bullmq-${(runs += 1)}`;
-    const { ms } = await runCli(["--config", config, "--runs-dir", runsDir, "--run-id", runId, "--executor", "bullmq", "--redis", redis.url], jobs, `run ${runId} (${workers} worker(s) x ${concurrency})`);
+    const { ms } = await runCli(["--config", config, "--runs-dir", runsDir, "--run-id", runId, "--executor", "bullmq", "--redis", redis.url, "--max-workers", String(workers * concurrency)], jobs, `run ${runId} (${workers} worker(s) x ${concurrency})`);
     return { ms, ...finishTimes(join(runsDir, runId)) };
   } finally {
     await pool.stop();

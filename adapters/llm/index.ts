@@ -30,6 +30,8 @@ export function realLlmSettings(config: Pick<RunConfig, "llm">, env: NodeJS.Proc
 export interface LlmFactoryOptions extends Pick<OpenAiLlmOptions, "timeoutMs" | "maxRetries" | "backoffBaseMs" | "backoffMaxMs"> {
   /** Default: the optimizer endpoint's max_concurrency and requests_per_minute. */
   readonly limits?: RequestLimiterOptions;
+  /** Workers of `--executor bullmq`: each model's limits are held together with every other worker's, in this Redis. */
+  readonly sharedLimits?: { readonly redisUrl: string; readonly prefix: string };
 }
 
 /** Which endpoint (llm.<role>) a task's call goes to: judges are guides; a summarizer works for the optimizer. */
@@ -66,7 +68,12 @@ export async function llmClients(config: RunConfig, env: NodeJS.ProcessEnv = pro
   const { createOpenAiLlm } = await import("./openai-llm.js");
   const { createOpenAiEmbedder } = await import("./openai-embedder.js");
   const limitsOf = new Map<string, RequestLimiterOptions>();
-  const limiters = createRequestLimiters((model) => limitsOf.get(model) ?? {});
+  const optionsFor = (model: string) => limitsOf.get(model) ?? {};
+  const shared = options.sharedLimits;
+  const limiters =
+    shared === undefined
+      ? createRequestLimiters(optionsFor)
+      : await (await import("./redis-request-limiter.js")).connectRedisRequestLimiters({ url: shared.redisUrl, prefix: shared.prefix, optionsFor });
   const connect = (endpoint: LlmEndpoint, apiKey: string): Llm => {
     const model = endpoint.model;
     // The first role to call a model sets its limits; every role then shares them.

@@ -54,7 +54,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
   const servicesFor = (recipe: RunRecipe): Promise<WorkerRunServices> => {
     let found = runs.get(recipe.runId);
     if (found === undefined) {
-      found = buildServices(recipe, registry);
+      found = buildServices(recipe, registry, url);
       runs.set(recipe.runId, found);
       found.catch(() => runs.delete(recipe.runId));
     }
@@ -82,12 +82,13 @@ export async function execute(args: ParsedArgs): Promise<number> {
 }
 
 /** The run's jobs and services on this worker, rebuilt from the coordinator's recipe as `run` plans them. */
-async function buildServices(recipe: RunRecipe, registry: Awaited<ReturnType<typeof loadTaskRegistry>>): Promise<WorkerRunServices> {
+async function buildServices(recipe: RunRecipe, registry: Awaited<ReturnType<typeof loadTaskRegistry>>, redisUrl: string): Promise<WorkerRunServices> {
   const loaded = resolveRunConfig(parseConfigText(recipe.configPath, recipe.configText));
   const base = plannedConfig(loaded, { maxWorkers: recipe.maxWorkers, ...(recipe.logger !== undefined ? { logger: recipe.logger } : {}) }, recipe.resume as ResumeMode, registry);
   const config = { ...base, run_id: recipe.runId };
   registry.configure({ ...(config.eval_workers !== null ? { workers: config.eval_workers } : {}), memoryMb: config.eval_memory_mb, mode: config.mode });
-  const clients = await llmClients(config);
+  // A model's max_concurrency and requests_per_minute hold for the run's workers together.
+  const clients = await llmClients(config, process.env, { sharedLimits: { redisUrl, prefix: `trace-bench:llm-limit:${recipe.runId}` } });
   const prices = loadPriceTable(config.pricing);
   const price: PriceOf = config.mode === "stub" ? () => 0 : (model, usage) => costOf(prices, model, usage);
   const calls = new RunCalls({ journaling: config.mode === "real", price, budget: config.budget });
