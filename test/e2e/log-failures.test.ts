@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { doctoredRunDirs, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
 import { runCliAsync } from "../support/crash-harness.js";
 import { canMountReadOnly, readOnlyCli } from "../support/read-only-mount.js";
+import { repeats } from "../support/repeats.js";
 import { eventsOf } from "../support/run-dir.js";
 
 function config(dir: string, seeds = 1): string {
@@ -55,8 +56,9 @@ const sql = (runDir: string, statement: string) => {
 
 describe("runs racing on a new run dir", () => {
   // A race: each round gives the old fault (a racer reading the winner's half-made log) a chance.
-  it("started at the same instant, one wins and the others exit 2 with one line", { timeout: 600_000 }, async () => {
-    for (let round = 0; round < 5; round++) {
+  const rounds = repeats(5, 2);
+  it(`started at the same instant, one wins and the others exit 2 with one line (${rounds} rounds)`, { timeout: 600_000 }, async () => {
+    for (let round = 0; round < rounds; round++) {
       const dir = tempDir();
       const cfg = config(dir);
       const racers = await Promise.all(
