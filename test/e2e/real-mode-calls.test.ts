@@ -13,6 +13,7 @@ import { CLI, REPO_ROOT, tempDir } from "../support/cli.js";
 import { runCliAsync, describeRun } from "../support/crash-harness.js";
 import { startFakeOpenAiServer, type FakeOpenAiServer, type ReceivedRequest, type ServerStep } from "../support/fake-openai-server.js";
 import { csvRows, eventsOf, filesUnder } from "../support/run-dir.js";
+import { repeats } from "../support/repeats.js";
 import { xmlReply } from "../support/scripted-llm.js";
 
 const KEY = "sk-test-never-written-anywhere-42";
@@ -313,7 +314,9 @@ describe("mode real: the journal", () => {
     finals: readdirSync(join(runDir, "jobs")).map((id) => readFileSync(join(runDir, "jobs", id, "artifacts", "final_state.json"), "utf8")),
   });
 
-  it("a run killed at any of 10 instants and resumed ends as the uninterrupted run, and journaled calls are never sent again", async () => {
+  // Spread from the log's start to its end.
+  const killCount = repeats(10, 4);
+  it(`a run killed at any of ${killCount} instants and resumed ends as the uninterrupted run, and journaled calls are never sent again`, async () => {
     const baseline = await server([], ((b: Record<string, unknown>) => deterministicReply(b)) as ServerStep);
     const dir = tempDir();
     const first = await run(["run", "--config", config(dir, baseline, body), "--runs-dir", dir, "--run-id", "whole"]);
@@ -321,7 +324,7 @@ describe("mode real: the journal", () => {
     const expected = outcome(join(dir, "whole"));
     const expectedRequests = work(baseline).map((r) => JSON.stringify(r.body)).sort();
     const lastSeq = eventsOf(join(dir, "whole")).at(-1)!.seq;
-    const instants = Array.from({ length: 10 }, (_, i) => 3 + Math.floor(((lastSeq - 6) * i) / 9));
+    const instants = Array.from({ length: killCount }, (_, i) => 3 + Math.floor(((lastSeq - 6) * i) / (killCount - 1)));
 
     let replayedSomewhere = 0;
     for (const killAt of instants) {
