@@ -169,8 +169,9 @@ describe("trace-bench run", () => {
   it("rejects bad flags and bad configs with exit 2", async () => {
     const dir = tempDir();
     const cfg = config(dir, "tasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
-    expect((await run(["--config", cfg, "--max-workers", "0"])).stderr).toContain("--max-workers must be a whole number ≥ 1, got '0'");
-    expect((await run(["--config", cfg, "--max-workers", "0"])).code).toBe(2);
+    const zeroWorkers = await run(["--config", cfg, "--max-workers", "0"]);
+    expect(zeroWorkers.stderr).toContain("--max-workers must be a whole number ≥ 1, got '0'");
+    expect(zeroWorkers.code).toBe(2);
     expect((await run(["--config", cfg, "--resume", "sometimes"])).code).toBe(2);
     expect((await run(["--config", cfg, "--job-timeout", "soon"])).stderr).toContain("--job-timeout must be a number of seconds from 0 to 2147483");
     const bad = config(dir, "tasks: [internal:numeric_param]\nresume: sometimes\n");
