@@ -48,6 +48,6 @@ for run in $(seq "$runs"); do
     echo "run ${run}: FAILED (exit ${code}) in ${seconds} s wall, ${cpu} s CPU:${summary}; see ${logs}/run-${run}.log"
     failed=1
   fi
-  echo "  heaviest files by CPU (int and e2e): ${heaviest:-none logged}"
+  echo "  heaviest files by CPU: ${heaviest:-none logged}"
 done
 exit "$failed"
