@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { packageRoot } from "../fs/package-root.js";
 import { UsageError, parseVerbArgs, verbHelp, type ParsedArgs, type VerbSpec } from "./args.js";
 import { userErrorExit } from "./user-errors.js";
-import { boundHeapGrowth, tuneV8ForJobs } from "../runtime/v8-tuning.js";
+import { boundHeapGrowth, keepYoungGenerationSmall, tuneV8ForJobs } from "../runtime/v8-tuning.js";
 
 export interface Verb {
   readonly spec: VerbSpec;
@@ -93,6 +93,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     // docs/performance.md: ledger, 12e480c.)
     return (await import("../runtime/job-thread.js")).runOnJobThread(new URL(import.meta.url), argv); // this module is its program
   }
+  keepYoungGenerationSmall();
   return runVerb(argv);
 }
 

@@ -6,7 +6,7 @@
  */
 import { aggregateRows } from "../events/projections/aggregates.js";
 import { jobOutcomes, type JobOutcomes } from "../events/projections/job-outcomes.js";
-import { resultRows } from "../events/projections/results-table.js";
+import { resultRowsOf } from "../events/projections/results-table.js";
 import type { RunState } from "../events/run-state.js";
 import { llmSpending, type LlmSpending } from "./console-format.js";
 import { scoresTable } from "./scores-table.js";
@@ -43,7 +43,7 @@ export function runClosing(state: RunState): RunClosing {
     tally: [...counts],
     done,
     outcomes: jobOutcomes(jobs),
-    scores: scoresTable(aggregateRows(resultRows(state))),
+    scores: scoresTable(aggregateRows(resultRowsOf(state))),
     spending: llmSpending(state),
     stub: state.started?.mode === "stub",
     unsuccessful,

@@ -45,3 +45,16 @@ export function favourMemory(): void {
   setFlagsFromString("--optimize-for-size");
   setFlagsFromString("--heap-growing-percent=10");
 }
+
+/**
+ * For verbs that run on the main thread (`replay`, `replay --verify`, `runs`, ...): V8 grows the
+ * main thread's young generation up to 16 MiB semi-spaces while a verb allocates fast and keeps
+ * little, and that space stays part of the resident set to the end. The main thread's maximum is
+ * fixed when the process starts (only the command line sets it), but how far the semi-spaces grow
+ * is read at each scavenge: a growth factor of 1 keeps them at their starting size, at about the
+ * same CPU (docs/performance.md: ledger, mem2). Not for `run`: its job thread is sized on its own
+ * (job-thread.ts), where a smaller young generation cost time.
+ */
+export function keepYoungGenerationSmall(): void {
+  setFlagsFromString("--semi-space-growth-factor=1");
+}

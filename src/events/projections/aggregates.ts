@@ -164,40 +164,91 @@ export function comparisonKey(row: ResultRow): string {
 /** A finite number, or null. */
 const finite = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
 
-/** `ok=3;budget_exhausted=2`: a group's finished jobs by status, in the order the statuses first appear. */
-function statusCounts(group: readonly ResultRow[]): string {
-  const counts = new Map<string, number>();
-  for (const row of group) counts.set(String(row.status), (counts.get(String(row.status)) ?? 0) + 1);
-  return [...counts].map(([status, n]) => `${status}=${n}`).join(";");
+/**
+ * What a group keeps of its rows while they stream by: the first row's identity, counts, and the
+ * scored jobs' figures in row order (a big run's table is never held whole: results-table.ts).
+ */
+interface GroupFigures {
+  readonly first: Pick<AggregateRow, "task_id" | "suite" | "trainer_id" | "variant" | "resolved_optimizer" | "llm_model">;
+  jobs: number;
+  /** Finished jobs by status, in the order the statuses first appear (`ok=3;budget_exhausted=2`). */
+  readonly statuses: Map<string, number>;
+  readonly scores: number[];
+  readonly initials: number[];
+  readonly totalTokens: number[];
+  readonly costs: number[];
+  /** Some scored job's cost is unknown (a model without a price): the mean cost is. */
+  unknownCost: boolean;
+  /** Every metric some row of the group has. */
+  readonly metrics: Set<string>;
+  /** Per metric, the scored jobs' finite `best` and `initial` values. */
+  readonly metricValues: Map<string, { readonly best: number[]; readonly initial: number[] }>;
 }
 
-/** One row per comparison key, in the order the groups first appear in the results. */
-export function aggregateRows(rows: readonly ResultRow[]): AggregateRow[] {
-  const groups = new Map<string, ResultRow[]>();
+function newGroup(row: ResultRow): GroupFigures {
+  return {
+    first: {
+      task_id: String(row.task_id),
+      suite: String(row.suite ?? ""),
+      trainer_id: String(row.trainer_id),
+      variant: String(row.variant ?? ""),
+      resolved_optimizer: (row.resolved_optimizer as string | null | undefined) ?? null,
+      llm_model: (row.llm_model as string | null | undefined) ?? null,
+    },
+    jobs: 0,
+    statuses: new Map(),
+    scores: [],
+    initials: [],
+    totalTokens: [],
+    costs: [],
+    unknownCost: false,
+    metrics: new Set(),
+    metricValues: new Map(),
+  };
+}
+
+function addRow(group: GroupFigures, row: ResultRow): void {
+  group.jobs += 1;
+  const status = String(row.status);
+  group.statuses.set(status, (group.statuses.get(status) ?? 0) + 1);
+  const metrics = metricsOfRow(row, RESULT_COLUMN_SET);
+  for (const metric of metrics) group.metrics.add(metric);
+  const score = finite(row.score_val);
+  if (!SCORED_STATUSES.has(status) || score === null) return;
+  group.scores.push(score);
+  const initial = finite(row.score_val_initial);
+  if (initial !== null) group.initials.push(initial);
+  group.totalTokens.push(Number(row.total_tokens));
+  if (typeof row.cost_usd === "number") group.costs.push(row.cost_usd);
+  else group.unknownCost = true;
+  for (const metric of metrics) {
+    let values = group.metricValues.get(metric);
+    if (values === undefined) group.metricValues.set(metric, (values = { best: [], initial: [] }));
+    const cell = (phase: "initial" | "best") => finite((row as Record<string, unknown>)[metricColumn(metric, phase)]);
+    const best = cell("best");
+    if (best !== null) values.best.push(best);
+    const initialValue = cell("initial");
+    if (initialValue !== null) values.initial.push(initialValue);
+  }
+}
+
+/** One row per comparison key, in the order the groups first appear in the results (read once, row by row). */
+export function aggregateRows(rows: Iterable<ResultRow>): AggregateRow[] {
+  const groups = new Map<string, GroupFigures>();
   for (const row of rows) {
     if (!row.task_id) continue;
     const key = comparisonKey(row);
     let group = groups.get(key);
-    if (group === undefined) groups.set(key, (group = []));
-    group.push(row);
+    if (group === undefined) groups.set(key, (group = newGroup(row)));
+    addRow(group, row);
   }
   return [...groups.values()].map((group) => {
-    const first = group[0]!;
-    const scored = group.filter((r) => SCORED_STATUSES.has(String(r.status)) && finite(r.score_val) !== null);
-    const scores = scored.map((r) => r.score_val as number);
-    const initials = scored.flatMap((r) => finite(r.score_val_initial) ?? []);
+    const scores = group.scores;
     const ci = scores.length >= MIN_BOOTSTRAP_N ? bootstrapCi95(scores) : null;
-    const costs = scored.map((r) => r.cost_usd);
-    const cost = costs.every((c): c is number => typeof c === "number") ? mean(costs as number[]) : null;
     return {
-      task_id: String(first.task_id),
-      suite: String(first.suite ?? ""),
-      trainer_id: String(first.trainer_id),
-      variant: String(first.variant ?? ""),
-      resolved_optimizer: (first.resolved_optimizer as string | null | undefined) ?? null,
-      llm_model: (first.llm_model as string | null | undefined) ?? null,
-      jobs: group.length,
-      statuses: statusCounts(group),
+      ...group.first,
+      jobs: group.jobs,
+      statuses: [...group.statuses].map(([status, n]) => `${status}=${n}`).join(";"),
       n: scores.length,
       score_mean: tidy(mean(scores)),
       score_std: tidy(sampleStd(scores)),
@@ -206,25 +257,22 @@ export function aggregateRows(rows: readonly ResultRow[]): AggregateRow[] {
       score_ci95_low: tidy(ci?.[0] ?? null),
       score_ci95_high: tidy(ci?.[1] ?? null),
       ci95_note: scores.length < MIN_BOOTSTRAP_N ? CI_NOTE_N_TOO_SMALL : "",
-      score_initial_mean: tidy(mean(initials)),
-      mean_total_tokens: tidy(mean(scored.map((r) => Number(r.total_tokens)))),
-      mean_cost_usd: tidy(cost),
-      ...metricFigures(group, scored),
+      score_initial_mean: tidy(mean(group.initials)),
+      mean_total_tokens: tidy(mean(group.totalTokens)),
+      mean_cost_usd: tidy(group.unknownCost ? null : mean(group.costs)),
+      ...metricFigures(group),
     };
   });
 }
 
 /** A group's per-metric figures over its scored jobs (see the file comment), keyed by column. */
-function metricFigures(group: readonly ResultRow[], scored: readonly ResultRow[]): Record<string, number | null> {
-  const names = new Set<string>();
-  for (const row of group) for (const metric of metricsOfRow(row, RESULT_COLUMN_SET)) names.add(metric);
+function metricFigures(group: GroupFigures): Record<string, number | null> {
   const figures: Record<string, number | null> = {};
-  for (const metric of [...names].sort(byName)) {
+  for (const metric of [...group.metrics].sort(byName)) {
     // A metric named `initial` would take `score_initial_mean`, a column of its own: left out.
     if (metricAggregateColumns([metric]).some((c) => AGGREGATE_COLUMN_SET.has(c))) continue;
-    const cell = (row: ResultRow, phase: "initial" | "best") => finite((row as Record<string, unknown>)[metricColumn(metric, phase)]);
-    const values = scored.flatMap((r) => cell(r, "best") ?? []);
-    const initials = scored.flatMap((r) => cell(r, "initial") ?? []);
+    const values = group.metricValues.get(metric)?.best ?? [];
+    const initials = group.metricValues.get(metric)?.initial ?? [];
     const ci = values.length >= MIN_BOOTSTRAP_N ? bootstrapCi95(values) : null;
     const at = (figure: (typeof METRIC_FIGURES)[number]) => `score_${metric}_${figure}`;
     figures[at("mean")] = tidy(mean(values));

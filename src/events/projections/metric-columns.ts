@@ -56,7 +56,7 @@ export function metricsOfRow(row: object, taken: ReadonlySet<string>): string[] 
 }
 
 /** The metrics of all `rows`, sorted: the header of a table that holds them. */
-export function metricsOfRows(rows: readonly object[], taken: ReadonlySet<string>): string[] {
+export function metricsOfRows(rows: Iterable<object>, taken: ReadonlySet<string>): string[] {
   const names = new Set<string>();
   for (const row of rows) for (const metric of metricsOfRow(row, taken)) names.add(metric);
   return [...names].sort(byName);

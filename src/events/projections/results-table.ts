@@ -63,7 +63,7 @@ export type ResultRow = Record<ResultColumn, unknown>;
 export const RESULT_COLUMN_SET: ReadonlySet<string> = new Set(RESULT_COLUMNS);
 
 /** The columns of a table of `rows`: the fixed ones, then one per metric and phase when some row has metrics. */
-export function resultColumns(rows: readonly ResultRow[]): readonly string[] {
+export function resultColumns(rows: Iterable<ResultRow>): readonly string[] {
   const metrics = metricsOfRows(rows, RESULT_COLUMN_SET);
   return metrics.length === 0 ? RESULT_COLUMNS : [...RESULT_COLUMNS, ...metricColumns(metrics)];
 }
@@ -132,6 +132,23 @@ export function resultRow(state: JobRenderContext, job: JobView): ResultRow | nu
   };
 }
 
+/** The table's rows, held at once (a small run's readers: `compare`, tests). */
 export function resultRows(state: RunState): ResultRow[] {
-  return state.orderedJobs().flatMap((job) => resultRow(state, job) ?? []);
+  return [...resultRowsOf(state)];
+}
+
+/**
+ * The table's rows in report order, made one at a time as they are read, and made again by each
+ * reading: what reads them keeps what it needs of each row, so a big run's table (about 1 KB a
+ * row) is never held whole.
+ */
+export function resultRowsOf(state: RunState): Iterable<ResultRow> {
+  return {
+    *[Symbol.iterator]() {
+      for (const jobId of state.order) {
+        const row = resultRow(state, state.jobs.get(jobId)!);
+        if (row !== null) yield row;
+      }
+    },
+  };
 }

@@ -11,7 +11,7 @@ import { jobOutcomes } from "./job-outcomes.js";
 import { csvCell, csvLine, jsonArtifact } from "./artifact-format.js";
 import { stateFiles, stateHistoryPath, statePath, tbDir } from "./job-paths.js";
 import { jobLlmInfo } from "./job-llm-info.js";
-import { FLOAT_COLUMNS, RESULT_COLUMNS, resolvedColumns, resultColumns, resultRows, TOKEN_SCOPE, type ResultColumn, type ResultRow } from "./results-table.js";
+import { FLOAT_COLUMNS, RESULT_COLUMNS, resolvedColumns, resultColumns, resultRowsOf, TOKEN_SCOPE, type ResultColumn, type ResultRow } from "./results-table.js";
 import { jsonArtifactPieces, TextPieces } from "./text-pieces.js";
 
 export const RUN_FILES = {
@@ -31,7 +31,7 @@ export const RUN_FILES = {
  * and their joined text (rendered again at every refresh of a live run) were the largest objects
  * of a big run's derived-files heap (when they had a thread of their own).
  */
-export function resultsCsv(rows: readonly ResultRow[]): TextPieces {
+export function resultsCsv(rows: Iterable<ResultRow>): TextPieces {
   const columns = resultColumns(rows);
   // The fixed columns' kinds are computed once; per-metric columns (multi-objective runs) are floats.
   const kinds = columns === RESULT_COLUMNS ? RESULT_KINDS : columns.map((_, i) => (i < RESULT_KINDS.length ? RESULT_KINDS[i]! : "float"));
@@ -52,19 +52,23 @@ function resultLine(row: ResultRow, columns: readonly string[], kinds: readonly 
   return csvLine(cells);
 }
 
-export function summaryJson(state: RunState, rows: readonly ResultRow[], aggregates: readonly AggregateRow[] = aggregateRows(rows)): string {
+export function summaryJson(state: RunState, rows: Iterable<ResultRow>, aggregates: readonly AggregateRow[] = aggregateRows(rows)): string {
   const counts: Record<string, number> = { ok: 0, failed: 0, skipped: 0 };
   const tokens = zeroTokens();
   const spent = zeroTokens();
   const cost = zeroCost();
   const spentCost = zeroCost();
   for (const job of state.jobs.values()) if (job.finished !== null) addCostTotal(cost, job.finished.cost_usd);
+  let totalJobs = 0;
+  let tokensEstimated = false;
   for (const row of rows) {
+    totalJobs += 1;
     const status = String(row.status);
     counts[status] = (counts[status] ?? 0) + 1;
     tokens.prompt_tokens += Number(row.prompt_tokens);
     tokens.completion_tokens += Number(row.completion_tokens);
     tokens.total_tokens += Number(row.total_tokens);
+    tokensEstimated ||= row.tokens_estimated === true;
   }
   for (const job of state.jobs.values()) {
     spent.prompt_tokens += job.allAttemptTokens.prompt_tokens;
@@ -80,7 +84,7 @@ export function summaryJson(state: RunState, rows: readonly ResultRow[], aggrega
   const started = state.started;
   return jsonArtifact({
     counts,
-    total_jobs: rows.length,
+    total_jobs: totalJobs,
     matrix_jobs: started?.matrix.length ?? 0,
     not_executed: state.orderedJobs().filter((j) => j.finished === null).length,
     // How many improved on their initial score, found no valid candidate, did no search (job ids).
@@ -88,7 +92,7 @@ export function summaryJson(state: RunState, rows: readonly ResultRow[], aggrega
     token_totals: tokens,
     // Tokens of every attempt, including attempts that were cancelled, crashed or re-run.
     token_totals_all_attempts: spent,
-    tokens_estimated: rows.some((r) => r.tokens_estimated === true),
+    tokens_estimated: tokensEstimated,
     run_id: state.runId,
     config_hash: started?.config_hash ?? "",
     tags: started?.tags ?? [],
@@ -132,22 +136,19 @@ export interface LeaderboardEntry {
  * task by the mean final score over seeds (never by the luckiest seed); equal means share a rank
  * (1, 1, 3). The row shown is the group's best seed, as the reference's columns ask.
  */
-export function leaderboardRows(rows: readonly ResultRow[]): LeaderboardEntry[] {
-  const groups = new Map<string, ResultRow[]>();
+export function leaderboardRows(rows: Iterable<ResultRow>): LeaderboardEntry[] {
+  // Each group keeps its best row and its scores, not its rows: a big run's table streams by once.
+  const groups = new Map<string, { best: ResultRow; readonly scores: number[] }>();
   const value = (r: ResultRow) => (typeof r.score_val === "number" && !Number.isNaN(r.score_val) ? r.score_val : -Infinity);
   for (const row of rows) {
     if (row.status !== "ok" || !row.task_id) continue;
     const key = comparisonKey(row);
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, [row]);
-    else group.push(row);
+    let group = groups.get(key);
+    if (group === undefined) groups.set(key, (group = { best: row, scores: [] }));
+    else if (value(row) > value(group.best)) group.best = row;
+    if (typeof row.score_val === "number" && Number.isFinite(row.score_val)) group.scores.push(row.score_val);
   }
-  const entries = [...groups.values()].map((group) => {
-    let best = group[0]!;
-    for (const row of group) if (value(row) > value(best)) best = row;
-    const scores = group.flatMap((r) => (typeof r.score_val === "number" && Number.isFinite(r.score_val) ? [r.score_val] : []));
-    return { row: best, n: scores.length, score_mean: tidy(mean(scores)), score_std: tidy(sampleStd(scores)) };
-  });
+  const entries = [...groups.values()].map(({ best, scores }) => ({ row: best, n: scores.length, score_mean: tidy(mean(scores)), score_std: tidy(sampleStd(scores)) }));
   const meanOf = (e: (typeof entries)[number]) => e.score_mean ?? -Infinity;
   const sorted = entries.sort((a, b) => (a.row.task_id === b.row.task_id ? meanOf(b) - meanOf(a) || 0 : String(a.row.task_id) < String(b.row.task_id) ? -1 : 1));
   const ranked: LeaderboardEntry[] = [];
@@ -170,7 +171,7 @@ const LEADERBOARD_FLOATS: ReadonlySet<string> = new Set(["score_val", "score_tes
  * group's best seed), then `variant`, the figures that rank it (`n` ok seeds, `score_mean`,
  * `score_std`), `llm_model` and `note` (a stub run's label, else empty).
  */
-export function leaderboardCsv(rows: readonly ResultRow[], note = ""): string {
+export function leaderboardCsv(rows: Iterable<ResultRow>, note = ""): string {
   const columns: readonly string[] = [...LEADERBOARD_COLUMNS, "variant", "n", "score_mean", "score_std", "llm_model", "note"];
   const lines = [csvLine([...columns])];
   for (const entry of leaderboardRows(rows)) {
@@ -286,8 +287,9 @@ export function runFiles(state: RunState, only?: readonly RunFile[]): Map<string
   const started = state.started;
   if (started === null) return files;
   const wanted = (file: RunFile) => only === undefined || only.includes(file);
-  const rows =
-    wanted(RUN_FILES.results_csv) || wanted(RUN_FILES.summary_json) || wanted(RUN_FILES.leaderboard_csv) || wanted(RUN_FILES.aggregate_csv) ? resultRows(state) : [];
+  // Made again by each table that reads them, one at a time: a 50,000-job table held whole was
+  // about 50 MB at once (docs/performance.md: ledger).
+  const rows = resultRowsOf(state);
   const aggregates = wanted(RUN_FILES.summary_json) || wanted(RUN_FILES.aggregate_csv) ? aggregateRows(rows) : [];
   if (wanted(RUN_FILES.config_snapshot)) files.set(RUN_FILES.config_snapshot, started.config_snapshot_yaml);
   if (wanted(RUN_FILES.env_json)) files.set(RUN_FILES.env_json, jsonArtifact(started.env, { ensureAscii: true }));
