@@ -24,8 +24,8 @@ import type { Subscriber } from "./event-bus.js";
 import { EventBus } from "./event-bus.js";
 import { EventReader } from "./event-reader.js";
 import { decodeEvent, jobStream, type StoredEvent } from "./event-schema.js";
-import { decodeRow } from "./event-store.js";
-import { payloadOf, storedPayload, type EventRow } from "./log-database.js";
+import { payloadOfRow } from "./event-store.js";
+import { payloadOf, RecordedEvent, storedPayload, type EventRow } from "./log-database.js";
 import { MirrorWriter, type MirrorCatchUp } from "./mirror-writer.js";
 import { PROJECTIONS, ProjectionSubscriber } from "./projection-subscriber.js";
 import { ProjectionWriter } from "./projection-writer.js";
@@ -63,11 +63,15 @@ const REOPEN_BATCH = 1000;
 const MAX_QUEUED = 8 * FOLLOW_BATCH;
 const ALL_BEHIND = ["mirrors", "projections"];
 
-const decoded = (row: EventRow) => {
-  const event = decodeRow(row);
-  storedPayload.set(event, row.data); // the mirrors copy the stored bytes
-  return event;
-};
+/**
+ * A row read back from the log, as the writer's commit would have handed it over: the payload
+ * text travels on the event (for the mirrors), not in a table beside it. A module-wide WeakMap
+ * of every event read grew with the events read between two full collections and V8 does not
+ * shrink one the collector emptied (4 MB left at the end of a 10,000-job run: docs/performance.md,
+ * ledger).
+ */
+const decoded = (row: EventRow) =>
+  asRead(new RecordedEvent(row.seq, row.v, row.stream, row.position, row.type, row.run_id, row.job_id, row.ts, row.data, payloadOfRow(row)) as unknown as StoredEvent);
 
 /**
  * A committed event as a reader of the log gets it (an older payload shape upgraded), keeping the

@@ -54,7 +54,7 @@ export const decodeRow = (row: EventRow): StoredEvent =>
   decodeEvent({ seq: row.seq, v: row.v, stream: row.stream, position: row.position, type: row.type, run_id: row.run_id, job_id: row.job_id, ts: row.ts, data: payloadOfRow(row) });
 
 /** A row's payload parsed; one that is not JSON is a corrupt log, said as such (not a bare SyntaxError). */
-function payloadOfRow(row: EventRow): unknown {
+export function payloadOfRow(row: EventRow): unknown {
   try {
     return JSON.parse(row.data);
   } catch {

@@ -66,8 +66,6 @@ export const storedPayload = new WeakMap<object, string>();
  * (docs/performance.md: ledger, b6ddee7).
  */
 export class RecordedEvent {
-  private parsed: unknown = undefined;
-
   constructor(
     readonly seq: number,
     readonly v: number,
@@ -79,6 +77,8 @@ export class RecordedEvent {
     readonly ts: string,
     /** The payload as stored. */
     readonly payload: string,
+    /** The payload parsed already (a row read back from the log), or undefined: parsed when first read. */
+    private parsed: unknown = undefined,
   ) {}
 
   /** The payload as stored, parsed back: what any reader of the log gets. */
