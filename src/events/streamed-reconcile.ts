@@ -42,9 +42,22 @@ export class StreamedReconcile {
     // A UTF-16 unit takes at most 3 bytes.
     if (text.length * 3 > this.encoded.length - this.used) {
       this.flush();
-      if (text.length * 3 > this.encoded.length) return this.settle(Buffer.from(text, "utf8"));
+      // A long text (a big run's start: megabytes) is encoded a chunk at a time, not copied whole.
+      if (text.length > CHUNK_CHARS) return this.addInChunks(text);
     }
     this.used += this.encoded.write(text, this.used, "utf8");
+  }
+
+  private addInChunks(text: string): void {
+    for (let start = 0; start < text.length; ) {
+      let end = Math.min(start + CHUNK_CHARS, text.length);
+      // A surrogate pair is encoded whole: split, each half would become a replacement character.
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+      this.used = this.encoded.write(text.slice(start, end), 0, "utf8");
+      this.flush();
+      start = end;
+    }
   }
 
   /** Settles the file: truncated, appended to or replaced so that it holds the whole text. */

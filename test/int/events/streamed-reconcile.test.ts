@@ -57,6 +57,29 @@ describe("StreamedReconcile", () => {
     expect(readFileSync(long, "utf8")).toBe(whole);
   });
 
+  it("takes a single line longer than its chunk (a big run's start), astral characters on every chunk boundary included", () => {
+    // 65,536 characters a chunk: an emoji (a surrogate pair) placed across each boundary.
+    const chunk = 1 << 16;
+    let text = '{"seq":1,"data":"';
+    while (text.length < 5 * chunk) text += "a".repeat(chunk - 1 - (text.length % chunk)) + "😀";
+    text += '"}\n';
+    const pieces = ["head\n", text, "tail\n"];
+    const expected = pieces.join("");
+
+    const absent = fileHolding(null);
+    reconcile(absent, pieces);
+    expect(readFileSync(absent, "utf8")).toBe(expected);
+
+    const same = fileHolding(expected);
+    const before = statSync(same);
+    reconcile(same, pieces);
+    expect([statSync(same).ino, statSync(same).mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+
+    const differs = fileHolding(expected.slice(0, 3 * chunk) + "b" + expected.slice(3 * chunk + 1));
+    reconcile(differs, pieces);
+    expect(readFileSync(differs, "utf8")).toBe(expected);
+  });
+
   it("replaces a file that differs past its first chunk, and keeps the old file until finish", () => {
     const doctored = whole.replace('{"seq":2500,', '{"seq":2501,');
     const path = fileHolding(doctored);
