@@ -23,7 +23,7 @@ import { EventLogCorruptError, InvalidAppendError, WrongExpectedVersionError, ev
 import { gapIn, lastGivenSeq, missingStartProblem, removedTailProblem, streamGapProblem } from "./log-checks.js";
 import { refuseLostLog } from "./lost-log.js";
 import type { Contents } from "./content-ref.js";
-import { eventsDbPath, isPlainLine, lastPositions, MIRROR_LINE_COLUMNS, mirrorLine, type MirrorLineRow, openExistingWritableDatabase, openWritableDatabase, readContents, RecordedEvent, ROW_COLUMNS, type EventRow } from "./log-database.js";
+import { eventsDbPath, isPlainLine, lastPositions, LinePieces, MIRROR_LINE_COLUMNS_BUT_STARTS, MIRROR_LINE_END, mirrorLine, mirrorLineHead, type MirrorLineRow, openExistingWritableDatabase, openWritableDatabase, readContents, RecordedEvent, ROW_COLUMNS, type EventRow } from "./log-database.js";
 import { acquireWriterLock, currentWriter, releaseWriterLock, type WriterIdentity } from "./writer-lock.js";
 import { decodeRunStartedRow, type RowWithoutPayload } from "./run-started-row.js";
 
@@ -43,6 +43,9 @@ export interface OpenOptions {
   /** Commit appends in groups (see above); otherwise each append commits before it returns. */
   readonly groupCommit?: boolean;
 }
+
+/** Characters of a big payload read at a time (`scanLines`). */
+const LINE_PART_CHARS = 1 << 20;
 
 /** Event types whose group commits at once: an LLM request is on disk before it is sent, and its outcome right after. */
 const COMMIT_AT_ONCE: ReadonlySet<string> = new Set(["LlmCallStarted", "LlmCallCompleted", "LlmCallFailed", "LlmCallAborted"]);
@@ -350,12 +353,17 @@ export class EventStore {
    * whole and is what the event is parsed from (replay reads and mirrors every row).
    * `decoded`: events the caller already decoded, by seq (a run's starts: its matrix).
    */
-  scanLines(visit: (event: StoredEvent, line: string) => void, decoded?: ReadonlyMap<number, StoredEvent>): number {
+  scanLines(visit: (event: StoredEvent, line: string | LinePieces) => void, decoded?: ReadonlyMap<number, StoredEvent>): number {
     try {
-      const rows = this.db.prepare(`SELECT ${MIRROR_LINE_COLUMNS} FROM events ORDER BY seq`).iterate() as IterableIterator<MirrorLineRow>;
+      const rows = this.db.prepare(`SELECT ${MIRROR_LINE_COLUMNS_BUT_STARTS} FROM events ORDER BY seq`).iterate() as IterableIterator<MirrorLineRow & { readonly start: number }>;
       const byRow = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM events WHERE seq = ?`);
+      const envelope = this.db.prepare("SELECT seq, v, stream, position, type, run_id, job_id, ts, NULL AS data FROM events WHERE seq = ?");
       for (const row of rows) {
-        if (isPlainLine(row)) {
+        if (row.start === 1) {
+          // A start: its matrix decoded an entry at a time, its line read in pieces (megabytes at 50,000 jobs).
+          const head = envelope.get(row.seq) as RowWithoutPayload;
+          visiting(visit, decoded?.get(row.seq) ?? decodeRunStartedRow(this.db, "events", head, decodeRow), new LinePieces(() => this.linePieces(head)));
+        } else if (isPlainLine(row)) {
           visiting(visit, decoded?.get(row.seq) ?? decodeEvent(JSON.parse(row.line)), row.line);
         } else {
           const whole = byRow.get(row.seq) as EventRow;
@@ -366,6 +374,21 @@ export class EventStore {
     } catch (error) {
       throw this.readFailure(error);
     }
+  }
+
+  /** `mirrorLine` of the row `head` names, its payload read a part at a time. */
+  private *linePieces(head: RowWithoutPayload): Generator<string> {
+    yield mirrorLineHead(head);
+    const part = this.db.prepare("SELECT substr(data, ?, ?) FROM events WHERE seq = ?").pluck();
+    // SQLite counts characters, never splitting one: the parts join into the payload as stored.
+    for (let from = 1; ; from += LINE_PART_CHARS) {
+      const text = part.get(from, LINE_PART_CHARS, head.seq) as string | null;
+      if (!text) break;
+      yield text;
+      // Fewer UTF-16 units than characters asked for: it was the last part (a character is one or two units).
+      if (text.length < LINE_PART_CHARS) break;
+    }
+    yield MIRROR_LINE_END;
   }
 
   /** What a scan throws: its visitor's own failure (a file it could not write) as it is, the log's as an event-log failure. */

@@ -95,8 +95,23 @@ export function payloadOf(event: { readonly data: unknown }): string {
 }
 
 /** The jsonl mirror line of a row: the envelope, then the payload exactly as stored. */
-export const mirrorLine = (row: EventRow) =>
-  `{"seq":${row.seq},"v":${row.v},"stream":${JSON.stringify(row.stream)},"position":${row.position},"type":${JSON.stringify(row.type)},"run_id":${JSON.stringify(row.run_id)},"job_id":${JSON.stringify(row.job_id)},"ts":${JSON.stringify(row.ts)},"data":${row.data}}\n`;
+export const mirrorLine = (row: EventRow) => `${mirrorLineHead(row)}${row.data}${MIRROR_LINE_END}`;
+
+/** `mirrorLine` up to its payload: the envelope. */
+export const mirrorLineHead = (row: Omit<EventRow, "data">) =>
+  `{"seq":${row.seq},"v":${row.v},"stream":${JSON.stringify(row.stream)},"position":${row.position},"type":${JSON.stringify(row.type)},"run_id":${JSON.stringify(row.run_id)},"job_id":${JSON.stringify(row.job_id)},"ts":${JSON.stringify(row.ts)},"data":`;
+
+/** `mirrorLine` after its payload. */
+export const MIRROR_LINE_END = "}\n";
+
+/**
+ * A mirror line handed over in pieces, in order (the envelope, the payload a part at a time, the
+ * end): a big run's start is megabytes, and building it whole (SQLite's concatenation, its JSON
+ * check, the JavaScript string) was the peak of a 50,000-job replay (docs/performance.md: ledger).
+ */
+export class LinePieces {
+  constructor(readonly pieces: () => Iterable<string>) {}
+}
 
 /**
  * `mirrorLine` built by SQLite (`line`, with the row's `seq`): the text comes out whole, where
@@ -106,9 +121,15 @@ export const mirrorLine = (row: EventRow) =>
  * character to escape (none is written so, but a log can be doctored) may be escaped otherwise
  * than by `JSON.stringify`. `isPlainLine` tells both; otherwise the row and `mirrorLine` are the truth.
  */
-export const MIRROR_LINE_COLUMNS =
-  `seq, json_valid(data) AS payloadValid, '{"seq":' || seq || ',"v":' || v || ',"stream":' || json_quote(stream) || ',"position":' || position || ',"type":' || json_quote(type) || ` +
-  `',"run_id":' || json_quote(run_id) || ',"job_id":' || json_quote(job_id) || ',"ts":' || json_quote(ts) || ',"data":' || data || '}' || char(10) AS line`;
+const MIRROR_LINE_EXPRESSION =
+  `'{"seq":' || seq || ',"v":' || v || ',"stream":' || json_quote(stream) || ',"position":' || position || ',"type":' || json_quote(type) || ` +
+  `',"run_id":' || json_quote(run_id) || ',"job_id":' || json_quote(job_id) || ',"ts":' || json_quote(ts) || ',"data":' || data || '}' || char(10)`;
+export const MIRROR_LINE_COLUMNS = `seq, json_valid(data) AS payloadValid, ${MIRROR_LINE_EXPRESSION} AS line`;
+
+/** `MIRROR_LINE_COLUMNS`, but a start's row is neither checked nor built (`line` null, `start` 1): its line is read in pieces. */
+export const MIRROR_LINE_COLUMNS_BUT_STARTS =
+  `seq, type = 'RunStarted' AS start, CASE WHEN type = 'RunStarted' THEN 0 ELSE json_valid(data) END AS payloadValid, ` +
+  `CASE WHEN type = 'RunStarted' THEN NULL ELSE ${MIRROR_LINE_EXPRESSION} END AS line`;
 
 export interface MirrorLineRow {
   readonly seq: number;

@@ -12,7 +12,7 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Subscriber } from "./event-bus.js";
 import type { StoredEvent } from "./event-schema.js";
-import { mirrorLine, payloadOf, type EventRow } from "./log-database.js";
+import { mirrorLine, payloadOf, type EventRow, type LinePieces } from "./log-database.js";
 import { checkedJobId } from "./safe-id.js";
 import { childPath } from "../fs/child-path.js";
 import { readFileHead, utf8Of } from "../fs/file-head.js";
@@ -174,7 +174,13 @@ export class MirrorCatchUp {
   }
 
   /** `add` of a row whose mirror line is at hand (`EventStore.scanLines`). */
-  addLine(line: string, row: Pick<EventRow, "job_id" | "stream" | "position">): void {
+  addLine(line: string | LinePieces, row: Pick<EventRow, "job_id" | "stream" | "position">): void {
+    if (typeof line !== "string") {
+      // A run-level line too big to be handed over whole (a start): it goes to the run's mirror only.
+      if (row.job_id !== null) throw new Error(`a job's mirror line must come whole (stream ${row.stream} position ${row.position})`);
+      for (const piece of line.pieces()) this.run.add(piece);
+      return;
+    }
     this.run.add(line);
     if (row.job_id === null) return;
     // A row committed after the positions were read (a writer running while this reads): its job's

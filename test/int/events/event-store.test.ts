@@ -342,7 +342,7 @@ describe("EventStore.scanLines (replay's read of the log)", () => {
     const seen: [number, string][] = [];
     const events: unknown[] = [];
     const last = store.scanLines((event, line) => {
-      seen.push([event.seq, line]);
+      seen.push([event.seq, typeof line === "string" ? line : [...line.pieces()].join("")]);
       events.push(event);
     });
     const rows = store.rowsAfter(0);
@@ -351,6 +351,28 @@ describe("EventStore.scanLines (replay's read of the log)", () => {
     expect(seen.map(([, line]) => line)).toEqual(rows.map(mirrorLine));
     expect(seen[2]![1]).toContain('"ts":"2026-01-01 \\"quoted\\"\\n\\u0001"');
     expect(events).toEqual(store.readAll()); // the same events as decoded from the rows
+  });
+
+  it("hands a start's line in pieces (its payload a part at a time) that join into mirrorLine's bytes, and its event decoded", () => {
+    const dir = tempDir();
+    const store = open(dir);
+    // About 5,000 matrix entries: a payload of more than one part (a million characters).
+    const ids = Array.from({ length: 5000 }, (_, i) => `job${i}`);
+    appendEvents(store, [runStarted(ids), ...finishedJob("job0")]);
+    const lines: (string | string[])[] = [];
+    const events: unknown[] = [];
+    store.scanLines((event, line) => {
+      lines.push(typeof line === "string" ? line : [...line.pieces()]);
+      events.push(event);
+    });
+    const rows = store.rowsAfter(0);
+    const startPieces = lines[0] as string[];
+    expect(Array.isArray(startPieces)).toBe(true);
+    expect(rows[0]!.data.length).toBeGreaterThan(1 << 20);
+    expect(startPieces.length).toBeGreaterThan(3); // envelope, two parts or more, end
+    expect(startPieces.join("")).toBe(mirrorLine(rows[0]!));
+    expect(lines.slice(1)).toEqual(rows.slice(1).map(mirrorLine));
+    expect(events).toEqual(store.readAll());
   });
 
   it("refuses a payload that is not one JSON value, as reading the rows does, even where the line around it would parse", () => {
