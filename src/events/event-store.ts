@@ -360,7 +360,7 @@ export class EventStore {
       const envelope = this.db.prepare("SELECT seq, v, stream, position, type, run_id, job_id, ts, NULL AS data FROM events WHERE seq = ?");
       for (const row of rows) {
         if (row.start === 1) {
-          // A start: its matrix decoded an entry at a time, its line read in pieces (megabytes at 50,000 jobs).
+          // A start: its matrix decoded an entry at a time, its line read in pieces (a big run's is megabytes).
           const head = envelope.get(row.seq) as RowWithoutPayload;
           visiting(visit, decoded?.get(row.seq) ?? decodeRunStartedRow(this.db, "events", head, decodeRow), new LinePieces(() => this.linePieces(head)));
         } else if (isPlainLine(row)) {

@@ -107,7 +107,7 @@ export const MIRROR_LINE_END = "}\n";
 /**
  * A mirror line handed over in pieces, in order (the envelope, the payload a part at a time, the
  * end): a big run's start is megabytes, and building it whole (SQLite's concatenation, its JSON
- * check, the JavaScript string) was the peak of a 50,000-job replay (docs/performance.md: ledger).
+ * check, the JavaScript string) set a big replay's peak (docs/performance.md: ledger, 9ffa7c8).
  */
 export class LinePieces {
   constructor(readonly pieces: () => Iterable<string>) {}

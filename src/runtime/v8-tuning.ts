@@ -52,7 +52,7 @@ export function favourMemory(): void {
  * little, and that space stays part of the resident set to the end. The main thread's maximum is
  * fixed when the process starts (only the command line sets it), but how far the semi-spaces grow
  * is read at each scavenge: a growth factor of 1 keeps them at their starting size, at about the
- * same CPU (docs/performance.md: ledger, mem2). Not for `run`: its job thread is sized on its own
+ * same CPU (docs/performance.md: ledger, c5c4f2d). Not for `run`: its job thread is sized on its own
  * (job-thread.ts), where a smaller young generation cost time.
  */
 export function keepYoungGenerationSmall(): void {

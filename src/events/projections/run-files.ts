@@ -287,8 +287,8 @@ export function runFiles(state: RunState, only?: readonly RunFile[]): Map<string
   const started = state.started;
   if (started === null) return files;
   const wanted = (file: RunFile) => only === undefined || only.includes(file);
-  // Made again by each table that reads them, one at a time: a 50,000-job table held whole was
-  // about 50 MB at once (docs/performance.md: ledger).
+  // Made again by each table that reads them, one at a time: a big run's table is never held whole
+  // (docs/performance.md: ledger, c5c4f2d).
   const rows = resultRowsOf(state);
   const aggregates = wanted(RUN_FILES.summary_json) || wanted(RUN_FILES.aggregate_csv) ? aggregateRows(rows) : [];
   if (wanted(RUN_FILES.config_snapshot)) files.set(RUN_FILES.config_snapshot, started.config_snapshot_yaml);
