@@ -46,9 +46,10 @@ export interface KernelEvalServerOptions {
   readonly waitLimitMs?: number;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-function execResultOf(value: unknown): KernelExecResult | null {
+/** A `KernelExecResult` as either back end answers it (the server's JSON, the local evaluator's), or null when it is not one. */
+export function execResultOf(value: unknown): KernelExecResult | null {
   if (!isRecord(value) || typeof value.compiled !== "boolean" || typeof value.correctness !== "boolean") return null;
   return {
     compiled: value.compiled,

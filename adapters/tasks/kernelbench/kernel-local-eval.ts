@@ -21,7 +21,7 @@ import { OnDemandWorkerPool } from "../../sandbox/on-demand-worker-pool.js";
 import { pythonRuntime } from "../../sandbox/python-runtime.js";
 import { candidateEnv } from "../../sandbox/sandbox-env.js";
 import { WorkerFailure } from "../../sandbox/worker-failure.js";
-import type { KernelEvaluation, KernelExecResult } from "./kernel-eval-server.js";
+import { execResultOf, isRecord, type KernelEvaluation } from "./kernel-eval-server.js";
 
 export const KERNEL_CACHE_VARIABLE = "TRACE_BENCH_KERNELBENCH_CACHE";
 
@@ -115,19 +115,6 @@ function warnUnconfined(write: (text: string) => void = (text) => process.stderr
     "WARNING: KernelBench's local back end (eval_kwargs.backend: local) runs candidate kernels UNCONFINED, as this user, on this machine's GPU: " +
       "the bubblewrap sandbox shows no GPU or CUDA driver and keeps no build cache. Use it on a machine meant for it, or use an evaluation server (backend: server).\n",
   );
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
-function execResultOf(value: unknown): KernelExecResult | null {
-  if (!isRecord(value) || typeof value.compiled !== "boolean" || typeof value.correctness !== "boolean") return null;
-  return {
-    compiled: value.compiled,
-    correctness: value.correctness,
-    metadata: isRecord(value.metadata) ? value.metadata : {},
-    runtime: typeof value.runtime === "number" ? value.runtime : -1,
-    runtime_stats: isRecord(value.runtime_stats) ? value.runtime_stats : {},
-  };
 }
 
 /** Seconds the engine waits beyond the worker's own limit before killing the worker (it answers first). */
