@@ -6,8 +6,8 @@
  * DSPy agent runs (each example a DSPy program whose LM is the job's loopback audit endpoint), but
  * running DSPy's optimizers on it (compile with MIPROv2, COPRO, SIMBA or GEPA, their metric being
  * the task's guide) is not built yet: such a job is skipped saying so, before its initial
- * evaluation pays for anything. The kwargs are the original's
- * `train` parameters, for `validate --strict`.
+ * evaluation pays for anything. The kwargs are the original's `train` parameters, for
+ * `validate --strict`.
  */
 import type { Trainer } from "../trainer.js";
 
