@@ -48,7 +48,7 @@ export function favourMemory(): void {
 
 /**
  * For verbs that run on the main thread (`replay`, `replay --verify`, `runs`, ...): V8 grows the
- * main thread's young generation up to 16 MiB semi-spaces while a verb allocates fast and keeps
+ * main thread's young generation to its largest semi-spaces while a verb allocates fast and keeps
  * little, and that space stays part of the resident set to the end. The main thread's maximum is
  * fixed when the process starts (only the command line sets it), but how far the semi-spaces grow
  * is read at each scavenge: a growth factor of 1 keeps them at their starting size, at about the
