@@ -11,7 +11,8 @@ import { describe, expect, it, vi } from "vitest";
 import { runJob } from "../../../src/engine/job-runner.js";
 import { superviseJobs } from "../../../src/engine/supervisor.js";
 import type { Trainer } from "../../../src/opt/trainer.js";
-import { Gate, gatedLayers, jobSpec, MemoryRunLog, type BlockPoint } from "../../support/engine-fixtures.js";
+import { TaskSource } from "../../../src/engine/run-services.js";
+import { Gate, gatedBundle, gatedLayers, jobSpec, MemoryRunLog, type BlockPoint } from "../../support/engine-fixtures.js";
 
 const JOB = "job000000001";
 
@@ -160,7 +161,7 @@ describe("the log fails around a commit (the double-terminal probe)", () => {
 
 describe("superviseJobs", () => {
   const specs = ["job000000001", "job000000002", "job000000003"];
-  const supervise = (log: MemoryRunLog, maxWorkers = 1) =>
+  const supervise = (log: MemoryRunLog, maxWorkers = 1, tasks?: TaskSource["Type"]) =>
     superviseJobs({
       jobs: specs.map((id) => ({ spec: jobSpec(id), attempt: 1, history: [] })),
       maxWorkers,
@@ -168,7 +169,7 @@ describe("superviseJobs", () => {
       invocation: 1,
       timeoutSeconds: 0,
       onWarning: () => {},
-    }).pipe(Effect.provide(gatedLayers(log, null, new Gate())));
+    }).pipe((job) => (tasks ? Effect.provideService(job, TaskSource, tasks) : job), Effect.provide(gatedLayers(log, null, new Gate())));
   /** The most jobs under way at once, by the log's order (queued, not yet finished). */
   const mostAtOnce = (log: MemoryRunLog) => {
     let running = 0;
@@ -183,12 +184,28 @@ describe("superviseJobs", () => {
   const outcomes = (log: MemoryRunLog) => specs.flatMap((id) => log.of(id, "JobFinished").map((e) => [id, e.type === "JobFinished" ? e.data.status : null]));
 
   it("runs every job once, at most maxWorkers at a time", async () => {
-    const log = new MemoryRunLog();
-    await Effect.runPromise(supervise(log, 2));
+    // Each job is held while loading its task until `maxWorkers` jobs are held at once, so the
+    // count does not depend on how the machine's load interleaves the fibers.
+    const heldAtOnce = async (maxWorkers: number) => {
+      const log = new MemoryRunLog();
+      let held = 0;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const turnstile = {
+        load: async () => {
+          held += 1;
+          if (held === maxWorkers) release();
+          await released;
+          return gatedBundle(null, new Gate());
+        },
+      };
+      await Effect.runPromise(supervise(log, maxWorkers, turnstile));
+      return log;
+    };
+    const log = await heldAtOnce(2);
     expect(outcomes(log)).toEqual(specs.map((id) => [id, "ok"]));
     expect(mostAtOnce(log)).toBe(2);
-    const alone = new MemoryRunLog();
-    await Effect.runPromise(supervise(alone, 1));
+    const alone = await heldAtOnce(1);
     expect(outcomes(alone)).toEqual(specs.map((id) => [id, "ok"]));
     expect(mostAtOnce(alone)).toBe(1);
   });
