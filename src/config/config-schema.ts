@@ -33,13 +33,13 @@ const typedKwargFields = (spellings: readonly string[]) => {
   for (const key of spellings) {
     const name = key.replace(/-/g, "_");
     if (name === "verbose") fields[key] = Schema.optional(Verbose);
-    else if ((COUNT_KWARGS as readonly string[]).includes(name)) fields[key] = Schema.optional(NullableCount);
+    else if (COUNT_KWARGS.includes(name)) fields[key] = Schema.optional(NullableCount);
   }
   return fields;
 };
 
 export const ParamsVariantSchema = describe(
-  Schema.Struct(typedKwargFields(COUNT_KWARGS.concat(["verbose"] as never[])), Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  Schema.Struct(typedKwargFields([...COUNT_KWARGS, "verbose"]), Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   "a mapping of trainer keyword arguments",
 );
 

@@ -49,7 +49,7 @@ export interface LlmEndpointConfig {
   readonly max_retries?: number;
   /** Requests in flight per model, shared by all jobs (default 8). */
   readonly max_concurrency?: number;
-  /** Per model, shared by all jobs; null = no limit (the default). */
+  /** Per model, shared by all jobs; null = no limit (the default; on a role, it overrides the llm block's limit). */
   readonly requests_per_minute?: number | null;
 }
 

@@ -2,11 +2,12 @@
  * Trainer kwarg names the config schema knows: the counts (typed in the schema) and the kwargs
  * every trainer takes.
  */
+import { LEGACY_KNOBS } from "./legacy-knobs.js";
 
 /** Kwargs whose value is a whole number ≥ 0 (or null for "default"). */
-export const COUNT_KWARGS = [
-  "threads",
-  "num_threads",
+export const COUNT_KWARGS: readonly string[] = [
+  // Every legacy knob but `verbose` is a count.
+  ...LEGACY_KNOBS.filter((knob) => knob !== "verbose"),
   "num_epochs",
   "num_steps",
   "num_batches",
@@ -18,16 +19,7 @@ export const COUNT_KWARGS = [
   "batch_size",
   "merge_every",
   "pareto_subset_size",
-  "ps_steps",
-  "ps_batches",
-  "ps_candidates",
-  "ps_proposals",
-  "ps_mem_update",
-  "gepa_iters",
-  "gepa_train_bs",
-  "gepa_merge_every",
-  "gepa_pareto_subset",
-] as const;
+];
 
 /**
  * Kwargs every trainer takes: the rest are each trainer's own (`Trainer.kwargs`), plus the legacy

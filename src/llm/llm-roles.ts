@@ -4,23 +4,9 @@
  * override any key for one role, and what neither gives comes from the environment as in the original (spec §8.1).
  * Only the NAME of the key variable is resolved here; the key itself is read by `apiKeyFor`.
  *
- * The input types repeat the config's shape (src/config/run-config.ts) because llm/ may not
- * import config/; a `RunConfig["llm"]` fits them.
+ * A `RunConfig["llm"]` fits `LlmBlockSettings`.
  */
-
-/** The keys one role's LLM may set; null or absent text keys mean "not given". */
-export interface LlmEndpointSettings {
-  readonly provider?: string | null;
-  readonly model?: string | null;
-  readonly base_url?: string | null;
-  readonly api_base?: string | null;
-  readonly api_key_env?: string | null;
-  readonly timeout_seconds?: number;
-  readonly max_retries?: number;
-  readonly max_concurrency?: number;
-  /** null = no limit (which overrides a limit of the llm block). */
-  readonly requests_per_minute?: number | null;
-}
+import type { LlmEndpointSettings } from "../domain/llm-endpoint-settings.js";
 
 export interface LlmBlockSettings extends LlmEndpointSettings {
   readonly optimizer?: LlmEndpointSettings | null;
