@@ -11,21 +11,9 @@
 import * as Data from "effect/Data";
 import { initialJobSnapshot, isTerminal, jobStateOf, recordedEvent, stepJob, stepJobRecorded, type JobSnapshot } from "../../machines/job-transitions.js";
 import type { JobMachineEvent, RecordedJobEvent, TerminalJobState } from "../../machines/job.machine.js";
-import type { EventBody, EventData, FinishedStatus, NewEvent } from "../events/event-schema.js";
+import { JOB_FACT_TYPES, type EventBody, type EventData, type FinishedStatus, type NewEvent } from "../events/event-schema.js";
 
 /** Facts recorded while a phase runs. */
-export const JOB_FACT_TYPES = [
-  "EvaluationCompleted",
-  "IterationCompleted",
-  "CandidateEvaluated",
-  "LlmCallStarted",
-  "LlmCallCompleted",
-  "LlmCallFailed",
-  "LlmCallAborted",
-  "JournalDiverged",
-  "ReplyUnusable",
-  "TaskOutput",
-] as const;
 export type JobFact = Extract<NewEvent, { type: (typeof JOB_FACT_TYPES)[number] }>;
 
 /** What the attempt produced, for `JobFinished`; status and (unless the job is done) feedback come from the machine. */

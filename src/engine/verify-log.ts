@@ -5,9 +5,9 @@
  * state's, a second terminal event, events after a job finished, attempts out of order.
  */
 import { isDeepStrictEqual } from "node:util";
-import type { NewEvent, StoredEvent } from "../events/event-schema.js";
+import { JOB_FACT_TYPES, type NewEvent, type StoredEvent } from "../events/event-schema.js";
 import { streamGapText } from "../events/log-checks.js";
-import { decide, evolve, JOB_FACT_TYPES, initialJobDecisionState, machineEventOf, type JobCommand, type JobDecisionState, type JobFact, type JobOutcome } from "./job-decider.js";
+import { decide, evolve, initialJobDecisionState, machineEventOf, type JobCommand, type JobDecisionState, type JobFact, type JobOutcome } from "./job-decider.js";
 
 export interface LogProblem {
   readonly seq: number;

@@ -320,10 +320,8 @@ export const EVENT_DATA = {
 export type EventType = keyof typeof EVENT_DATA;
 export type EventData<T extends EventType> = Schema.Schema.Type<(typeof EVENT_DATA)[T]>;
 
-/** Events about one job carry its id; run-level events do not. */
-export const JOB_EVENT_TYPES: ReadonlySet<EventType> = new Set([
-  "JobQueued",
-  "JobTransitioned",
+/** What a job's phases record while they run, between its lifecycle events. */
+export const JOB_FACT_TYPES = [
   "EvaluationCompleted",
   "IterationCompleted",
   "CandidateEvaluated",
@@ -334,8 +332,10 @@ export const JOB_EVENT_TYPES: ReadonlySet<EventType> = new Set([
   "JournalDiverged",
   "ReplyUnusable",
   "TaskOutput",
-  "JobFinished",
-]);
+] as const satisfies readonly EventType[];
+
+/** Events about one job carry its id; run-level events do not. */
+export const JOB_EVENT_TYPES: ReadonlySet<EventType> = new Set<EventType>(["JobQueued", "JobTransitioned", ...JOB_FACT_TYPES, "JobFinished"]);
 
 /** What any event is made of, stored or not: its type and payload. */
 export type EventBody = { [T in EventType]: { readonly type: T; readonly data: EventData<T> } }[EventType];
