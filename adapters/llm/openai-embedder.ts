@@ -8,11 +8,11 @@ import type { CreateEmbeddingResponse } from "openai/resources/embeddings";
 import type { Embedder, EmbeddingRequest, EmbeddingResponse } from "../../src/llm/llm.js";
 import { estimateTokens } from "../../src/llm/llm.js";
 import { LlmError } from "../../src/llm/llm-error.js";
-import { linkAbort, sleep } from "./abortable.js";
+import { linkAbort } from "./abortable.js";
 import { attemptRequest } from "./openai-attempt.js";
 import { toLlmError, type AttemptFailure } from "./openai-failure.js";
 import { OPENAI_LLM_DEFAULTS, type OpenAiLlmOptions } from "./openai-llm.js";
-import { backoffMs } from "./retry-delay.js";
+import { pausedBeforeRetry } from "./retry-delay.js";
 
 /** Why a 200 is not one embedding, or undefined when it is one. */
 function malformation(reply: unknown): string | undefined {
@@ -58,11 +58,7 @@ export function createOpenAiEmbedder(options: OpenAiLlmOptions): Embedder {
             return { embedding: outcome.data[0]!.embedding, model: outcome.model ?? model, estimated: !counted, retries, usage: { prompt_tokens, completion_tokens: 0, total_tokens } };
           }
           if (!outcome.retryable || retries >= maxRetries) throw toLlmError(outcome, retries);
-          try {
-            await sleep(outcome.retryAfterMs ?? backoffMs(retries, backoff), call.signal);
-          } catch {
-            throw aborted();
-          }
+          if (!(await pausedBeforeRetry(outcome, retries, backoff, call.signal))) throw aborted();
           retries += 1;
         }
       } finally {

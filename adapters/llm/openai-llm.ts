@@ -14,10 +14,10 @@ import type { ChatRequest, ChatResponse, Llm, LlmUsage } from "../../src/llm/llm
 import { estimateTokens } from "../../src/llm/llm.js";
 import { LlmError } from "../../src/llm/llm-error.js";
 import type { RequestLimiter } from "../../src/llm/request-limiter.js";
-import { linkAbort, sleep } from "./abortable.js";
+import { linkAbort } from "./abortable.js";
 import { attemptRequest } from "./openai-attempt.js";
 import { redactSecrets, toLlmError, type AttemptFailure } from "./openai-failure.js";
-import { backoffMs } from "./retry-delay.js";
+import { pausedBeforeRetry } from "./retry-delay.js";
 
 export interface OpenAiLlmOptions {
   readonly model: string;
@@ -133,11 +133,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): Llm {
             continue;
           }
           if (!outcome.retryable || retries >= maxRetries) throw toLlmError(outcome, retries);
-          try {
-            await sleep(outcome.retryAfterMs ?? backoffMs(retries, backoff), call.signal);
-          } catch {
-            throw aborted();
-          }
+          if (!(await pausedBeforeRetry(outcome, retries, backoff, call.signal))) throw aborted();
           retries += 1;
         }
       } finally {

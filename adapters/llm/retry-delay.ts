@@ -2,6 +2,7 @@
  * How long to wait before the next try: exponential backoff with full jitter (parallel jobs that
  * failed together do not come back together), unless the server said when to come back.
  */
+import { sleep } from "./abortable.js";
 
 export interface BackoffOptions {
   readonly backoffBaseMs: number;
@@ -17,6 +18,16 @@ export function isRetryableStatus(status: number): boolean {
 export function backoffMs(retry: number, options: BackoffOptions, random: () => number = Math.random): number {
   const ceiling = Math.min(options.backoffMaxMs, options.backoffBaseMs * 2 ** retry);
   return Math.floor(random() * ceiling);
+}
+
+/** Waits before retry number `retry`: the pause the server asked for, else the backoff. False when aborted meanwhile. */
+export async function pausedBeforeRetry(failure: { readonly retryAfterMs?: number }, retry: number, options: BackoffOptions, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(failure.retryAfterMs ?? backoffMs(retry, options), signal);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A server may ask for at most this long a pause; beyond it we would rather try and fail. */
