@@ -13,10 +13,9 @@ import argparse
 import json
 import os
 import signal
-import sys
 from typing import Callable
 
-from trace_bench_worker import _die_with_parent, _drop_privileges, _wipe
+from trace_bench_worker import _wipe, answer_requests, start_confined
 
 
 class SandboxedWorker:
@@ -77,26 +76,15 @@ def serve(name: str, make_worker: Callable[[object, argparse.Namespace], Sandbox
     if add_arguments is not None:
         add_arguments(parser)
     args = parser.parse_args()
-    if args.init and os.getpid() != 1:
-        sys.exit(f"{name}: --init needs a pid namespace of its own (pid 1)")
-    _drop_privileges(args.uid, args.max_processes)
-    _die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
+    protocol = start_confined(args, name)
     os.makedirs(args.scratch, exist_ok=True)
     worker = make_worker(protocol, args)
     worker.send({"ready": True, "pid": os.getpid()})
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        request = json.loads(line)
-        if request.get("op") == "exit":
-            break
+
+    def answer(request: dict) -> None:
         reply = worker.handle(request)
         if "id" in request:
             reply["id"] = request["id"]
         worker.send(reply)
 
+    answer_requests(answer)

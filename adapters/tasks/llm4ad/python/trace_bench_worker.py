@@ -46,7 +46,7 @@ import stat
 import sys
 import time
 import traceback
-from typing import Any
+from typing import Any, Callable
 
 PENALTY = -1000000.0
 # Sibling modules some task folders import by plain name: evicted between tasks (suites.md §1.12).
@@ -671,6 +671,37 @@ def _drop_privileges(uid: int, max_processes: int) -> None:
         pass
 
 
+def start_confined(args: argparse.Namespace, name: str):
+    """Confines this worker as its arguments say (--init, --uid, --max-processes) and returns the protocol's stream.
+
+    The protocol keeps the original stdout; fd 1 then points at stderr, so nothing a request prints
+    can forge an answer. Shared by this worker and the one-request workers (sandbox_worker.py).
+    """
+    if args.init and os.getpid() != 1:
+        # kill(-1) outside a pid namespace of its own would reach every process of the user.
+        sys.exit(f"{name}: --init needs a pid namespace of its own (pid 1)")
+    _drop_privileges(args.uid, args.max_processes)
+    _die_with_parent()
+    # Ctrl-C reaches the whole process group: the engine closes the pool, the worker keeps quiet.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol
+
+
+def answer_requests(answer: Callable[[dict], None]) -> None:
+    """Hands `answer` one JSON request per line of stdin, until stdin closes or a request says `exit`."""
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        request = json.loads(line)
+        if request.get("op") == "exit":
+            break
+        answer(request)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--memory-mb", type=int, default=0)
@@ -680,17 +711,7 @@ def main() -> None:
     parser.add_argument("--uid", type=int, default=0, help="when root, run as this uid")
     parser.add_argument("--max-processes", type=int, default=0)
     args = parser.parse_args()
-    if args.init and os.getpid() != 1:
-        # kill(-1) outside a pid namespace of its own would reach every process of the user.
-        sys.exit("trace_bench_worker: --init needs a pid namespace of its own (pid 1)")
-    _drop_privileges(args.uid, args.max_processes)
-    _die_with_parent()
-    # Ctrl-C reaches the whole process group: the engine closes the pool, the template keeps quiet.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # The protocol keeps the original stdout; fd 1 now points at stderr for everything else.
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
+    protocol = start_confined(args, "trace_bench_worker")
     sys.path.insert(0, args.loader_dir)
     if args.memory_mb > 0:
         limit = args.memory_mb * 1024 * 1024
@@ -698,16 +719,12 @@ def main() -> None:
     os.makedirs(args.scratch, exist_ok=True)
     worker = Worker(protocol, args.scratch, args.init)
     worker.send({"ready": True, "pid": os.getpid()})
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        request = json.loads(line)
-        if request.get("op") == "exit":
-            break
+
+    def answer(request: dict) -> None:
         worker.send(worker.handle(request))
         worker.tidy_up()
 
+    answer_requests(answer)
 
 if __name__ == "__main__":
     main()
