@@ -4,11 +4,12 @@
  * nothing it depends on changed since.
  *
  * When the run verb answers a re-run from the finished run's record (engine/nothing-to-do.ts: the
- * config parsed, the matrix planned, the log's pages checked), it saves beside the log (in the run
- * dir's `.tmp/`, which a writer empties) what it printed and its exit code, under a key of
- * everything the answer was computed from outside the run dir: the build, the working directory,
- * the arguments, the config file's bytes, the environment and whether the output is a terminal.
- * An invocation with the same key is answered from that transcript when the run dir is as it was:
+ * config parsed, the matrix planned, the log's pages checked), and when a run finishes with a
+ * record that would answer it, it saves beside the log (in the run dir's `.rerun-answers/`) what
+ * it printed and its exit code, under a key of everything the answer was computed from outside the
+ * run dir: the build, the working directory, the arguments, the config file's bytes, the
+ * environment and whether the output is a terminal. An invocation with the same key is answered
+ * from that transcript when the run dir is as it was:
  *
  * * the log file is the same file, untouched: its device, inode, size, modification and change
  *   times to the nanosecond, with no WAL frames and no rollback journal. Any write to it (a writer
@@ -19,20 +20,30 @@
  *   time as then;
  * * the machine did not reboot since (files written and not synced may have been lost).
  *
+ * When the log was written since (a `replay` rewrites it and appends nothing), the answer is
+ * checked again from the log, read-only, as the record's own answer checks it but for the plan:
+ * the record at the log's end gives the same answer (plan digest, statuses, closing block), the log
+ * lost no event, its last invocation finished, its projections are level with it, no live process
+ * writes it, the files are as the record left them, and `quick_check` passes. The plan is the same
+ * as when the answer was saved, as the key is. The answer is then saved again under the log as it
+ * is, so the next re-run needs only the stats.
+ *
  * The plan is a function of the key's parts but for the task suites' own files and modules: an
  * answer is saved only for a matrix whose tasks are all in suites that are part of the build
  * (`internal`, `trace_examples`), with no task modules of the user's (TRACE_BENCH_TASK_MODULES)
  * and no `--root`. Anything else, or any doubt, leaves it to the run verb, which decides as before.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { codeIdentity } from "../engine/code-identity.js";
+import { RERUN_ANSWERS_DIR } from "../events/run-dir-answers.js";
 import { bootId } from "../fs/boot-id.js";
 
-const FORMAT = 1;
-/** The run dir's folder that a writer empties when it opens the run (projection-writer.ts). */
-const CACHE_DIR = ".tmp";
+const FORMAT = 2;
+/** Saved answers kept per run dir (one per distinct invocation): the oldest go when there are more. */
+const MAX_SAVED_ANSWERS = 16;
 const EVENTS_DB = "events.db";
 /** The suites whose tasks are the build's code: their plan reads no file of the user's. */
 const BUILT_IN_SUITES: ReadonlySet<string> = new Set(["internal", "trace_examples"]);
@@ -59,6 +70,8 @@ interface SavedAnswer {
   readonly runDir: string;
   readonly log: string;
   readonly files: Readonly<Record<string, readonly [number, number]>>;
+  /** `answerOfRecord` of the record it was made from (finished-run-facts.ts). */
+  readonly record: string;
   readonly boot: string;
   readonly writes: readonly (readonly [OutputStream, string])[];
   readonly exitCode: number;
@@ -141,7 +154,7 @@ function sameFiles(runDir: string, files: Readonly<Record<string, readonly [numb
   });
 }
 
-const answerPath = (runDir: string, key: string) => join(runDir, CACHE_DIR, `answered-rerun-${key.slice(0, 32)}.json`);
+const answerPath = (runDir: string, key: string) => join(runDir, RERUN_ANSWERS_DIR, `answered-rerun-${key.slice(0, 32)}.json`);
 
 /** Where `run` with `argv` (after the verb) would find its saved answer, and the key; null when it cannot tell cheaply. */
 function locate(argv: readonly string[], env: NodeJS.ProcessEnv): { readonly runDir: string; readonly key: string } | null {
@@ -161,7 +174,7 @@ function locate(argv: readonly string[], env: NodeJS.ProcessEnv): { readonly run
  * The saved answer to `run` with `argv` (after the verb), printed, and its exit code; null when
  * there is none that holds (the run verb then decides).
  */
-export function answerSavedRerun(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): number | null {
+export async function answerSavedRerun(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
   try {
     const where = locate(argv, env);
     if (where === null) return null;
@@ -174,14 +187,70 @@ export function answerSavedRerun(argv: readonly string[], env: NodeJS.ProcessEnv
     const boot = bootId();
     if (saved.format !== FORMAT || saved.key !== where.key || saved.runDir !== where.runDir) return null;
     if (boot === "" || saved.boot !== boot) return null;
-    if (saved.log === null || logStamp(where.runDir) !== saved.log) return null;
-    if (!sameFiles(where.runDir, saved.files)) return null;
+    const log = logStamp(where.runDir);
+    if (saved.log === null || log !== saved.log || !sameFiles(where.runDir, saved.files)) {
+      // Written since (a replay): answered only when the log still vouches for the same answer.
+      const files = await recordStillAnswers(where.runDir, saved.record);
+      if (files === null) return null;
+      if (log !== null && logStamp(where.runDir) === log && sameFiles(where.runDir, files)) writeAnswer({ ...saved, log, files });
+    }
     for (const [stream, text] of saved.writes) process[stream].write(text);
     if (env[NOTE_VARIABLE] !== undefined) process.stderr.write(`${ANSWERED_NOTE}\n`);
     return saved.exitCode;
   } catch {
     return null;
   }
+}
+
+/**
+ * The files the record at the end of `runDir`'s log vouches for, when the log and the files still
+ * vouch for it and it gives the answer `answer` (see the file's comment); null otherwise. The log
+ * is opened read-only; its code is loaded only here (most answers need none of it).
+ */
+async function recordStillAnswers(runDir: string, answer: string): Promise<Readonly<Record<string, readonly [number, number]>> | null> {
+  const facts = await import("../events/finished-run-facts.js");
+  const Database = (await import("better-sqlite3")).default;
+  let db: InstanceType<typeof Database>;
+  try {
+    db = new Database(join(runDir, EVENTS_DB), { readonly: true, fileMustExist: true, ...nativeBinding() });
+  } catch {
+    return null;
+  }
+  try {
+    db.pragma("busy_timeout = 5000");
+    const found = facts.finishedRunFacts(db, codeIdentity());
+    if (found === null || facts.logRefusesRecord(found) !== null || facts.answerOfRecord(found.record) !== answer) return null;
+    if (!facts.filesAsRecorded(runDir, found.record)) return null;
+    // Last, as it reads every page.
+    return facts.pagesAreSound(db) ? found.record.files : null;
+  } catch {
+    return null;
+  } finally {
+    db.close();
+  }
+}
+
+/** better-sqlite3's addon by its path, when it is where a build puts it (its own search tries one path after another). */
+function nativeBinding(): { nativeBinding?: string } {
+  try {
+    return { nativeBinding: createRequire(import.meta.url).resolve("better-sqlite3/build/Release/better_sqlite3.node") };
+  } catch {
+    return {};
+  }
+}
+
+/** Writes `saved` where its key finds it, and keeps the run dir's saved answers to the newest few. */
+function writeAnswer(saved: SavedAnswer): void {
+  const path = answerPath(saved.runDir, saved.key);
+  const folder = join(saved.runDir, RERUN_ANSWERS_DIR);
+  mkdirSync(folder, { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify(saved));
+  renameSync(temp, path);
+  const names = readdirSync(folder).filter((name) => name.startsWith("answered-rerun-") && name.endsWith(".json"));
+  if (names.length <= MAX_SAVED_ANSWERS) return;
+  const byAge = names.map((name) => ({ name, mtimeMs: statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 })).sort((a, b) => a.mtimeMs - b.mtimeMs);
+  for (const { name } of byAge.slice(0, names.length - MAX_SAVED_ANSWERS)) rmSync(join(folder, name), { force: true });
 }
 
 /** What this process printed while `recording`. */
@@ -222,6 +291,8 @@ export interface AnsweredRerun {
   /** `logStamp` taken before the record was read, and the files it vouches for as they were then. */
   readonly logBefore: string | null;
   readonly files: Readonly<Record<string, readonly [number, number]>> | null;
+  /** `answerOfRecord` of the record the answer came from. */
+  readonly record: string;
   readonly suites: ReadonlySet<string>;
   /** What it printed, in order, and the exit code it gave. */
   readonly writes: readonly (readonly [OutputStream, string])[];
@@ -246,12 +317,7 @@ export function saveAnsweredRerun(answer: AnsweredRerun, env: NodeJS.ProcessEnv 
     if (logStamp(runDir) !== logBefore || !sameFiles(runDir, files)) return;
     const boot = bootId();
     if (boot === "") return;
-    const saved: SavedAnswer = { format: FORMAT, key: where.key, runDir, log: logBefore, files, boot, writes: answer.writes, exitCode: answer.exitCode };
-    const path = answerPath(runDir, where.key);
-    mkdirSync(join(runDir, CACHE_DIR), { recursive: true });
-    const temp = `${path}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(saved));
-    renameSync(temp, path);
+    writeAnswer({ format: FORMAT, key: where.key, runDir, log: logBefore, files, record: answer.record, boot, writes: answer.writes, exitCode: answer.exitCode });
   } catch {
     // A read-only run dir, a full disk: the next re-run decides as this one did.
   }

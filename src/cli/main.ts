@@ -83,7 +83,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (verbName === "run") {
     // A re-run with nothing to do, answered as last time before the job thread or the verb's code loads.
-    const answered = (await import("./answered-rerun.js")).answerSavedRerun(argv.slice(1));
+    const answered = await (await import("./answered-rerun.js")).answerSavedRerun(argv.slice(1));
     if (answered !== null) return answered;
   }
   boundHeapGrowth();

@@ -217,7 +217,7 @@ function saveAnswerForRerun(plan: RunPlan, printedBeforeDeciding: readonly (read
   if (quick.answer === null || !isRunClosing(quick.answer.summary)) return;
   const writes: (readonly [OutputStream, string])[] = [...printedBeforeDeciding];
   const exitCode = answerNothingToDo(quick.answer.summary, quick.answer.alreadyDone, plan, json, (stream, text) => writes.push([stream, text]));
-  saveAnsweredRerun({ runDir: plan.runDir, logBefore, files, suites: new Set(plan.jobs.map((job) => job.suite)), writes, exitCode });
+  saveAnsweredRerun({ runDir: plan.runDir, logBefore, files, record: quick.answer.recordAnswer, suites: new Set(plan.jobs.map((job) => job.suite)), writes, exitCode });
 }
 
 /** What a resumed run's earlier invocations spent, from its log (read-only: the writer lock is taken later). */
@@ -318,7 +318,7 @@ async function runWith(registry: TaskRegistry, args: ParsedArgs, transcript: Out
     if (quick.answer !== null && isRunClosing(quick.answer.summary)) {
       const exitCode = answerNothingToDo(quick.answer.summary, quick.answer.alreadyDone, plan, json, toStreams);
       transcript.stop();
-      saveAnsweredRerun({ runDir: plan.runDir, logBefore, files, suites: new Set(plan.jobs.map((job) => job.suite)), writes: transcript.writes, exitCode });
+      saveAnsweredRerun({ runDir: plan.runDir, logBefore, files, record: quick.answer.recordAnswer, suites: new Set(plan.jobs.map((job) => job.suite)), writes: transcript.writes, exitCode });
       return exitCode;
     }
   }

@@ -17,7 +17,8 @@
  *
  * Anything else, or a log it cannot read, takes the full path, which says what is wrong.
  */
-import { bootId, readFinishedRun, soundPages, vouchedFiles } from "../events/finished-run-record.js";
+import { answerOfRecord, logRefusesRecord, sameStamps } from "../events/finished-run-facts.js";
+import { readFinishedRun, soundPages, vouchedFiles } from "../events/finished-run-record.js";
 import { needsRun } from "./invocation-plan.js";
 import { codeIdentity, planDigest } from "./plan-digest.js";
 import { plannedStart } from "./run-invocation.js";
@@ -28,6 +29,8 @@ export interface NothingToDo {
   readonly summary: unknown;
   /** Matrix jobs an earlier invocation finished (all of them). */
   readonly alreadyDone: number;
+  /** What of the record the answer is made of (`answerOfRecord`): a saved answer holds while the record's is the same. */
+  readonly recordAnswer: string;
 }
 
 /** Why the full path is taken, or null when the plan is answered from the record (`answer`). */
@@ -38,30 +41,16 @@ export function nothingToDo(plan: RunPlan, env: NodeJS.ProcessEnv): { readonly a
   if (Object.values(plan.config.budget).some((limit) => typeof limit === "number" && limit > 0)) return no("a budget cap is set");
   const facts = readFinishedRun(plan.runDir, codeIdentity());
   if (facts === null) return no("no finished-run record at the log's end");
-  if (facts.lastGivenSeq !== facts.lastSeq || facts.events !== facts.lastSeq) return no("events were removed from the log");
-  if (facts.lastRunEvent !== "RunFinished") return no("the last invocation did not finish");
-  if (facts.projectionsAt !== facts.lastSeq) return no("the reports are behind the log");
-  if (facts.writing) return no("another process is writing the run");
+  const refused = logRefusesRecord(facts);
+  if (refused !== null) return no(refused);
   const { record } = facts;
-  if (record.boot !== bootId()) return no("the machine rebooted since the run finished");
   const files = vouchedFiles(plan.runDir);
-  if (files === null || !sameFiles(files, record.files)) return no("a report or the run's mirror changed since the run finished");
+  if (files === null || !sameStamps(files, record.files)) return no("a report or the run's mirror changed since the run finished");
   const statuses = Object.entries(record.statuses);
   if (statuses.reduce((n, [, count]) => n + count, 0) !== plan.jobs.length) return no("the matrix changed");
   if (statuses.some(([status]) => status === "unfinished" || needsRun(status as never, plan.resumeMode, true))) return no("some job is to run");
   if (record.plan !== planDigest(plan, plannedStart(plan, env))) return no("the plan changed");
   // Last, as it reads every page: damage where nothing above looked is refused by the full path.
   if (!soundPages(plan.runDir)) return no("the log's pages are damaged");
-  return { answer: { summary: record.summary, alreadyDone: plan.jobs.length }, because: "nothing to do" };
-}
-
-function sameFiles(now: Readonly<Record<string, readonly [number, number]>>, recorded: Readonly<Record<string, readonly [number, number]>> | undefined): boolean {
-  if (typeof recorded !== "object" || recorded === null) return false;
-  const names = Object.keys(now);
-  if (Object.keys(recorded).length !== names.length) return false;
-  return names.every((name) => {
-    const a = now[name]!;
-    const b = recorded[name];
-    return Array.isArray(b) && a[0] === b[0] && a[1] === b[1];
-  });
+  return { answer: { summary: record.summary, alreadyDone: plan.jobs.length, recordAnswer: answerOfRecord(record) }, because: "nothing to do" };
 }

@@ -9,32 +9,15 @@
  * everything it vouches for, so a kill at any instant leaves either no record at the log's end or
  * one that is true.
  */
-import { statSync } from "node:fs";
-import { join } from "node:path";
 import { bootId } from "../fs/boot-id.js";
 import type { EventStore } from "./event-store.js";
+import { FINISHED_RUN_SNAPSHOT, fileStamps, finishedRunFacts, pagesAreSound, type FinishedRunFacts, type FinishedRunRecord } from "./finished-run-facts.js";
 import { openReadableDatabase } from "./log-database.js";
-import { lastGivenSeq } from "./log-checks.js";
 import { RUN_MIRROR } from "./mirror-writer.js";
 import { PROJECTIONS } from "./projection-subscriber.js";
 import { RUN_FILES } from "./projections/run-files.js";
-import { liveWriterOf } from "./writer-lock.js";
 
-const SNAPSHOT = "finished-run";
-
-export interface FinishedRunRecord {
-  /** `planDigest` of the invocation that finished (engine/plan-digest.ts). */
-  readonly plan: string;
-  /** How many matrix jobs ended in each status (`unfinished`: none). */
-  readonly statuses: Readonly<Record<string, number>>;
-  /** Each run-level file it left (relative path): `[size, mtimeMs]`. */
-  readonly files: Readonly<Record<string, readonly [number, number]>>;
-  /** The closing block's facts (cli/run-closing.ts), JSON. */
-  readonly summary: unknown;
-  /** The machine's boot when it was saved (`bootId`). */
-  readonly boot: string;
-}
-
+export type { FinishedRunFacts, FinishedRunRecord };
 export { bootId };
 
 /** The files a record vouches for: the run-level reports and the run's mirror. */
@@ -42,17 +25,7 @@ const VOUCHED_FILES: readonly string[] = [...Object.values(RUN_FILES), RUN_MIRRO
 
 /** `[size, mtimeMs]` of each vouched file, or null when one is missing. */
 export function vouchedFiles(runDir: string): Record<string, readonly [number, number]> | null {
-  const files: Record<string, readonly [number, number]> = {};
-  for (const file of VOUCHED_FILES) {
-    try {
-      const stat = statSync(join(runDir, file));
-      if (!stat.isFile()) return null;
-      files[file] = [stat.size, stat.mtimeMs];
-    } catch {
-      return null;
-    }
-  }
-  return files;
+  return fileStamps(runDir, VOUCHED_FILES);
 }
 
 /**
@@ -66,7 +39,7 @@ export function saveFinishedRun(store: EventStore, format: string, record: Omit<
   if (store.subscriberPosition(PROJECTIONS) !== seq) return false;
   const files = vouchedFiles(store.runDir);
   if (files === null) return false;
-  store.saveSnapshot(SNAPSHOT, seq, format, JSON.stringify({ ...record, files, boot: bootId() }));
+  store.saveSnapshot(FINISHED_RUN_SNAPSHOT, seq, format, JSON.stringify({ ...record, files, boot: bootId() }));
   return true;
 }
 
@@ -82,30 +55,10 @@ export function soundPages(runDir: string): boolean {
     return false;
   }
   try {
-    return (opened.db.pragma("quick_check(1)") as { quick_check: string }[]).every((row) => row.quick_check === "ok");
-  } catch {
-    return false;
+    return pagesAreSound(opened.db);
   } finally {
     opened.close();
   }
-}
-
-/** What a reader finds of a finished run's record and of the log around it, read in one transaction. */
-export interface FinishedRunFacts {
-  readonly record: FinishedRunRecord;
-  /** The log's last seq, and the last it gave out (more when events at its end were removed). */
-  readonly lastSeq: number;
-  readonly lastGivenSeq: number;
-  /** How many events the log holds (fewer than `lastSeq` when one was removed). */
-  readonly events: number;
-  /** The seq the record was saved at. */
-  readonly recordSeq: number;
-  /** The position the projections were last recorded level with. */
-  readonly projectionsAt: number;
-  /** The type of the run stream's last event. */
-  readonly lastRunEvent: string | null;
-  /** Whether a live process holds the writer lock. */
-  readonly writing: boolean;
 }
 
 /**
@@ -122,27 +75,7 @@ export function readFinishedRun(runDir: string, format: string): FinishedRunFact
   const { db, source, close } = opened;
   try {
     if (source !== "events") return null;
-    db.exec("BEGIN");
-    try {
-      const saved = db.prepare("SELECT seq, data FROM snapshots WHERE name = ? AND format = ?").get(SNAPSHOT, format) as { seq: number; data: string } | undefined;
-      if (saved === undefined) return null;
-      const lastSeq = (db.prepare("SELECT COALESCE(MAX(seq), 0) FROM events").pluck().get() as number) ?? 0;
-      // Read only when the record is at the log's end (the count reads the whole stream index).
-      if (saved.seq !== lastSeq) return null;
-      const record = JSON.parse(saved.data) as FinishedRunRecord;
-      return {
-        record,
-        lastSeq,
-        lastGivenSeq: lastGivenSeq(db),
-        events: db.prepare("SELECT count(*) FROM events").pluck().get() as number,
-        recordSeq: saved.seq,
-        projectionsAt: (db.prepare("SELECT position FROM subscriber_positions WHERE name = ?").pluck().get(PROJECTIONS) as number | undefined) ?? 0,
-        lastRunEvent: (db.prepare("SELECT type FROM events WHERE stream = 'run' ORDER BY position DESC LIMIT 1").pluck().get() as string | undefined) ?? null,
-        writing: liveWriterOf(db) !== null,
-      };
-    } finally {
-      db.exec("COMMIT");
-    }
+    return finishedRunFacts(db, format);
   } catch {
     // A log this cannot read is the full path's to report.
     return null;

@@ -11,6 +11,7 @@ import { EVENTS_DB } from "./log-database.js";
 import { RUN_MIRROR } from "./mirror-writer.js";
 import { JOB_GENERATED, PROJECTION_TEMP_DIR } from "./projection-writer.js";
 import { RUN_FILES } from "./projections/run-files.js";
+import { RERUN_ANSWERS_DIR } from "./run-dir-answers.js";
 import { TB_EVENT_FILE, tbRunName, type TbRunSubject } from "./projections/tensorboard-file.js";
 import { RunDirListing } from "./run-dir-listing.js";
 import { checkedJobId } from "./safe-id.js";
@@ -38,6 +39,7 @@ function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
   for (const file of [...Object.values(RUN_FILES), RUN_MIRROR, EVENTS_DB, `${EVENTS_DB}-wal`, `${EVENTS_DB}-shm`, `${EVENTS_DB}-journal`]) allow(file);
   allow(PROJECTION_TEMP_DIR);
   allow(STRAYS_DIR);
+  allow(RERUN_ANSWERS_DIR);
   // A job's files are the same names for every job: one set, looked up under each job's folder.
   allow("jobs/*/events.jsonl");
   for (const name of JOB_GENERATED) allow(`jobs/*/${name}`);
@@ -49,8 +51,8 @@ function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
   return allowed;
 }
 
-/** Folders whose content is not looked into: the writer's temp files, strays moved aside before. */
-const NOT_LOOKED_INTO = new Set([PROJECTION_TEMP_DIR, STRAYS_DIR]);
+/** Folders whose content is not looked into: the writer's temp files, strays moved aside before, saved re-run answers. */
+const NOT_LOOKED_INTO = new Set([PROJECTION_TEMP_DIR, STRAYS_DIR, RERUN_ANSWERS_DIR]);
 
 /** Adds to `strays` what `allowed` does not account for under `folder` (matched against `pattern`), as `listing` finds it. */
 function findUnder(listing: RunDirListing, allowed: AllowedAt, folder: string, pattern: string, skipJobs: ReadonlySet<string>, strays: string[]): void {

@@ -306,7 +306,6 @@ describe("a re-run with nothing to do", () => {
         },
       },
       { name: "a report touched (same size, another time)", change: (runDir) => utimesSync(join(runDir, "summary.json"), new Date(), new Date(Date.now() + 5_000)), fullPath: true },
-      { name: "the log file touched (its times changed, not its bytes)", change: (runDir) => utimesSync(join(runDir, "events.db"), new Date(), new Date(Date.now() + 5_000)) },
       {
         name: "the log written to (reports recorded behind it)",
         change: (runDir) => sql(runDir, "UPDATE subscriber_positions SET position = 0 WHERE name = 'projections'"),
@@ -315,7 +314,7 @@ describe("a re-run with nothing to do", () => {
       {
         name: "the saved answer made for another run dir",
         change: (runDir) => {
-          const folder = join(runDir, ".tmp");
+          const folder = join(runDir, ".rerun-answers");
           for (const name of readdirSync(folder).filter((n) => n.startsWith("answered-rerun-"))) {
             const path = join(folder, name);
             writeFileSync(path, JSON.stringify({ ...(JSON.parse(readFileSync(path, "utf8")) as object), runDir: "/elsewhere" }));
@@ -344,6 +343,49 @@ describe("a re-run with nothing to do", () => {
       expect(noted(out.stderr)).toBe(false);
       expect(out.code).toBe(2);
     }, 3 * CHILD_TIMEOUT_MS);
+    it("answers again after a replay wrote the log, once the log is checked to vouch for the same answer, and then from the stats alone", async () => {
+      const { work, runDir, first } = await copyAnsweredOnce();
+      const seq = lastSeq(runDir);
+      const replayed = await runCliAsync(["replay", join("runs", RUN_ID)], { cwd: work, env: env(), timeoutMs: CHILD_TIMEOUT_MS });
+      expect(replayed.code, describeRun("replay", replayed)).toBe(0);
+      expect(replayed.stdout).not.toMatch(/Kept/);
+      const answers = join(runDir, ".rerun-answers");
+      const savedBefore = readdirSync(answers).map((name) => readFileSync(join(answers, name), "utf8"));
+      const again = await rerun(work, { env: NOTE });
+      expect(noted(again.stderr), describeRun("re-run after the replay", again)).toBe(true);
+      expect({ code: again.code, stdout: again.stdout, stderr: unnoted(again.stderr) }).toEqual({ code: first.code, stdout: first.stdout, stderr: first.stderr });
+      expect(lastSeq(runDir)).toBe(seq);
+      // Saved again under the log as the replay left it.
+      expect(readdirSync(answers).map((name) => readFileSync(join(answers, name), "utf8"))).not.toEqual(savedBefore);
+      const third = await rerun(work, { env: NOTE });
+      expect(noted(third.stderr)).toBe(true);
+      expect(third.stdout).toBe(first.stdout);
+    }, 4 * CHILD_TIMEOUT_MS);
+
+    /** Each case writes the log (its times change) and changes what the answer stands on: the check from the log refuses it. */
+    const writtenAndChanged: { name: string; change: (runDir: string) => void; fullPath: boolean; code?: number }[] = [
+      { name: "the log touched, nothing else changed (answered)", change: () => {}, fullPath: false },
+      { name: "a report touched", change: (runDir) => utimesSync(join(runDir, "summary.json"), new Date(), new Date(Date.now() + 5_000)), fullPath: true },
+      { name: "the record's answer changed (another closing block)", change: (runDir) => sql(runDir, "UPDATE snapshots SET data = json_set(data, '$.summary.doctored', 1) WHERE name = 'finished-run'"), fullPath: false },
+      { name: "an event removed", change: (runDir) => {
+          doctoredRunDirs.add(runDir);
+          sql(runDir, "DELETE FROM events WHERE seq = (SELECT MIN(seq) FROM events WHERE job_id IS NOT NULL)");
+        }, fullPath: false, code: 2 },
+    ];
+    for (const testCase of writtenAndChanged) {
+      it(`checks the log again when it was written: ${testCase.name}`, async () => {
+        const { work, runDir, first } = await copyAnsweredOnce();
+        const before = lastSeq(runDir);
+        testCase.change(runDir);
+        utimesSync(join(runDir, "events.db"), new Date(), new Date(Date.now() + 5_000));
+        const out = await rerun(work, { env: NOTE });
+        const answeredAgain = testCase.name.endsWith("(answered)");
+        expect(noted(out.stderr), describeRun("re-run", out)).toBe(answeredAgain);
+        expect(out.code).toBe(testCase.code ?? 0);
+        expect(tookFullPath(runDir, before)).toBe(testCase.fullPath);
+        if (answeredAgain) expect(out.stdout).toBe(first.stdout);
+      }, 3 * CHILD_TIMEOUT_MS);
+    }
   });
 
   it("takes the full path on a run killed right after RunFinished committed (no record was written)", async () => {

@@ -38,6 +38,7 @@ function save(options: { suites?: string[]; argv?: string[]; env?: NodeJS.Proces
       runDir,
       logBefore: logStamp(runDir),
       files: { "summary.json": [2, statSync(join(runDir, "summary.json")).mtimeMs] },
+      record: "the record's answer",
       suites: new Set(options.suites ?? ["internal"]),
       writes: [["stdout", "the answer\n"]],
       exitCode: 1,
@@ -47,74 +48,74 @@ function save(options: { suites?: string[]; argv?: string[]; env?: NodeJS.Proces
 }
 
 /** `answerSavedRerun` with stdout captured: its exit code and what it printed. */
-function answer(options: { argv?: string[]; env?: NodeJS.ProcessEnv } = {}): { code: number | null; printed: string } {
+async function answer(options: { argv?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; printed: string }> {
   let printed = "";
   vi.spyOn(process.stdout, "write").mockImplementation((chunk: unknown) => {
     printed += String(chunk);
     return true;
   });
-  const code = answerSavedRerun(options.argv ?? argv, options.env ?? env);
+  const code = await answerSavedRerun(options.argv ?? argv, options.env ?? env);
   vi.restoreAllMocks();
   return { code, printed };
 }
 
 describe("an answered re-run", () => {
-  it("is answered as saved by an identical invocation on the same files", () => {
+  it("is answered as saved by an identical invocation on the same files", async () => {
     save();
-    expect(answer()).toEqual({ code: 1, printed: "the answer\n" });
+    expect(await answer()).toEqual({ code: 1, printed: "the answer\n" });
   });
 
-  it("is not used by another invocation, environment or config", () => {
+  it("is not used by another invocation, environment or config", async () => {
     save();
-    expect(answer({ argv: [...argv, "--json"] }).code).toBeNull();
-    expect(answer({ env: { ...env, SOME_SETTING: "b" } }).code).toBeNull();
+    expect((await answer({ argv: [...argv, "--json"] })).code).toBeNull();
+    expect((await answer({ env: { ...env, SOME_SETTING: "b" } })).code).toBeNull();
     // A secret's value is not part of the key (only whether it is set).
-    expect(answer({ env: { ...env, MY_LLM_KEY: "another" } }).code).toBe(1);
-    expect(answer({ env: { SOME_SETTING: "a" } }).code).toBeNull();
+    expect((await answer({ env: { ...env, MY_LLM_KEY: "another" } })).code).toBe(1);
+    expect((await answer({ env: { SOME_SETTING: "a" } })).code).toBeNull();
     // What a shell keeps of itself is not part of it.
-    expect(answer({ env: { ...env, SHLVL: "3", OLDPWD: "/elsewhere", _: "/usr/bin/env" } }).code).toBe(1);
+    expect((await answer({ env: { ...env, SHLVL: "3", OLDPWD: "/elsewhere", _: "/usr/bin/env" } })).code).toBe(1);
     writeFileSync(argv[1]!, "mode: stub\nseeds: [1, 2]\ntasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
-    expect(answer().code).toBeNull();
+    expect((await answer()).code).toBeNull();
   });
 
-  it("is not used once the log has WAL frames or a journal, or was replaced or written", () => {
+  it("is not used once the log has WAL frames or a journal, or was replaced or written", async () => {
     save();
     writeFileSync(join(runDir, "events.db-wal"), "");
-    expect(answer().code).toBe(1);
+    expect((await answer()).code).toBe(1);
     writeFileSync(join(runDir, "events.db-wal"), "frames");
-    expect(answer().code).toBeNull();
+    expect((await answer()).code).toBeNull();
     rmSync(join(runDir, "events.db-wal"));
     writeFileSync(join(runDir, "events.db-journal"), "");
-    expect(answer().code).toBeNull();
+    expect((await answer()).code).toBeNull();
     rmSync(join(runDir, "events.db-journal"));
-    expect(answer().code).toBe(1);
+    expect((await answer()).code).toBe(1);
     // The same bytes in another file (a copy, a restore): another inode.
     rmSync(join(runDir, "events.db"));
     writeFileSync(join(runDir, "events.db"), "a log");
-    expect(answer().code).toBeNull();
+    expect((await answer()).code).toBeNull();
   });
 
-  it("is not used once a vouched file changed", () => {
+  it("is not used once a vouched file changed", async () => {
     save();
     writeFileSync(join(runDir, "summary.json"), "{}\n");
-    expect(answer().code).toBeNull();
+    expect((await answer()).code).toBeNull();
   });
 
-  it("is not saved for tasks whose suites read the user's files, task modules of the user's, or --root", () => {
+  it("is not saved for tasks whose suites read the user's files, task modules of the user's, or --root", async () => {
     save({ suites: ["internal", "llm4ad"] });
-    expect(answer().code).toBeNull();
+    expect((await answer()).code).toBeNull();
     save({ env: { ...env, TRACE_BENCH_TASK_MODULES: "/x/suite.js" } });
-    expect(answer({ env: { ...env, TRACE_BENCH_TASK_MODULES: "/x/suite.js" } }).code).toBeNull();
+    expect((await answer({ env: { ...env, TRACE_BENCH_TASK_MODULES: "/x/suite.js" } })).code).toBeNull();
     const withRoot = [...argv, "--root", dir];
     save({ argv: withRoot });
-    expect(answer({ argv: withRoot }).code).toBeNull();
+    expect((await answer({ argv: withRoot })).code).toBeNull();
   });
 
-  it("is not saved when the log changed while the answer was made", () => {
+  it("is not saved when the log changed while the answer was made", async () => {
     noteInvocation(argv);
     const logBefore = logStamp(runDir);
     writeFileSync(join(runDir, "events.db"), "a log, longer");
-    saveAnsweredRerun({ runDir, logBefore, files: {}, suites: new Set(["internal"]), writes: [["stdout", "x\n"]], exitCode: 0 }, env);
-    expect(answer().code).toBeNull();
+    saveAnsweredRerun({ runDir, logBefore, files: {}, record: "the record's answer", suites: new Set(["internal"]), writes: [["stdout", "x\n"]], exitCode: 0 }, env);
+    expect((await answer()).code).toBeNull();
   });
 });
