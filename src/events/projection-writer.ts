@@ -123,6 +123,20 @@ function reconcilePieces(path: string, temp: string, pieces: Iterable<string>): 
   }
 }
 
+/**
+ * `write` fills `temp`, which then replaces `full`. A write that fails (a full disk) removes its
+ * temp file: the run stops with the log intact, and no empty or partial file is left behind.
+ */
+function replaceThroughTemp(temp: string, full: string, write: () => void): void {
+  try {
+    write();
+    renameSync(temp, full);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
 /** Writes `pieces` to a new file at `path` as they come; returns the digest of what it wrote. */
 function writePieces(path: string, pieces: Iterable<string>): string {
   const digest = createHash("sha1");
@@ -298,8 +312,7 @@ export class ProjectionWriter {
     // A job's folders were made with it (`ensureJobDirs`): its files' folders are not remembered one by one.
     if (remember) this.ensureDir(dirname(full));
     const temp = childPath(this.tempDir, String(this.tempCounter++));
-    writeFileSync(temp, content);
-    renameSync(temp, full);
+    replaceThroughTemp(temp, full, () => writeFileSync(temp, content));
     if (digest !== null) this.written.set(path, digest);
     else this.written.delete(path);
   }
@@ -313,17 +326,22 @@ export class ProjectionWriter {
     this.ensureDir(dirname(full));
     const temp = childPath(this.tempDir, String(this.tempCounter++));
     const known = this.written.get(path);
-    if (known === undefined && !this.fresh) {
-      // Written by an earlier process (a resumed or replayed run): compared as it is rendered.
-      const { digest, wroteTemp } = reconcilePieces(full, temp, content.pieces());
-      if (wroteTemp) renameSync(temp, full);
+    try {
+      if (known === undefined && !this.fresh) {
+        // Written by an earlier process (a resumed or replayed run): compared as it is rendered.
+        const { digest, wroteTemp } = reconcilePieces(full, temp, content.pieces());
+        if (wroteTemp) renameSync(temp, full);
+        this.written.set(path, digest);
+        return;
+      }
+      const digest = writePieces(temp, content.pieces());
+      if (known === digest) rmSync(temp, { force: true });
+      else renameSync(temp, full);
       this.written.set(path, digest);
-      return;
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw error;
     }
-    const digest = writePieces(temp, content.pieces());
-    if (known === digest) rmSync(temp, { force: true });
-    else renameSync(temp, full);
-    this.written.set(path, digest);
   }
 
   private writeBytes(path: string, content: Uint8Array, isNew: boolean): void {
@@ -332,8 +350,7 @@ export class ProjectionWriter {
     // Only a job's files are bytes: TensorBoard event files, each in its run's folder under the job's tb/.
     mkdirSync(dirname(full), { recursive: true });
     const temp = childPath(this.tempDir, String(this.tempCounter++));
-    writeFileSync(temp, content);
-    renameSync(temp, full);
+    replaceThroughTemp(temp, full, () => writeFileSync(temp, content));
   }
 
   /**
