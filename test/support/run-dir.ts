@@ -38,15 +38,15 @@ export function csvRows(path: string): Record<string, string>[] {
 /**
  * Every file under a directory, relative path → content, but the SQLite log itself (its bytes
  * change with checkpoints and the projection position; compare its events with `eventsOf`) and
- * the writer's `.tmp/` folder (temp files and caches that every writer and replay empty, such as
- * the answer saved for a re-run, cli/answered-rerun.ts).
+ * the writer's `.tmp/` folder (temp files that every writer and replay empty) and the answers
+ * saved for re-runs (`.rerun-answers/`, a cache checked against the log: cli/answered-rerun.ts).
  */
 export function filesUnder(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (d: string) => {
     for (const name of readdirSync(d)) {
       if (name === "events.db" || name.startsWith("events.db-")) continue;
-      if (name === ".tmp") continue;
+      if (name === ".tmp" || name === ".rerun-answers") continue;
       const full = join(d, name);
       if (statSync(full).isDirectory()) walk(full);
       else out.set(relative(dir, full), readFileSync(full, "utf8"));
