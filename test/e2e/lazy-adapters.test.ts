@@ -1,7 +1,7 @@
 /**
  * A heavy adapter is loaded only by a run that uses it: `list-trainers` and a stub smoke run load
  * neither the OpenAI client, nor execa (the python worker pool), nor isolated-vm (the JavaScript
- * sandbox), nor the WebSocket inspector; a mode-real run loads openai, a task whose trainable
+ * sandbox), nor the WebSocket inspector, nor hyparquet (HF and VeriBench Parquet data); a mode-real run loads openai, a task whose trainable
  * JavaScript runs in the sandbox loads isolated-vm, and `--inspect` loads the inspector (so each
  * "not loaded" below could fail).
  */
@@ -16,7 +16,7 @@ import { csvRows, singleRunDir } from "../support/run-dir.js";
 import { xmlReply } from "../support/scripted-llm.js";
 import { runCliTracingModules } from "../support/traced-cli.js";
 
-const HEAVY = ["openai", "execa", "isolated-vm", "@statelyai/inspect", "ws"] as const;
+const HEAVY = ["openai", "execa", "isolated-vm", "@statelyai/inspect", "ws", "hyparquet"] as const;
 
 const servers: FakeOpenAiServer[] = [];
 afterEach(async () => {

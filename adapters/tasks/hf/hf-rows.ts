@@ -5,7 +5,7 @@
  */
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
+import type { AsyncBuffer, FileMetaData } from "hyparquet";
 import type { HfRow } from "./hf-example.js";
 import type { FoundSplit } from "./hf-data-files.js";
 
@@ -44,9 +44,11 @@ async function* jsonlRows(file: string): AsyncGenerator<HfRow> {
 const BATCH_ROWS = 256;
 
 async function* parquetRows(file: string): AsyncGenerator<HfRow> {
+  // Loaded on the first Parquet file, not at the top: every run loads this suite, few read Parquet (docs/performance.md: ledger).
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import("hyparquet");
   let total: number;
-  let buffer: Awaited<ReturnType<typeof asyncBufferFromFile>>;
-  let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
+  let buffer: AsyncBuffer;
+  let metadata: FileMetaData;
   try {
     buffer = await asyncBufferFromFile(file);
     metadata = await parquetMetadataAsync(buffer);
