@@ -30,16 +30,15 @@ function attemptsByJob(runDir: string): number[] {
 const mixed = "tasks: [internal:numeric_param, fixture:flaky]\ntrainers: [NoOpTrainer]\n";
 
 describe("run ids are names of one config's run", () => {
+  // Every shape of such an id (.., a/b, /abs, .hidden, a config's run_id): int/engine/run-id-refusal.test.ts.
   it("refuses a run id with a path in it, and creates nothing outside the runs dir", async () => {
     const dir = tempDir();
     const runs = join(dir, "runs");
     const cfg = config(dir, mixed);
-    for (const id of ["../x", "a/b", "..", "/tmp/abs"]) {
-      const r = await run(["--config", cfg, "--runs-dir", runs, "--run-id", id]);
-      expect(r.code, id).toBe(2);
-      expect(r.stderr, id).toMatch(/^trace-bench: --run-id: .* is not a plain name .*use letters, digits, '\.', '_' and '-' only/);
-      expect(r.stderr.trim().split("\n"), id).toHaveLength(1);
-    }
+    const r = await run(["--config", cfg, "--runs-dir", runs, "--run-id", "../x"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^trace-bench: --run-id: .* is not a plain name .*use letters, digits, '\.', '_' and '-' only/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(existsSync(join(dir, "x"))).toBe(false);
     expect(runDirs(runs)).toEqual([]);
   });
