@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { runCli, tempDir } from "../support/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runCli, tempDir, type CliResult } from "../support/cli.js";
 
 function writeConfig(dir: string, yaml: string): string {
   const path = join(dir, "config.yaml");
@@ -10,9 +10,17 @@ function writeConfig(dir: string, yaml: string): string {
 }
 
 describe("validate", () => {
-  it("validate --strict on the smoke config lists the golden job and writes the manifest", async () => {
-    const out = tempDir();
-    const r = await runCli(["validate", "--config", "configs/smoke.yaml", "--strict", "--runs-dir", out]);
+  // One `validate --strict` of the smoke config, into a runs dir of its own, read by the two tests below.
+  let out: string;
+  let strictSmoke: CliResult;
+  beforeAll(async () => {
+    out = tempDir();
+    strictSmoke = await runCli(["validate", "--config", "configs/smoke.yaml", "--strict", "--runs-dir", out]);
+  });
+
+  it("validate --strict on the smoke config lists the golden job and writes the manifest", () => {
+    const r = strictSmoke;
+    expect(r.code).toBe(0);
     expect(r.stdout).toContain("[OK] internal:numeric_param");
     expect(r.stdout).toContain("[OK] matrix: 1 jobs expanded deterministically");
     expect(r.stdout).toContain("  job 806f391306ae: internal:numeric_param x PrioritySearch [ps_batches=1,ps_steps=1] (seed=123)");
@@ -42,11 +50,10 @@ describe("validate", () => {
   });
 
   it("validate --strict manifests are not runs: `runs` lists none, and an unwritable runs dir is one line, exit 2", async () => {
-    const out = tempDir();
-    expect((await runCli(["validate", "--config", "configs/smoke.yaml", "--strict", "--runs-dir", out])).code).toBe(0);
+    expect(strictSmoke.code).toBe(0);
     const listed = await runCli(["runs", "--runs-dir", out, "--json"]);
     expect(JSON.parse(listed.stdout)).toEqual({ runs_dir: out, runs: [], warnings: [] });
-    const file = join(out, "a-file");
+    const file = join(tempDir(), "a-file");
     writeFileSync(file, "");
     const r = await runCli(["validate", "--config", "configs/smoke.yaml", "--strict", "--runs-dir", file]);
     expect(r.code).toBe(2);
