@@ -12,12 +12,6 @@ export default defineConfig({
     // process or a socket: two files at once, or one per core.
     maxWorkers: Math.max(2, availableParallelism()),
     minWorkers: 1,
-    // A child process serves file after file (the root's `isolate`, which vitest 3 reads for every
-    // project; a project's own is not read): a fresh one per file cost each int file its start and
-    // each e2e file that plus importing the engine for verify-runs.setup.ts (docs/performance.md,
-    // "The test suite"). Files share module state, so a support module that collects per file
-    // resets in its afterAll (verify-runs.setup.ts).
-    poolOptions: { forks: { isolate: false } },
     projects: [
       // Pure code: one module graph for all files, in one child process (singleFork, which vitest 3
       // does read per project; the projects' `isolate: false` alone is not: every file got a fresh

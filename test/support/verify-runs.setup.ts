@@ -18,10 +18,7 @@ function runDirsUnder(dir: string, depth = 4): string[] {
 
 afterAll(() => {
   const doctored = new Set([...doctoredRunDirs].map((d) => resolve(d)));
-  // This file's dirs only: the next test file in this process (vitest.config.ts: isolate false) starts afresh.
-  const dirs = createdTempDirs.splice(0);
-  doctoredRunDirs.clear();
-  for (const runDir of dirs.flatMap((d) => runDirsUnder(d))) {
+  for (const runDir of createdTempDirs.flatMap((d) => runDirsUnder(d))) {
     if (doctored.has(resolve(runDir))) continue;
     const reader = EventReader.open(runDir);
     try {
