@@ -3,7 +3,7 @@
 // chunks for what verbs load on demand. Node 20's ESM loader pays for every module it resolves and
 // reads; the run verb's ~660 modules took about 0.5 s to load, its bundle about a tenth of that.
 //
-// Entry points: the CLI and its worker threads, the job thread and replay helper (each started from
+// Entry points: the CLI and the job thread (each started from
 // `./<name>.js` next to its own chunk, so every output is in one flat folder).
 // Kept as packages: better-sqlite3 (native), and the adapters that load only when a run uses
 // them (openai, execa, the inspector and ws, bullmq and ioredis for --executor bullmq), so what a verb loads stays visible as packages, and
@@ -21,7 +21,7 @@ const OUT = join(ROOT, "dist", "cli");
 rmSync(OUT, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: ["dist/src/cli/main.js", "dist/src/runtime/job-thread-worker.js", "dist/src/events/replay-helper-entry.js"],
+  entryPoints: ["dist/src/cli/main.js", "dist/src/runtime/job-thread-worker.js"],
   entryNames: "[name]",
   chunkNames: "chunk-[hash]",
   outdir: OUT,

@@ -41,10 +41,10 @@ function requireRun(runDir: string): void {
 }
 
 /** `replayLog` on the run at `runDir` (see events/replay-run.ts); a directory without a log is the user's error. */
-export async function replayRun(runDir: string, helper?: boolean, prune = false): Promise<ReplayOutcome> {
+export async function replayRun(runDir: string, prune = false): Promise<ReplayOutcome> {
   const store = existsSync(runDir) ? EventStore.openExisting(runDir, { command: "trace-bench replay" }) : null;
   if (store === null) throw noLog(runDir);
-  return replayLog(store, runDir, helper, prune);
+  return replayLog(store, runDir, prune);
 }
 
 /**
@@ -110,7 +110,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
   if (args.flags.verify === true) return verifyRun(runDir);
   let outcome: ReplayOutcome;
   try {
-    outcome = await replayRun(runDir, undefined, args.flags.prune === true);
+    outcome = await replayRun(runDir, args.flags.prune === true);
   } catch (error) {
     throw fileWriteFailure(error, runDir);
   }

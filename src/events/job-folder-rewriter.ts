@@ -1,6 +1,5 @@
 /**
- * A job's folder as replay rebuilds it, by whichever thread writes it (the replaying thread or its
- * helper, replay-helper.ts): the job's files rendered and written over what is there, and
+ * A job's folder as replay rebuilds it: the job's files rendered and written over what is there, and
  * whatever else its folder holds found (run-dir-strays.ts: replay keeps it or moves it aside).
  */
 import type { ProjectionWriter } from "./projection-writer.js";

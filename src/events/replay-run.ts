@@ -10,7 +10,6 @@ import { MirrorWriter } from "./mirror-writer.js";
 import { PROJECTIONS } from "./projection-subscriber.js";
 import { ProjectionWriter } from "./projection-writer.js";
 import type { JobRenderContext } from "./projections/results-table.js";
-import { startReplayHelper, type ReplayHelper } from "./replay-helper.js";
 import { RunDirListing } from "./run-dir-listing.js";
 import { findStrays, moveStraysAside } from "./run-dir-strays.js";
 import { RunState } from "./run-state.js";
@@ -27,15 +26,10 @@ export interface ReplayOutcome {
  * Reads the log once, in seq order, and settles each job the moment its last event is read: its
  * mirror checked, its files rendered and written, strays in its folder removed, its details
  * dropped. So memory holds the jobs being read, not the matrix (see docs/performance.md). Run-level files follow the last event.
- * `helper`: true starts a helper thread that writes the folders of the jobs it is handed meanwhile,
- * and waits until it is ready (so that it takes jobs even from a short log); by default none: its
- * isolate cost a 10,000-job replay about 54 MiB of its peak, and on a busy machine it was slower
- * than none (docs/performance.md: ledger).
  * `prune`: move what the log does not produce aside rather than leave it where it is. `store`:
  * the run's log, opened for writing (replay is a writer); closed when this returns.
  */
-export async function replayLog(store: EventStore, runDir: string, helper?: boolean, prune = false): Promise<ReplayOutcome> {
-  let helperThread: ReplayHelper | null = null;
+export async function replayLog(store: EventStore, runDir: string, prune = false): Promise<ReplayOutcome> {
   try {
     // Before any file changes: a replay cut short (a log that cannot be read to its end) must
     // leave the projections marked behind, so the next writer or replay rebuilds them.
@@ -44,10 +38,7 @@ export async function replayLog(store: EventStore, runDir: string, helper?: bool
     const lastPositions = store.lastPositions();
     const listing = new RunDirListing(runDir);
     // Each projection is compared with the file the listing found, and written where it differs.
-    // Made before the helper starts: it clears the temp folder the helper's own goes in.
     const writer = new ProjectionWriter(runDir, false, listing);
-    if (helper === true) helperThread = startReplayHelper(runDir, context);
-    await helperThread?.ready();
     const rewriter = new JobFolderRewriter(context, writer, listing);
     const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastPositions);
     const state = new RunState();
@@ -59,13 +50,11 @@ export async function replayLog(store: EventStore, runDir: string, helper?: bool
       const jobId = event.job_id;
       if (jobId === null || lastPositions.get(event.stream) !== event.position) return;
       const job = state.jobs.get(jobId)!;
-      if (helperThread?.offer(job) === true) writer.renderedElsewhere(context, job);
-      else for (const stray of rewriter.rewrite(job)) strays.push(stray);
+      for (const stray of rewriter.rewrite(job)) strays.push(stray);
       state.releaseDetail(jobId);
       settled.add(job.job_id);
     }, startEvents);
     mirrors.finish();
-    for (const stray of (await helperThread?.finish()) ?? []) strays.push(stray);
     // Run-level files, and the files of jobs that never ran (no event settled them).
     writer.writeAll(state);
     strays.push(...findStrays(state.jobs.keys(), listing, settled));
@@ -74,7 +63,6 @@ export async function replayLog(store: EventStore, runDir: string, helper?: bool
     store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);
     return { state, strays, movedTo };
   } finally {
-    await helperThread?.stop();
     store.close();
   }
 }
@@ -83,7 +71,7 @@ export async function replayLog(store: EventStore, runDir: string, helper?: bool
  * The run's latest start, for the job files' context and for the scan. A job's files show the
  * run's latest start (its LLM columns), which may come after the job's last event. Only the latest
  * start is kept, decoded once for the scan too; a job's files use none of its matrix, so the
- * context (copied to the helper thread) goes without it. Handed to the scan once and forgotten
+ * context goes without it. Handed to the scan once and forgotten
  * there (and no variable of the replay holds it): its raw matrix (50,000 entries for a big run)
  * would otherwise live through the whole scan beside the views' shared copy.
  */

@@ -2,7 +2,7 @@
  * `replayRun` on a log of two invocations whose jobs interleave: it settles each job at its last
  * event, yet every file is what rendering the whole log's fold produces (a job that finished
  * before a later invocation started shows that invocation's LLM columns), and it keeps no job's
- * details once settled; the same when a helper thread writes the jobs' folders.
+ * details once settled.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,10 +17,6 @@ import { PROJECTION_TEMP_DIR, renderProjections } from "../../../src/events/proj
 import { RunState } from "../../../src/events/run-state.js";
 import { tempDir } from "../../support/cli.js";
 import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/events.js";
-
-/** The build's `replayRun`: its helper thread runs from dist/ (a worker thread cannot load the TypeScript sources). */
-const BUILT_REPLAY = new URL("../../../dist/src/cli/replay.js", import.meta.url).href;
-const builtReplayRun = async (dir: string, helper: boolean, prune = false) => ((await import(BUILT_REPLAY)) as typeof import("../../../src/cli/replay.js")).replayRun(dir, helper, prune);
 
 const stores: EventStore[] = [];
 afterEach(() => {
@@ -47,10 +43,7 @@ function twoInvocations(): { dir: string } {
 }
 
 describe("replayRun", () => {
-  it.each([
-    ["this thread", (dir: string) => replayRun(dir, false)],
-    ["a helper thread", (dir: string) => builtReplayRun(dir, true)],
-  ])("writes every file as the whole log's fold renders it, mirrors included, and keeps and lists what the log does not produce (job folders written by %s)", async (_, replay) => {
+  it("writes every file as the whole log's fold renders it, mirrors included, and keeps and lists what the log does not produce", async () => {
     const { dir } = twoInvocations();
     mkdirSync(join(dir, "jobs", "a", "artifacts"), { recursive: true });
     writeFileSync(join(dir, "jobs", "a", "artifacts", "notes.txt"), "not from the log");
@@ -60,7 +53,7 @@ describe("replayRun", () => {
     mkdirSync(join(dir, "plots"));
     writeFileSync(join(dir, "plots", "curve.png"), "png");
 
-    const { state, strays, movedTo } = await replay(dir);
+    const { state, strays, movedTo } = await replayRun(dir);
 
     const reader = EventStore.open(dir, RUN_ID, { command: "test" });
     stores.push(reader);
@@ -79,7 +72,7 @@ describe("replayRun", () => {
     expect(readFileSync(join(dir, "plots", "curve.png"), "utf8")).toBe("png");
     expect(strays).toEqual(["NOTES.md", "jobs/a/artifacts/notes.txt", "plots/"]);
     expect(movedTo).toBeNull();
-    // The temp folder is left empty (the helper's own removed).
+    // The temp folder is left empty.
     expect(readdirSync(join(dir, PROJECTION_TEMP_DIR))).toEqual([]);
     // Each job's details were dropped once its files were written.
     expect([...state.jobs.values()].map((j) => [j.job_id, j.released, j.log])).toEqual([
@@ -90,20 +83,17 @@ describe("replayRun", () => {
     ]);
   });
 
-  it.each([
-    ["this thread", (dir: string) => replayRun(dir, false), /^ENOTDIR/],
-    ["a helper thread", (dir: string) => builtReplayRun(dir, true), /^replay helper thread: ENOTDIR/],
-  ])("a job folder that %s cannot write fails the replay with the system error, and the projections stay marked behind", async (_, replay, message) => {
+  it("a job folder that cannot be written fails the replay with the system error, and the projections stay marked behind", async () => {
     const { dir } = twoInvocations();
     // A file where job b's artifacts folder goes (its mirror, next to it, can be checked).
     mkdirSync(join(dir, "jobs", "b"), { recursive: true });
     writeFileSync(join(dir, "jobs", "b", "artifacts"), "not a folder");
 
-    const failure = await replay(dir).then(
+    const failure = await replayRun(dir).then(
       () => null,
       (error: unknown) => error as Error & { code?: string },
     );
-    expect(failure?.message).toMatch(message);
+    expect(failure?.message).toMatch(/^ENOTDIR/);
     expect(failure?.code).toBe("ENOTDIR");
 
     const reader = EventStore.open(dir, RUN_ID, { command: "test" });
@@ -111,10 +101,7 @@ describe("replayRun", () => {
     expect(reader.subscriberPosition(PROJECTIONS)).toBe(0);
   });
 
-  it.each([
-    ["this thread", (dir: string) => replayRun(dir, false, true)],
-    ["a helper thread", (dir: string) => builtReplayRun(dir, true, true)],
-  ])("with prune, moves what the log does not produce to .replay-strays/<timestamp>/ under the same paths, and deletes nothing (job folders written by %s)", async (_, replay) => {
+  it("with prune, moves what the log does not produce to .replay-strays/<timestamp>/ under the same paths, and deletes nothing", async () => {
     const { dir } = twoInvocations();
     await replayRun(dir);
     const reports = new Map(["results.csv", "jobs/a/results.json", RUN_MIRROR].map((p) => [p, readFileSync(join(dir, p))]));
@@ -125,7 +112,7 @@ describe("replayRun", () => {
     mkdirSync(join(dir, "jobs", "000000000000"));
     writeFileSync(join(dir, "jobs", "000000000000", "results.json"), "{}");
 
-    const { strays, movedTo } = await replay(dir);
+    const { strays, movedTo } = await replayRun(dir, true);
 
     expect(strays).toEqual(["NOTES.md", "jobs/000000000000/", "jobs/b/artifacts/mine.txt", "plots/"]);
     expect(movedTo).toMatch(/^\.replay-strays\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z$/);
@@ -137,7 +124,7 @@ describe("replayRun", () => {
     for (const gone of ["NOTES.md", "plots", "jobs/b/artifacts/mine.txt", "jobs/000000000000"]) expect(existsSync(join(dir, gone)), gone).toBe(false);
     for (const [path, bytes] of reports) expect(readFileSync(join(dir, path)).equals(bytes), path).toBe(true);
     // What was moved aside is no stray the next time, and a second prune moves nothing.
-    const again = await replayRun(dir, false, true);
+    const again = await replayRun(dir, true);
     expect(again.strays).toEqual([]);
     expect(again.movedTo).toBeNull();
     expect(readdirSync(join(dir, ".replay-strays"))).toEqual([movedTo!.slice(".replay-strays/".length)]);
@@ -153,12 +140,9 @@ describe("replayRun", () => {
     expect(existsSync(join(dir, "jobs", "d", "results.json"))).toBe(true);
   });
 
-  it.each([
-    ["this thread", (dir: string) => replayRun(dir, false)],
-    ["a helper thread", (dir: string) => builtReplayRun(dir, true)],
-  ])("leaves a file that already holds the right bytes as it is and replaces one that does not (job folders written by %s)", async (_, replay) => {
+  it("leaves a file that already holds the right bytes as it is and replaces one that does not", async () => {
     const { dir } = twoInvocations();
-    await replay(dir);
+    await replayRun(dir);
     const files = ["jobs/a/results.json", "jobs/b/artifacts/final_state.json", "jobs/b/events.jsonl", "results.csv"];
     const inodes = new Map(files.map((p) => [p, statSync(join(dir, p)).ino]));
     const right = readFileSync(join(dir, "jobs", "b", "results.json"));
@@ -167,7 +151,7 @@ describe("replayRun", () => {
     wrong[wrong.length - 2] = wrong[wrong.length - 2] === 0x20 ? 0x21 : 0x20;
     writeFileSync(join(dir, "jobs", "b", "results.json"), wrong);
 
-    await replay(dir);
+    await replayRun(dir);
 
     // A rewrite goes through a temp file renamed over the old one: the same inode is the same file.
     for (const [path, ino] of inodes) expect(statSync(join(dir, path)).ino, path).toBe(ino);

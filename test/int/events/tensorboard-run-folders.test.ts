@@ -2,8 +2,7 @@
  * The TensorBoard run folder in a job's tb/ (named after the job: tensorboard-file.ts) as replay
  * rebuilds and checks it: the job's own folder and event file are its files; anything else in its
  * tb/ (a user's file, another folder, an event file of the layout before run names carried the
- * variant label) is a stray, kept or moved aside like any other; the same when a helper thread
- * writes the jobs' folders.
+ * variant label) is a stray, kept or moved aside like any other.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,9 +15,6 @@ import { TB_EVENT_FILE, tbRunName } from "../../../src/events/projections/tensor
 import { RunState } from "../../../src/events/run-state.js";
 import { tempDir } from "../../support/cli.js";
 import { appendEvents, finishedJob, RUN_ID, runStarted } from "../../support/events.js";
-
-const BUILT_REPLAY = new URL("../../../dist/src/cli/replay.js", import.meta.url).href;
-const builtReplayRun = async (dir: string, helper: boolean, prune = false) => ((await import(BUILT_REPLAY)) as typeof import("../../../src/cli/replay.js")).replayRun(dir, helper, prune);
 
 /** A run of job `tb` (TensorboardLogger, params `ps_steps: 2`) and job `plain` (default logger), both finished. */
 function tbRun(): { dir: string; state: RunState } {
@@ -35,10 +31,7 @@ function tbRun(): { dir: string; state: RunState } {
 }
 
 describe("a job's TensorBoard run folder on replay", () => {
-  it.each([
-    ["this thread", (dir: string, prune = false) => replayRun(dir, false, prune)],
-    ["a helper thread", (dir: string, prune = false) => builtReplayRun(dir, true, prune)],
-  ])("is rebuilt as the log renders it; what else the job's tb/ holds is kept and named, and moved aside with --prune (job folders written by %s)", async (_, replay) => {
+  it("is rebuilt as the log renders it; what else the job's tb/ holds is kept and named, and moved aside with --prune", async () => {
     const { dir, state } = tbRun();
     const runName = tbRunName(state.jobs.get("tb")!.spec);
     expect(runName).toContain("__ps_steps=2__");
@@ -52,7 +45,7 @@ describe("a job's TensorBoard run folder on replay", () => {
     mkdirSync(join(dir, "jobs", "plain", "tb", plainName), { recursive: true });
     writeFileSync(join(dir, "jobs", "plain", "tb", plainName, TB_EVENT_FILE), "from a TensorboardLogger attempt");
 
-    const { strays, movedTo } = await replay(dir);
+    const { strays, movedTo } = await replayRun(dir);
 
     const expected = renderProjections(state);
     const eventFile = `jobs/tb/tb/${runName}/${TB_EVENT_FILE}`;
@@ -63,13 +56,13 @@ describe("a job's TensorBoard run folder on replay", () => {
     expect(readFileSync(join(dir, "jobs", "tb", "tb", TB_EVENT_FILE), "utf8")).toBe("old layout");
     expect(readdirSync(join(dir, "jobs", "plain", "tb", plainName))).toEqual([]);
 
-    const pruned = await replay(dir, true);
+    const pruned = await replayRun(dir, true);
     expect(pruned.strays).toEqual(strays);
     expect(readFileSync(join(dir, pruned.movedTo!, "jobs", "tb", "tb", TB_EVENT_FILE), "utf8")).toBe("old layout");
     expect(readFileSync(join(dir, pruned.movedTo!, "jobs", "tb", "tb", runName, "notes.txt"), "utf8")).toBe("mine");
     expect(readdirSync(join(dir, "jobs", "tb", "tb"))).toEqual([runName]);
     expect(readdirSync(join(dir, "jobs", "tb", "tb", runName))).toEqual([TB_EVENT_FILE]);
     expect(existsSync(join(dir, "jobs", "tb", "tb", "my-run"))).toBe(false);
-    expect((await replay(dir)).strays).toEqual([]);
+    expect((await replayRun(dir)).strays).toEqual([]);
   });
 });
