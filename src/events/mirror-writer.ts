@@ -152,15 +152,14 @@ export class MirrorWriter implements Subscriber {
  * the jobs still being read: the run's mirror is compared with its file as the rows come
  * (`StreamedReconcile`), and a job's mirror once its last row was read (`lastPositions` of the
  * streams, read at the start; without them, every job's at `finish`), its later rows (committed
- * by a writer meanwhile) appended to it. A job's mirror is touched only once its rows up to that
+ * by a writer meanwhile: past that position) appended to it. Which jobs are settled is told by
+ * the positions, not remembered (a set of every job id was a few MB of a 50,000-job replay). A job's mirror is touched only once its rows up to that
  * position were read, and a run mirror that differs is replaced only at `finish`: a log that
  * cannot be read to its end leaves the mirrors no worse than they were.
  */
 export class MirrorCatchUp {
   private readonly run: StreamedReconcile;
   private readonly jobLines = new Map<string, string[]>();
-  /** Jobs whose mirror was reconciled at its last position as read at the start. */
-  private readonly settled = new Set<string>();
 
   constructor(
     private readonly runDir: string,
@@ -183,13 +182,14 @@ export class MirrorCatchUp {
     }
     this.run.add(line);
     if (row.job_id === null) return;
+    const last = this.lastPositions?.get(row.stream);
     // A row committed after the positions were read (a writer running while this reads): its job's
-    // mirror is already level with the rows before it.
-    if (this.settled.has(row.job_id)) return appendTo(jobMirrorPath(this.runDir, row.job_id), Buffer.from(line, "utf8"));
+    // mirror was settled at its last position then, level with the rows before it.
+    if (last !== undefined && row.position > last) return appendTo(jobMirrorPath(this.runDir, row.job_id), Buffer.from(line, "utf8"));
     let lines = this.jobLines.get(row.job_id);
     if (lines === undefined) this.jobLines.set(row.job_id, (lines = []));
     lines.push(line);
-    if (this.lastPositions?.get(row.stream) === row.position) this.settleJob(row.job_id, lines);
+    if (last === row.position) this.settleJob(row.job_id, lines);
   }
 
   finish(): void {
@@ -206,6 +206,5 @@ export class MirrorCatchUp {
   private settleJob(jobId: string, lines: string[]): void {
     reconcile(jobMirrorPath(this.runDir, jobId), utf8Of(lines));
     this.jobLines.delete(jobId);
-    this.settled.add(jobId);
   }
 }

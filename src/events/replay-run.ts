@@ -4,7 +4,7 @@
  * run's files (views/projector.ts), the events coming from SQLite instead of a commit.
  */
 import { EventStore } from "./event-store.js";
-import type { StoredEvent } from "./event-schema.js";
+import { jobStream, type StoredEvent } from "./event-schema.js";
 import { JobFolderRewriter } from "./job-folder-rewriter.js";
 import { MirrorWriter } from "./mirror-writer.js";
 import { PROJECTIONS } from "./projection-subscriber.js";
@@ -36,13 +36,13 @@ export async function replayLog(store: EventStore, runDir: string, prune = false
     store.recordSubscriberPosition(PROJECTIONS, 0);
     const { context, startEvents } = latestStart(store);
     const lastPositions = store.lastPositions();
-    const listing = new RunDirListing(runDir);
+    // jobs/ is looked up a job at a time, never held whole (an entry per job).
+    const listing = new RunDirListing(runDir, ["jobs"]);
     // Each projection is compared with the file the listing found, and written where it differs.
     const writer = new ProjectionWriter(runDir, false, listing);
     const rewriter = new JobFolderRewriter(context, writer, listing);
     const mirrors = new MirrorWriter(runDir, store).startCatchUp(lastPositions);
     const state = new RunState();
-    const settled = new Set<string>();
     const strays: string[] = [];
     store.scanLines((event, line) => {
       state.apply(event);
@@ -52,12 +52,14 @@ export async function replayLog(store: EventStore, runDir: string, prune = false
       const job = state.jobs.get(jobId)!;
       for (const stray of rewriter.rewrite(job)) strays.push(stray);
       state.releaseDetail(jobId);
-      settled.add(job.job_id);
     }, startEvents);
     mirrors.finish();
     // Run-level files, and the files of jobs that never ran (no event settled them).
     writer.writeAll(state);
-    strays.push(...findStrays(state.jobs.keys(), listing, settled));
+    // A job with events was settled at its last one (the positions are every stream's with events):
+    // its folder was looked into then.
+    const settled = { has: (jobId: string) => lastPositions.has(jobStream(jobId)) };
+    strays.push(...findStrays(state.jobs, listing, settled));
     strays.sort();
     const movedTo = prune && strays.length > 0 ? moveStraysAside(runDir, strays) : null;
     store.recordSubscriberPosition(PROJECTIONS, state.lastSeq);

@@ -22,11 +22,14 @@ export const STRAYS_DIR = ".replay-strays";
 /** A job's tb/ folder, as a pattern. */
 const TB_FOLDER = "jobs/*/tb";
 
+/** Names asked about one at a time (the run's job ids are its state's, not copied into a set of their own). */
+export type Names = Pick<ReadonlySet<string>, "has">;
+
 /** Which entries a folder may keep, by the folder's pattern (`jobs/*` for any job's folder). */
-type AllowedAt = (pattern: string) => ReadonlySet<string> | undefined;
+type AllowedAt = (pattern: string) => Names | undefined;
 
 /** Paths relative to a folder, by folder: the entries it may keep (a folder's own entries are listed under its path). */
-function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
+function allowedEntries(jobIds: Names): Map<string, Names> {
   const allowed = new Map<string, Set<string>>();
   const allow = (path: string) => {
     const slash = path.lastIndexOf("/");
@@ -46,16 +49,16 @@ function allowedEntries(jobIds: Iterable<string>): Map<string, Set<string>> {
   // The original's logdir, made for every job: it holds the job's TensorBoard run folder, if any (`findJobStrays`).
   allow(TB_FOLDER);
   allowed.set(TB_FOLDER, new Set());
-  const jobs = new Set(jobIds);
-  allowed.set("jobs", jobs);
-  return allowed;
+  const names: Map<string, Names> = allowed;
+  names.set("jobs", jobIds);
+  return names;
 }
 
 /** Folders whose content is not looked into: the writer's temp files, strays moved aside before, saved re-run answers. */
 const NOT_LOOKED_INTO = new Set([PROJECTION_TEMP_DIR, STRAYS_DIR, RERUN_ANSWERS_DIR]);
 
 /** Adds to `strays` what `allowed` does not account for under `folder` (matched against `pattern`), as `listing` finds it. */
-function findUnder(listing: RunDirListing, allowed: AllowedAt, folder: string, pattern: string, skipJobs: ReadonlySet<string>, strays: string[]): void {
+function findUnder(listing: RunDirListing, allowed: AllowedAt, folder: string, pattern: string, skipJobs: Names, strays: string[]): void {
   const keep = allowed(pattern);
   // Paths are made only for what is a stray or looked into (most entries are neither).
   const pathOf = (name: string) => (folder === "" ? name : `${folder}/${name}`);
@@ -76,7 +79,7 @@ function findUnder(listing: RunDirListing, allowed: AllowedAt, folder: string, p
  * to it; a stray folder is one entry, its path ending in `/`. The folders of `settledJobs` are not looked into:
  * `findJobStrays` looked into them already.
  */
-export function findStrays(jobIds: Iterable<string>, listing: RunDirListing, settledJobs: ReadonlySet<string> = new Set()): string[] {
+export function findStrays(jobIds: Names, listing: RunDirListing, settledJobs: Names = new Set()): string[] {
   const strays: string[] = [];
   const allowed = allowedEntries(jobIds);
   findUnder(listing, (pattern) => allowed.get(pattern), "", "", settledJobs, strays);
@@ -84,7 +87,7 @@ export function findStrays(jobIds: Iterable<string>, listing: RunDirListing, set
 }
 
 /** What may be in a job's folder, the same for every job. */
-const JOB_FOLDER_ALLOWED = allowedEntries([]);
+const JOB_FOLDER_ALLOWED = allowedEntries(new Set());
 
 const EVENT_FILE_ONLY: ReadonlySet<string> = new Set([TB_EVENT_FILE]);
 
