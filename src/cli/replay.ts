@@ -23,6 +23,7 @@ import { RunState } from "../events/run-state.js";
 import { shellWord } from "../codec/shell-word.js";
 import { cliCommand } from "../fs/cli-command.js";
 import { STRAYS_DIR } from "../events/run-dir-strays.js";
+import { boundHeapGrowthTightly } from "../runtime/v8-tuning.js";
 
 export const spec: VerbSpec = {
   name: "replay",
@@ -108,6 +109,7 @@ async function verifyRun(runDir: string): Promise<number> {
 export async function execute(args: ParsedArgs): Promise<number> {
   const runDir = args.positional!;
   if (args.flags.verify === true) return verifyRun(runDir);
+  boundHeapGrowthTightly();
   let outcome: ReplayOutcome;
   try {
     outcome = await replayRun(runDir, args.flags.prune === true);
