@@ -35,7 +35,8 @@ export async function replayLog(store: EventStore, runDir: string, prune = false
     // leave the projections marked behind, so the next writer or replay rebuilds them.
     store.recordSubscriberPosition(PROJECTIONS, 0);
     const { context, startEvents } = latestStart(store);
-    const lastPositions = store.lastPositions();
+    // Not copied: replay appends nothing.
+    const lastPositions = store.streamEnds();
     // jobs/ is looked up a job at a time, never held whole (an entry per job).
     const listing = new RunDirListing(runDir, ["jobs"]);
     // Each projection is compared with the file the listing found, and written where it differs.
