@@ -101,6 +101,24 @@ describe("replayRun", () => {
     expect(reader.subscriberPosition(PROJECTIONS)).toBe(0);
   });
 
+  it("a file where a job's folder goes (jobs/ is looked up a job at a time) fails the replay with the system error, and the projections stay marked behind", async () => {
+    const { dir } = twoInvocations();
+    mkdirSync(join(dir, "jobs"), { recursive: true });
+    rmSync(join(dir, "jobs", "b"), { recursive: true, force: true });
+    writeFileSync(join(dir, "jobs", "b"), "not a folder");
+
+    const failure = await replayRun(dir).then(
+      () => null,
+      (error: unknown) => error as Error & { code?: string },
+    );
+    expect(failure?.code).toBe("ENOTDIR");
+    expect(readFileSync(join(dir, "jobs", "b"), "utf8")).toBe("not a folder");
+
+    const reader = EventStore.open(dir, RUN_ID, { command: "test" });
+    stores.push(reader);
+    expect(reader.subscriberPosition(PROJECTIONS)).toBe(0);
+  });
+
   it("with prune, moves what the log does not produce to .replay-strays/<timestamp>/ under the same paths, and deletes nothing", async () => {
     const { dir } = twoInvocations();
     await replayRun(dir);
