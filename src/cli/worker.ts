@@ -52,11 +52,13 @@ export async function execute(args: ParsedArgs): Promise<number> {
   const transport = bullmq.bullmqWorker({ url, say });
   const runs = new Map<string, Promise<WorkerRunServices>>();
   const servicesFor = (recipe: RunRecipe): Promise<WorkerRunServices> => {
-    let found = runs.get(recipe.runId);
+    // By the whole recipe: two runs of one id (in two runs dirs, or resumed with an edited config) are not one.
+    const key = JSON.stringify(recipe);
+    let found = runs.get(key);
     if (found === undefined) {
       found = buildServices(recipe, registry, url);
-      runs.set(recipe.runId, found);
-      found.catch(() => runs.delete(recipe.runId));
+      runs.set(key, found);
+      found.catch(() => runs.delete(key));
     }
     return found;
   };

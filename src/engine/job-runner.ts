@@ -76,6 +76,7 @@ function jobCalls(job: JobAttempt, services: JobServices, recorder: JobRecorder,
     // Calls of the interrupted attempts cut off without a bill count against the job's budget, at most.
     spentBefore: run.atMost(cutOffCalls(job.history, true)),
     onBudgetExhausted,
+    ...(services.llm.budgetJudge !== undefined ? { judge: services.llm.budgetJudge } : {}),
     record: (facts, contents) => recorder.executeNow({ type: "RecordFacts", facts }, contents),
   });
 }

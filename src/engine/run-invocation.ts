@@ -184,7 +184,7 @@ export function runInvocation(plan: RunPlan, hooks: RunHooks, stop: Deferred.Def
         remoteSettings === undefined
           ? null
           : yield* Effect.acquireRelease(
-              Effect.promise(() => RemoteExecutor.start(remoteSettings, plan.runId, invocation.invocation, session, calls.journaling)),
+              Effect.promise(() => RemoteExecutor.start(remoteSettings, plan.runId, invocation.invocation, session, calls)),
               (executor) => Effect.sync(() => executor.stop()),
             );
       const jobSupervisor = new Supervisor();

@@ -14,6 +14,7 @@ import type { NewEvent, StoredEvent } from "../events/event-schema.js";
 import type { TaskBundle } from "../domain/task-bundle.js";
 import type { TaskLlmRole } from "../domain/task-llm.js";
 import type { Embedder, Llm } from "../llm/llm.js";
+import type { RunBudgetJudge } from "../llm/run-budget-judge.js";
 import type { RunCalls } from "../llm/run-calls.js";
 import type { TrainerInfo } from "../opt/trainer-catalog.js";
 import type { TaskRegistry } from "../tasks/task-registry.js";
@@ -69,5 +70,7 @@ export class LlmSource extends Context.Tag("trace-bench/LlmSource")<
     readonly forEmbedding?: (job: JobSpec, model?: string) => Embedder;
     /** The task's calls are answered by the stub (mode stub). */
     readonly stubAnswers?: boolean;
+    /** Where the run's budget is held by another process (a bullmq worker's coordinator); absent: `calls` holds it. */
+    readonly budgetJudge?: RunBudgetJudge;
   }
 >() {}

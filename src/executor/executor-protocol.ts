@@ -12,6 +12,7 @@
  * Nothing secret is in these values: API keys stay in the workers' environment.
  */
 import type { EventBody, NewEvent } from "../events/event-schema.js";
+import type { Refusal, Spend } from "../llm/budget-ledger.js";
 
 /** One attempt of one job to run, as queued (the BullMQ job's data). */
 export interface JobTicket {
@@ -57,16 +58,30 @@ export interface EventBatch {
   readonly jobId: string;
   readonly attempt: number;
   readonly invocation: number;
+  /** The claim's delivery id (unique): a batch's request id is its, so two runs of one name never share one. */
+  readonly delivery: string;
   readonly seq: number;
   /** The stream's version the events follow. */
   readonly expectedVersion: number;
   readonly events: readonly NewEvent[];
   /** Texts the events refer to (prompts, replies), as [ref, text] pairs. */
   readonly contents: readonly (readonly [string, string])[];
+  /**
+   * Requests that ended since the last batch, as [reserved, billed]: the run's budget, which the
+   * coordinator holds, releases what each reserved and keeps what it billed (reserved is nothing
+   * for a request it did not admit).
+   */
+  readonly settlements?: readonly (readonly [Spend, Spend])[];
+  /** Requests' worst cases that the run's budget must admit before they are sent, in order (after the events and settlements). */
+  readonly admissions?: readonly Spend[];
 }
 
-/** The coordinator's answer to a batch: committed (or committed before: a re-sent batch), or refused for good. */
-export type BatchAck = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+/**
+ * The coordinator's answer to a batch: committed (or committed before: a re-sent batch, answered
+ * again as the first time), with the run budget's verdict on each admission (null: reserved); or
+ * refused for good.
+ */
+export type BatchAck = { readonly ok: true; readonly admitted?: readonly (Refusal | null)[] } | { readonly ok: false; readonly reason: string };
 
 /** A message from a worker to the coordinator. */
 export type WorkerRequest = { readonly kind: "claim"; readonly ticket: JobTicket; readonly delivery: string } | { readonly kind: "batch"; readonly batch: EventBatch };
@@ -91,7 +106,7 @@ export const ticketId = (t: Pick<JobTicket, "runId" | "jobId" | "attempt" | "inv
 export const requestId = (request: WorkerRequest): string =>
   request.kind === "claim"
     ? `claim.${ticketId(request.ticket)}.${plain(request.delivery)}`
-    : `batch.${plain(request.batch.runId)}.${plain(request.batch.jobId)}.i${request.batch.invocation}.a${request.batch.attempt}.b${request.batch.seq}`;
+    : `batch.${plain(request.batch.delivery)}.b${request.batch.seq}`;
 
 /** The coordinator's side, as the transport calls it. */
 export interface CoordinatorInbox {

@@ -31,6 +31,7 @@ import { LlmError, isLlmError } from "./llm-error.js";
 import type { ChatRequest, ChatResponse, Embedder, EmbeddingRequest, EmbeddingResponse, Llm, LlmRole } from "./llm.js";
 import { embeddingRequestHash, requestHash } from "./request-hash.js";
 import { requestWorstCase, type RequestWorstCase } from "./request-worst-case.js";
+import type { RunBudgetJudge } from "./run-budget-judge.js";
 import type { RunCalls } from "./run-calls.js";
 
 type CallFact = Extract<NewEvent, { type: "LlmCallStarted" | "LlmCallCompleted" | "LlmCallFailed" | "LlmCallAborted" | "JournalDiverged" | "ReplyUnusable" }>;
@@ -73,7 +74,12 @@ export interface JobCallsOptions {
    * (aborted, lost), at most: it counts against the job's budget.
    */
   readonly spentBefore?: Spend;
+  /** The run's budget held by another process (a bullmq worker's coordinator): it admits each request the run's budget limits. */
+  readonly judge?: RunBudgetJudge;
 }
+
+/** How long a request the judge may admit later (once calls in flight elsewhere settle) waits before it asks again. */
+const JUDGE_RETRY_MS = 100;
 
 export class JobCalls {
   private position = 0;
@@ -191,7 +197,56 @@ export class JobCalls {
   private settle(worst: Spend, actual: Spend, billed = actual): void {
     this.ledger.settle(worst, actual);
     this.options.run.ledger.settle(worst, billed);
+    this.options.judge?.settle(worst, billed);
     this.options.run.noteJobSpent(this.ledger.spent);
+  }
+
+  /**
+   * The judge's admission of a request reserved here already: refused for good, it is released
+   * here and training stops as when this process refuses it; refused for now, it asks again once
+   * a call settles or after JUDGE_RETRY_MS (the calls in flight it waits on may be another worker's).
+   */
+  private async admitted(judge: RunBudgetJudge, shape: RequestWorstCase, worst: Spend, signal?: AbortSignal): Promise<void> {
+    const run = this.options.run;
+    const release = () => {
+      this.ledger.settle(worst, NOTHING);
+      run.ledger.settle(worst, NOTHING);
+    };
+    for (;;) {
+      let refusal;
+      try {
+        refusal = await judge.admit(worst);
+      } catch (error) {
+        release();
+        throw error;
+      }
+      if (refusal === null) return;
+      if (!refusal.mayFitLater) {
+        release();
+        run.noteRunRefusal(refusal.reason);
+        // Worded as this process words its own refusal (the job's feedback says it).
+        const reason = `${refusal.reason} (${shape.prompt_tokens_at_most} prompt tokens at most + max_tokens ${shape.max_tokens})`;
+        this.stopTraining(reason);
+        throw new BudgetExhausted(`not sent: ${reason}`);
+      }
+      let onAbort = () => {};
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.ledger.settled(),
+        run.ledger.settled(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, JUDGE_RETRY_MS);
+          onAbort = resolve;
+          signal?.addEventListener("abort", onAbort, { once: true });
+        }),
+      ]);
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      if (signal?.aborted) {
+        release();
+        throw new LlmError("aborted", "not sent: the job was stopped");
+      }
+    }
   }
 
   /**
@@ -271,6 +326,8 @@ export class JobCalls {
       // Reserved at once when it fits (no turn of the event loop, so concurrent calls keep their order).
       const reserved = this.tryReserve(model, shape, task);
       worst = reserved === "wait" ? await this.reserveWhenFits(model, shape, task, signal) : reserved;
+      // Reserved here; where the run's budget is held elsewhere, it must admit the request too.
+      if (this.options.judge !== undefined && run.ledger.limited) await this.admitted(this.options.judge, shape, worst, signal);
     }
     if (signal?.aborted) {
       this.settle(worst, NOTHING);

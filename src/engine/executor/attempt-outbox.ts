@@ -5,8 +5,9 @@
  * Appends made while a batch is on its way go in the next one.
  *
  * `flushed()` resolves once everything appended so far is committed: an LLM request waits for it,
- * so its `LlmCallStarted` is in the log before the request leaves (the coordinator's budget and
- * journal see it). When the coordinator refuses a batch (the attempt was superseded or finished,
+ * so its `LlmCallStarted` is in the log before the request leaves (the coordinator's journal sees
+ * it). The run's budget is the coordinator's: `judge()` sends it each request's worst case to admit
+ * and each ended request's bill with the batches, in order with the events. When the coordinator refuses a batch (the attempt was superseded or finished,
  * the run moved on), the outbox is dead: `onRefused` stops the attempt and every later append fails.
  */
 import * as Either from "effect/Either";
@@ -14,6 +15,8 @@ import type { Contents } from "../../events/content-ref.js";
 import { WrongExpectedVersionError } from "../../events/event-log-errors.js";
 import { jobStream, type NewEvent, type StoredEvent } from "../../events/event-schema.js";
 import type { BatchAck, EventBatch } from "../../executor/executor-protocol.js";
+import type { Refusal, Spend } from "../../llm/budget-ledger.js";
+import type { RunBudgetJudge } from "../../llm/run-budget-judge.js";
 import type { RunLog } from "../run-services.js";
 
 export interface AttemptOutboxOptions {
@@ -21,6 +24,8 @@ export interface AttemptOutboxOptions {
   readonly jobId: string;
   readonly attempt: number;
   readonly invocation: number;
+  /** The claim's delivery id (names the batches' requests). */
+  readonly delivery: string;
   /** The stream's version the handout's history ends at. */
   readonly version: number;
   readonly replies: ReadonlyMap<string, string>;
@@ -35,12 +40,32 @@ export class AttemptRefused extends Error {
   override readonly name = "AttemptRefused";
 }
 
+interface Admission {
+  readonly worst: Spend;
+  readonly resolve: (refusal: Refusal | null) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** What the next batch carries. */
+class Pending {
+  readonly events: NewEvent[] = [];
+  readonly contents = new Map<string, string>();
+  readonly settlements: (readonly [Spend, Spend])[] = [];
+  readonly admissions: Admission[] = [];
+  static empty(): Pending {
+    return new Pending();
+  }
+  get isEmpty(): boolean {
+    return this.events.length === 0 && this.settlements.length === 0 && this.admissions.length === 0;
+  }
+}
+
 export class AttemptOutbox {
   /** The version after everything appended (what the next append must expect). */
   private version: number;
   /** The version the coordinator committed up to. */
   private committed: number;
-  private pending: { events: NewEvent[]; contents: Map<string, string> } = { events: [], contents: new Map() };
+  private pending = Pending.empty();
   private seq = 0;
   private sending: Promise<void> | null = null;
   private refused: string | null = null;
@@ -76,6 +101,24 @@ export class AttemptOutbox {
     return Either.right([]);
   }
 
+  /** The run's budget as the coordinator holds it, for this attempt's calls. */
+  judge(): RunBudgetJudge {
+    return {
+      admit: (worst) => {
+        if (this.refused !== null) return Promise.reject(new AttemptRefused(this.refused));
+        return new Promise<Refusal | null>((resolve, reject) => {
+          this.pending.admissions.push({ worst, resolve, reject });
+          this.kick();
+        });
+      },
+      settle: (worst, billed) => {
+        if (this.refused !== null) return;
+        this.pending.settlements.push([worst, billed]);
+        this.kick();
+      },
+    };
+  }
+
   /** Why the coordinator refused the attempt, or null. */
   get refusal(): string | null {
     return this.refused;
@@ -96,12 +139,27 @@ export class AttemptOutbox {
   }
 
   private async drain(): Promise<void> {
-    while (this.pending.events.length > 0 && this.refused === null) {
-      const { events, contents } = this.pending;
-      this.pending = { events: [], contents: new Map() };
+    // Started a microtask later: what the caller adds in the same turn (a call's settlement right
+    // after its outcome) goes in the same batch.
+    await undefined;
+    while (!this.pending.isEmpty && this.refused === null) {
+      const { events, contents, settlements, admissions } = this.pending;
+      this.pending = Pending.empty();
       this.seq += 1;
-      const { runId, jobId, attempt, invocation } = this.options;
-      const batch: EventBatch = { runId, jobId, attempt, invocation, seq: this.seq, expectedVersion: this.committed, events, contents: [...contents] };
+      const { runId, jobId, attempt, invocation, delivery } = this.options;
+      const batch: EventBatch = {
+        runId,
+        jobId,
+        attempt,
+        invocation,
+        delivery,
+        seq: this.seq,
+        expectedVersion: this.committed,
+        events,
+        contents: [...contents],
+        ...(settlements.length > 0 ? { settlements } : {}),
+        ...(admissions.length > 0 ? { admissions: admissions.map((a) => a.worst) } : {}),
+      };
       let ack: BatchAck;
       try {
         ack = await this.options.send(batch);
@@ -111,6 +169,7 @@ export class AttemptOutbox {
       if (!ack.ok) {
         this.refused = ack.reason;
         for (const w of this.waiters.splice(0)) w.reject(new AttemptRefused(ack.reason));
+        for (const a of [...admissions, ...this.pending.admissions.splice(0)]) a.reject(new AttemptRefused(ack.reason));
         this.options.onRefused(ack.reason);
         return;
       }
@@ -118,6 +177,8 @@ export class AttemptOutbox {
       const ready = this.waiters.filter((w) => w.version <= this.committed);
       this.waiters = this.waiters.filter((w) => w.version > this.committed);
       for (const w of ready) w.resolve();
+      const verdicts = ack.admitted ?? [];
+      admissions.forEach((a, i) => a.resolve(i < verdicts.length ? verdicts[i]! : { reason: "the coordinator did not answer the run budget's admission", mayFitLater: false }));
     }
   }
 

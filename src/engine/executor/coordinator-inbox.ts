@@ -11,10 +11,18 @@
  * - the events are folded through the job decider's `evolve` over the committed stream: a batch of
  *   a finished attempt, or one the machine refuses, is not committed;
  * - a ticket or batch of another invocation (a coordinator killed and started again) is refused.
+ *
+ * The run's budget is this process's (`RunCalls`), for every worker's jobs: a batch's admissions
+ * reserve each request's worst case in it, or are refused as the local executor refuses them; its
+ * settlements release what ended requests reserved and add what they billed. What an attempt still
+ * holds reserved when it ends without settling (its worker died, it was superseded) counts as spent
+ * at its worst: the provider may have billed those requests.
  */
 import { jobStream, type EventBody, type FinishedStatus, type NewEvent } from "../../events/event-schema.js";
 import type { BatchAck, CoordinatorInbox, EventBatch, Handout, JobTicket, RunRecipe } from "../../executor/executor-protocol.js";
+import { NOTHING, type Refusal, type Spend } from "../../llm/budget-ledger.js";
 import { journalFromHistory } from "../../llm/call-journal.js";
+import type { RunCalls } from "../../llm/run-calls.js";
 import { foldJobStream, type JobDecisionState } from "../job-decider.js";
 import type { RunSession } from "../run-session.js";
 
@@ -24,6 +32,10 @@ interface Claim {
   state: JobDecisionState;
   /** The last batch committed. */
   seq: number;
+  /** The answer to it (a batch sent again is answered again the same). */
+  lastAck: BatchAck | null;
+  /** What the attempt's admitted requests hold reserved in the run's budget, not settled yet. */
+  reserved: Spend;
 }
 
 export interface InboxOptions {
@@ -31,7 +43,8 @@ export interface InboxOptions {
   readonly runId: string;
   readonly invocation: number;
   readonly recipe: RunRecipe;
-  readonly journaling: boolean;
+  /** The run's journaling and budget (this process holds it for every worker). */
+  readonly calls: RunCalls;
   /** Whether the coordinator still waits on this job (false: cancelled, withdrawn, not of this invocation). */
   readonly wanted: (jobId: string) => boolean;
   /** The job's attempt recorded how it ended. */
@@ -52,7 +65,16 @@ export class RunInbox implements CoordinatorInbox {
 
   /** No batch of the job's current attempt is taken any more (its worker is gone or was told to stop). */
   release(jobId: string): void {
+    const claim = this.claims.get(jobId);
+    if (claim !== undefined) this.settleLeftovers(claim);
     this.claims.delete(jobId);
+  }
+
+  /** Requests an attempt left reserved count at their worst (they may have been billed). */
+  private settleLeftovers(claim: Claim): void {
+    if (claim.reserved.tokens === 0 && claim.reserved.cost === 0) return;
+    this.options.calls.ledger.settle(claim.reserved, claim.reserved);
+    claim.reserved = NOTHING;
   }
 
   readonly claim = (ticket: JobTicket): Handout => {
@@ -64,9 +86,11 @@ export class RunInbox implements CoordinatorInbox {
     if (state.finished && state.attempt >= ticket.attempt) return { kind: "nothing", why: `attempt ${state.attempt} already finished` };
     // A ticket delivered again after its worker died: that attempt is abandoned, the next one runs.
     const attempt = state.attempt >= ticket.attempt ? state.attempt + 1 : ticket.attempt;
-    this.claims.set(ticket.jobId, { attempt, state, seq: 0 });
+    const earlier = this.claims.get(ticket.jobId);
+    if (earlier !== undefined) this.settleLeftovers(earlier);
+    this.claims.set(ticket.jobId, { attempt, state, seq: 0, lastAck: null, reserved: NOTHING });
     const replies: Record<string, string> = {};
-    if (this.options.journaling) {
+    if (this.options.calls.journaling) {
       const journal = journalFromHistory(history);
       for (const [ref, text] of session.contents(journal.entries.map((e) => e.replyRef))) replies[ref] = text;
     }
@@ -82,6 +106,7 @@ export class RunInbox implements CoordinatorInbox {
       return refuse(claim === undefined ? "no attempt of this job is running (cancelled or stopped)" : `superseded: attempt ${claim.attempt} runs now`);
     }
     // Sent again after a lost connection: committed already, acknowledged again.
+    if (batch.seq === claim.seq && claim.lastAck !== null) return claim.lastAck;
     if (batch.seq <= claim.seq) return { ok: true };
     if (batch.seq !== claim.seq + 1) return refuse(`batch ${batch.seq} arrived before batch ${claim.seq + 1}`);
     if (claim.state.finished && claim.state.attempt === batch.attempt) return refuse(`attempt ${batch.attempt} already finished`);
@@ -89,28 +114,52 @@ export class RunInbox implements CoordinatorInbox {
     const version = session.streamVersion(stream);
     if (version !== batch.expectedVersion || version !== claim.state.version) return refuse(`the stream is at version ${version}, the batch follows ${batch.expectedVersion}`);
     const events = batch.events.map((e) => ({ ...e, job_id: batch.jobId }) as NewEvent);
-    let next: JobDecisionState;
-    try {
-      next = foldJobStream(events as unknown as EventBody[], claim.state);
-    } catch (error) {
-      return refuse(`the job machine refuses the batch: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    if (next.attempt !== batch.attempt) return refuse(`the batch holds events of attempt ${next.attempt}`);
-    try {
-      session.append(stream, batch.expectedVersion, events, new Map(batch.contents));
-      session.commitPending();
-      // A group commit that failed says so only through the stream's version.
-      const after = session.streamVersion(stream);
-      if (after !== batch.expectedVersion + events.length) throw new Error(`the log did not take the events of ${stream} (at version ${after})`);
-    } catch (error) {
-      const failure = error instanceof Error ? error : new Error(String(error));
-      this.options.onLogError(batch.jobId, failure);
-      return refuse(`the coordinator's log refused the batch: ${failure.message}`);
+    let next = claim.state;
+    if (events.length > 0) {
+      try {
+        next = foldJobStream(events as unknown as EventBody[], claim.state);
+      } catch (error) {
+        return refuse(`the job machine refuses the batch: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (next.attempt !== batch.attempt) return refuse(`the batch holds events of attempt ${next.attempt}`);
+      try {
+        session.append(stream, batch.expectedVersion, events, new Map(batch.contents));
+        session.commitPending();
+        // A group commit that failed says so only through the stream's version.
+        const after = session.streamVersion(stream);
+        if (after !== batch.expectedVersion + events.length) throw new Error(`the log did not take the events of ${stream} (at version ${after})`);
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        this.options.onLogError(batch.jobId, failure);
+        return refuse(`the coordinator's log refused the batch: ${failure.message}`);
+      }
     }
     claim.state = next;
     claim.seq = batch.seq;
+    const admitted = this.budget(claim, batch);
+    const ack: BatchAck = batch.admissions === undefined ? { ok: true } : { ok: true, admitted };
+    claim.lastAck = ack;
     const finished = events.find((e) => e.type === "JobFinished");
-    if (finished !== undefined && finished.type === "JobFinished") this.options.onFinished(batch.jobId, finished.data.status);
-    return { ok: true };
+    if (finished !== undefined && finished.type === "JobFinished") {
+      this.settleLeftovers(claim);
+      this.options.onFinished(batch.jobId, finished.data.status);
+    }
+    return ack;
   };
+
+  /** The batch's settlements, then its admissions, in the run's budget; the verdict on each admission. */
+  private budget(claim: Claim, batch: EventBatch): (Refusal | null)[] {
+    const { calls } = this.options;
+    for (const [worst, billed] of batch.settlements ?? []) {
+      calls.ledger.settle(worst, billed);
+      claim.reserved = { tokens: Math.max(0, claim.reserved.tokens - worst.tokens), cost: Math.max(0, claim.reserved.cost - worst.cost) };
+    }
+    return (batch.admissions ?? []).map((worst) => {
+      calls.noteWorstCase(worst);
+      const refusal = calls.ledger.reserve(worst);
+      if (refusal === null) claim.reserved = { tokens: claim.reserved.tokens + worst.tokens, cost: claim.reserved.cost + worst.cost };
+      else if (!refusal.mayFitLater) calls.noteRunRefusal(refusal.reason);
+      return refusal;
+    });
+  }
 }

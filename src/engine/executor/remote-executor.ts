@@ -12,6 +12,7 @@
 import * as Effect from "effect/Effect";
 import type { FinishedStatus } from "../../events/event-schema.js";
 import type { CoordinatorTransport, JobTicket, RunRecipe } from "../../executor/executor-protocol.js";
+import type { RunCalls } from "../../llm/run-calls.js";
 import { JobNotRecorded, type RecordError } from "../job-recorder.js";
 import type { JobAttempt, JobRunOptions } from "../job-runner.js";
 import type { RunSession } from "../run-session.js";
@@ -42,14 +43,14 @@ export class RemoteExecutor {
     private readonly runId: string,
     private readonly invocation: number,
     session: RunSession,
-    journaling: boolean,
+    calls: RunCalls,
   ) {
     this.inbox = new RunInbox({
       session,
       runId,
       invocation,
       recipe: settings.recipe,
-      journaling,
+      calls,
       wanted: (jobId) => {
         const w = this.waiting.get(jobId);
         return w !== undefined && !w.cancelling;
@@ -69,8 +70,9 @@ export class RemoteExecutor {
   }
 
   /** Serves the run's requests on the transport; resolves once connected. */
-  static async start(settings: RemoteExecutorSettings, runId: string, invocation: number, session: RunSession, journaling: boolean): Promise<RemoteExecutor> {
-    const executor = new RemoteExecutor(settings, runId, invocation, session, journaling);
+  /** `calls`: the run's journaling and budget, which this process holds for every worker. */
+  static async start(settings: RemoteExecutorSettings, runId: string, invocation: number, session: RunSession, calls: RunCalls): Promise<RemoteExecutor> {
+    const executor = new RemoteExecutor(settings, runId, invocation, session, calls);
     settings.transport.onReconnect(() => executor.requeue());
     await settings.transport.serve(runId, executor.inbox);
     return executor;

@@ -87,7 +87,8 @@ export class WorkerAttempts {
 
   async runTicket(ticket: JobTicket): Promise<string> {
     const { transport, say } = this.options;
-    const handout = await transport.request<Handout>({ kind: "claim", ticket, delivery: randomUUID() });
+    const delivery = randomUUID();
+    const handout = await transport.request<Handout>({ kind: "claim", ticket, delivery });
     if (handout.kind !== "run") return `not run: ${handout.why}`;
     const services = await this.options.servicesFor(handout.recipe);
     const spec = services.jobs.get(ticket.jobId);
@@ -99,6 +100,7 @@ export class WorkerAttempts {
       jobId: ticket.jobId,
       attempt: handout.attempt,
       invocation: handout.invocation,
+      delivery,
       version: handout.history.length,
       replies: new Map(Object.entries(handout.replies)),
       send: (batch) => transport.request({ kind: "batch", batch }),
@@ -116,6 +118,8 @@ export class WorkerAttempts {
       ...(forTask !== undefined ? { forTask: (job: JobSpec, role: Parameters<typeof forTask>[1]) => gated(forTask(job, role), outbox) } : {}),
       ...(forEmbedding !== undefined ? { forEmbedding: (job: JobSpec, model?: string) => gatedEmbedder(forEmbedding(job, model), outbox) } : {}),
       ...(llm.stubAnswers !== undefined ? { stubAnswers: llm.stubAnswers } : {}),
+      // The run's budget is the coordinator's, for every worker's jobs.
+      budgetJudge: outbox.judge(),
     };
     const program = runJob(
       { spec, attempt: handout.attempt, history: handout.history },

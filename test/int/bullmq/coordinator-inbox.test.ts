@@ -3,6 +3,7 @@
  * what makes at-least-once delivery record nothing twice. A batch re-sent is committed once; a
  * ticket delivered again claims the next attempt and the earlier attempt's batches are refused;
  * batches of another invocation, or at a stale version, are refused without touching the log.
+ * The run's budget is the coordinator's: admissions from every worker's batches share it.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { decide, initialJobDecisionState, foldJobStream } from "../../../src/engine/job-decider.js";
@@ -10,6 +11,7 @@ import { RunInbox } from "../../../src/engine/executor/coordinator-inbox.js";
 import { RunSession } from "../../../src/engine/run-session.js";
 import type { EventBatch, JobTicket, RunRecipe } from "../../../src/executor/executor-protocol.js";
 import { jobStream, type NewEvent } from "../../../src/events/event-schema.js";
+import { RunCalls } from "../../../src/llm/run-calls.js";
 import { tempDir } from "../../support/cli.js";
 
 const RUN = "inbox-run";
@@ -20,17 +22,17 @@ afterEach(() => {
   for (const s of sessions.splice(0)) s.close();
 });
 
-function open(invocation = 1) {
+function open(invocation = 1, calls = new RunCalls({ journaling: false, price: () => 0, budget: {} })) {
   const session = RunSession.open(tempDir(), RUN, { command: "test", report: () => {} });
   sessions.push(session);
   const finished: string[] = [];
-  const inbox = new RunInbox({ session, runId: RUN, invocation, recipe, journaling: false, wanted: () => true, onFinished: (jobId, status) => finished.push(`${jobId}:${status}`), onLogError: () => {} });
+  const inbox = new RunInbox({ session, runId: RUN, invocation, recipe, calls, wanted: () => true, onFinished: (jobId, status) => finished.push(`${jobId}:${status}`), onLogError: () => {} });
   return { session, inbox, finished };
 }
 
 const ticket = (attempt = 1, invocation = 1): JobTicket => ({ runId: RUN, jobId: JOB, attempt, invocation });
 const startEvents = (attempt: number, from = initialJobDecisionState()): NewEvent[] => decide(JOB, from, { type: "StartAttempt", attempt, invocation: 1, deadline: null });
-const batch = (fields: Partial<EventBatch> & Pick<EventBatch, "attempt" | "seq" | "expectedVersion" | "events">): EventBatch => ({ runId: RUN, jobId: JOB, invocation: 1, contents: [], ...fields });
+const batch = (fields: Partial<EventBatch> & Pick<EventBatch, "attempt" | "seq" | "expectedVersion" | "events">): EventBatch => ({ runId: RUN, jobId: JOB, invocation: 1, delivery: "d1", contents: [], ...fields });
 const unusable = (attempt: number): NewEvent[] => [{ type: "ReplyUnusable", job_id: JOB, data: { attempt, reason: "scripted" } } as NewEvent];
 
 describe("the coordinator's inbox", () => {
@@ -72,5 +74,31 @@ describe("the coordinator's inbox", () => {
     expect(inbox.commit(batch({ attempt: 1, seq: 1, expectedVersion: 5, events: startEvents(1), invocation: 2 })).ok).toBe(false);
     expect(inbox.commit(batch({ attempt: 1, seq: 2, expectedVersion: 0, events: startEvents(1), invocation: 2 })).ok).toBe(false);
     expect(session.streamVersion(jobStream(JOB))).toBe(0);
+  });
+
+  it("admits requests into the run's budget across attempts, answers a re-sent batch the same, and counts what a dead worker held at its worst", () => {
+    const calls = new RunCalls({ journaling: false, price: () => 0, budget: { max_tokens_per_run: 1000 } });
+    const { inbox } = open(1, calls);
+    inbox.claim(ticket());
+    const worst = { tokens: 400, cost: 0 };
+    const first = batch({ attempt: 1, seq: 1, expectedVersion: 0, events: startEvents(1), admissions: [worst, worst, worst] });
+    const ack = inbox.commit(first);
+    expect(ack.ok && ack.admitted?.map((r) => r === null)).toEqual([true, true, false]);
+    // The third fits once the first two settle: said so, not refused for good.
+    expect(ack.ok && ack.admitted?.[2]?.mayFitLater).toBe(true);
+    expect(calls.ledger.reserved.tokens).toBe(800);
+    // Sent again (a lost answer): the same verdicts, nothing reserved twice.
+    expect(inbox.commit(first)).toEqual(ack);
+    expect(calls.ledger.reserved.tokens).toBe(800);
+    // One request billed 200: its reservation goes, its bill stays; 400 more fit beside the other's 400 reserved.
+    const settled = inbox.commit(batch({ attempt: 1, seq: 2, expectedVersion: 2, events: [], settlements: [[worst, { tokens: 200, cost: 0 }]], admissions: [worst] }));
+    expect(settled.ok && settled.admitted).toEqual([null]);
+    expect(calls.ledger.spent.tokens).toBe(200);
+    expect(calls.ledger.reserved.tokens).toBe(800);
+    // Its worker dies: the ticket delivered again supersedes the attempt, whose two requests in flight count at their worst.
+    inbox.claim(ticket());
+    expect(calls.ledger.reserved.tokens).toBe(0);
+    expect(calls.ledger.spent.tokens).toBe(1000);
+    expect(calls.runBudgetSpent()).toBe("run token budget spent: 1000 of max_tokens_per_run 1000");
   });
 });

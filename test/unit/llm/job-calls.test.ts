@@ -7,7 +7,9 @@ import { describe, expect, it, vi } from "vitest";
 import { contentRef } from "../../../src/events/content-ref.js";
 import { unusableReason } from "../../../src/engine/trainer-context.js";
 import { journalFromHistory } from "../../../src/llm/call-journal.js";
+import { BudgetLedger } from "../../../src/llm/budget-ledger.js";
 import { BudgetExhausted } from "../../../src/llm/job-calls.js";
+import type { RunBudgetJudge } from "../../../src/llm/run-budget-judge.js";
 import { promptTokensAtMost } from "../../../src/llm/request-worst-case.js";
 import { LlmError } from "../../../src/llm/llm-error.js";
 import type { ChatResponse } from "../../../src/llm/llm.js";
@@ -622,6 +624,30 @@ describe("hard budgets", () => {
     expect(onBudgetExhausted).not.toHaveBeenCalled();
     calls.setTraining(true);
     await expect(llm.complete(req("2"))).rejects.toThrow("not sent: job token budget spent: 15 of max_tokens_per_job 10");
+  });
+
+  it("where the run's budget is held elsewhere (bullmq's coordinator), two workers' jobs share it: a request it refuses is not sent and stops training as a local refusal", async () => {
+    // The coordinator's ledger, and a judge over it for each worker: admissions reserve there, settlements bill there.
+    const held = new BudgetLedger("run", 150, null);
+    const judge = (): RunBudgetJudge => ({ admit: async (worst) => held.reserve(worst), settle: (worst, billed) => held.settle(worst, billed) });
+    const onBudgetExhausted = vi.fn();
+    const c = collector();
+    const first = jobCalls(collector(), { run: runCalls({ budget: { max_tokens_per_run: 150 } }), judge: judge() });
+    const second = jobCalls(c, { run: runCalls({ budget: { max_tokens_per_run: 150 } }), judge: judge(), onBudgetExhausted });
+    for (const job of [first, second]) job.setTraining(true);
+    const inner = echoLlm();
+    await first.llm(inner, "optimizer").complete(req("1"));
+    await first.llm(inner, "optimizer").complete(req("2"));
+    await first.llm(inner, "optimizer").complete(req("3")); // 45 billed on the first worker
+    await second.llm(inner, "optimizer").complete(req("4")); // 60 billed in all: 100 more would pass 150
+    // The second worker alone spent 15: its own ledger would send it.
+    await expect(second.llm(inner, "optimizer").complete(req("5"))).rejects.toBeInstanceOf(BudgetExhausted);
+    expect(inner.requests).toHaveLength(4);
+    expect(held.spent.tokens).toBe(60);
+    expect(held.reserved.tokens).toBe(0);
+    expect(onBudgetExhausted.mock.calls[0]![0]).toMatch(/^run token budget: the next request may use up to 100 tokens, more than the 90 left of max_tokens_per_run 150 \(\d+ prompt tokens at most \+ max_tokens 20\)$/);
+    // Nothing recorded for it, as when this process refuses a request.
+    expect(c.ofType("LlmCallStarted").map((s) => s.call)).toEqual([1]);
   });
 
   it("a refused call takes no position: the next sent call follows the last one sent", async () => {
