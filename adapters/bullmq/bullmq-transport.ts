@@ -1,8 +1,15 @@
 /**
  * The executor's transport on BullMQ 6 and Redis (Debian's redis-server). One queue of tickets
- * shared by every worker (`trace-bench-jobs`); one queue per run for the workers' requests to its
- * coordinator (claims and event batches), which the coordinator alone processes, its answer being
- * the BullMQ job's return value; cancel notices on a Redis pub/sub channel.
+ * shared by every worker (`trace-bench-jobs`), where BullMQ's locks and stalled checks give
+ * at-least-once delivery; cancel notices on a Redis pub/sub channel.
+ *
+ * The workers' requests to a run's coordinator (claims, event batches) are entries of a Redis
+ * stream per run, which the coordinator alone reads (XREAD BLOCK, many entries a read); each answer
+ * is an entry of the asking worker's own reply stream, which that worker reads the same way. One
+ * XADD each way, pipelined: a BullMQ job per request, answered through QueueEvents, cost about 40
+ * Redis commands and several Lua scripts (docs/performance.md, row 14). A request unanswered after
+ * REQUEST_WAIT_MS, or pending when the connection came back, is sent again under the same id: a
+ * claim is answered again from the coordinator's memory of it, a batch by its idempotency key.
  *
  * Lock values (why): a worker renews the lock of each ticket it runs every LOCK_MS/2; a worker that
  * dies (kill -9, a lost machine) stops renewing, and the stalled check, run by every live worker
@@ -12,11 +19,11 @@
  * worker dies MAX_STALLED times in a row is failed (it kills its workers).
  *
  * Redis lost: ioredis reconnects with backoff (at most 2 s between tries); requests wait and are
- * sent again (a batch under the same id: committed once). The line said on loss and return is the
- * `say` callback's.
+ * sent again as soon as it is back (a batch under the same id: committed once). The line said on
+ * loss and return is the `say` callback's.
  */
 import { randomUUID } from "node:crypto";
-import { Queue, QueueEvents, Worker, type Job } from "bullmq";
+import { Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import { requestId, ticketId, type CancelNotice, type CoordinatorInbox, type CoordinatorTransport, type JobTicket, type WorkerRequest, type WorkerTransport } from "../../src/executor/executor-protocol.js";
 
@@ -25,10 +32,30 @@ const CANCEL_CHANNEL = "trace-bench-cancel";
 export const LOCK_MS = 5_000;
 export const STALLED_CHECK_MS = 2_000;
 export const MAX_STALLED = 3;
+/** How soon a worker tries again to fetch or complete a ticket after Redis failed it (a restart): it is back within seconds. */
+export const RUN_RETRY_MS = 500;
 /** How long a request waits for its answer before it is sent again (Redis may have restarted, losing it). */
 const REQUEST_WAIT_MS = 5_000;
 
-const inboxQueue = (runId: string) => `trace-bench-inbox-${runId}`;
+const inboxStream = (runId: string) => `trace-bench:inbox:${runId}`;
+const replyStream = (workerId: string) => `trace-bench:reply:${workerId}`;
+/** Entries read at once: a busy coordinator answers many requests per read (and commits them in one turn). */
+const READ_COUNT = 512;
+/** A blocking read's limit: the loop looks at `closed` this often. */
+const BLOCK_MS = 1_000;
+/** Answers to claims remembered (a claim sent again is answered the same): more than the claims in flight. */
+const REMEMBERED_CLAIMS = 10_000;
+/** A reply stream nobody reads any more (its worker is gone) expires. */
+const REPLY_TTL_S = 3_600;
+
+type StreamEntries = [string, [string, string[]][]][] | null;
+
+/** `fields` of one stream entry as a record. */
+function fieldsOf(list: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < list.length; i += 2) out[list[i]!] = list[i + 1]!;
+  return out;
+}
 
 const connectionOf = (url: string) => ({ url, maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(100 * times, 2_000) });
 
@@ -72,18 +99,58 @@ export function bullmqCoordinator(url: string, say: (text: string) => void): Coo
   tickets.on("error", () => {});
   const listeners: (() => void)[] = [];
   const publisher = watchedClient(url, say, () => listeners.forEach((l) => l()));
-  let served: Worker | null = null;
+  let serving = false;
+  let reader: Redis | null = null;
+  let loop: Promise<void> | null = null;
   return {
     async serve(runId: string, inbox: CoordinatorInbox) {
-      const worker = new Worker(
-        inboxQueue(runId),
-        async (job: Job<WorkerRequest>) => (job.data.kind === "claim" ? inbox.claim(job.data.ticket) : inbox.commit(job.data.batch)),
-        { connection, concurrency: 16, autorun: false },
-      );
-      worker.on("error", () => {});
-      served = worker;
-      void worker.run();
-      await worker.waitUntilReady();
+      reader = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(100 * times, 2_000) });
+      reader.on("error", () => {});
+      const blocking = reader;
+      const key = inboxStream(runId);
+      const claims = new Map<string, unknown>();
+      serving = true;
+      // Only requests sent from now on: an earlier coordinator's are stale (their workers ask again).
+      const newest = (await blocking.xrevrange(key, "+", "-", "COUNT", 1)) as [string, string[]][];
+      let last = newest[0]?.[0] ?? "0";
+      loop = (async () => {
+        while (serving) {
+          let read: StreamEntries;
+          try {
+            read = (await blocking.xread("COUNT", READ_COUNT, "BLOCK", BLOCK_MS, "STREAMS", key, last)) as StreamEntries;
+          } catch {
+            if (!serving) return;
+            // Redis went away: the stream went with it; read from its start once it is back.
+            last = "0";
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            continue;
+          }
+          if (read === null) continue;
+          const replies = publisher.pipeline();
+          for (const [, entries] of read) {
+            for (const [entryId, list] of entries) {
+              last = entryId;
+              const { id, to, body } = fieldsOf(list);
+              if (id === undefined || to === undefined || body === undefined) continue;
+              let answer: unknown;
+              const request = JSON.parse(body) as WorkerRequest;
+              if (request.kind === "claim") {
+                answer = claims.get(id);
+                if (answer === undefined) {
+                  answer = inbox.claim(request.ticket);
+                  claims.set(id, answer);
+                  if (claims.size > REMEMBERED_CLAIMS) claims.delete(claims.keys().next().value!);
+                }
+              } else answer = inbox.commit(request.batch);
+              replies.xadd(replyStream(to), "*", "id", id, "body", JSON.stringify(answer));
+              replies.expire(replyStream(to), REPLY_TTL_S);
+            }
+          }
+          // Read entries are answered: the stream keeps none of them.
+          replies.xtrim(key, "MINID", last);
+          await replies.exec().catch(() => {});
+        }
+      })();
     },
     async enqueue(ticket: JobTicket) {
       await tickets.add("job", ticket, { jobId: ticketId(ticket), removeOnComplete: true, removeOnFail: { age: 24 * 3600 } });
@@ -108,7 +175,9 @@ export function bullmqCoordinator(url: string, say: (text: string) => void): Coo
     },
     async close() {
       publisher.closing = true;
-      await served?.close(true);
+      serving = false;
+      reader?.disconnect();
+      await loop?.catch(() => {});
       await tickets.close();
       publisher.disconnect();
     },
@@ -122,8 +191,20 @@ export interface WorkerTransportOptions {
 
 export function bullmqWorker({ url, say }: WorkerTransportOptions): WorkerTransport {
   const connection = connectionOf(url);
-  const inboxes = new Map<string, { queue: Queue; events: QueueEvents }>();
+  const workerId = randomUUID();
+  const replies = replyStream(workerId);
   const cancelListeners: ((notice: CancelNotice) => void)[] = [];
+  interface Pending {
+    readonly send: () => void;
+    readonly resolve: (answer: unknown) => void;
+    readonly reject: (error: Error) => void;
+    timer: NodeJS.Timeout | undefined;
+  }
+  const pending = new Map<string, Pending>();
+  // Back from a lost connection (Redis restarted, losing the streams): every request still unanswered goes again now.
+  const sender = watchedClient(url, say, () => {
+    for (const p of pending.values()) p.send();
+  });
   const subscriber = watchedClient(url, say, () => {});
   void subscriber.subscribe(CANCEL_CHANNEL).catch(() => {});
   subscriber.on("message", (_channel: string, message: string) => {
@@ -137,42 +218,69 @@ export function bullmqWorker({ url, say }: WorkerTransportOptions): WorkerTransp
   });
   let worker: Worker | null = null;
   let closed = false;
+  let reader: Redis | null = null;
+  let loop: Promise<void> | null = null;
 
-  const inboxOf = (runId: string) => {
-    let found = inboxes.get(runId);
-    if (found === undefined) {
-      const queue = new Queue(inboxQueue(runId), { connection });
-      const events = new QueueEvents(inboxQueue(runId), { connection });
-      queue.on("error", () => {});
-      events.on("error", () => {});
-      found = { queue, events };
-      inboxes.set(runId, found);
-    }
-    return found;
+  /** Reads this worker's answers (started with its first request). */
+  const readReplies = () => {
+    if (loop !== null) return;
+    const blocking = (reader = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(100 * times, 2_000) }));
+    blocking.on("error", () => {});
+    loop = (async () => {
+      let last = "0";
+      while (!closed) {
+        let read: StreamEntries;
+        try {
+          read = (await blocking.xread("COUNT", READ_COUNT, "BLOCK", BLOCK_MS, "STREAMS", replies, last)) as StreamEntries;
+        } catch {
+          if (closed) return;
+          last = "0";
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          continue;
+        }
+        if (read === null) continue;
+        for (const [, entries] of read) {
+          for (const [entryId, list] of entries) {
+            last = entryId;
+            const { id, body } = fieldsOf(list);
+            const waiting = id === undefined ? undefined : pending.get(id);
+            if (waiting === undefined || body === undefined) continue; // answered before (a request sent twice)
+            pending.delete(id!);
+            clearTimeout(waiting.timer);
+            waiting.resolve(JSON.parse(body));
+          }
+        }
+        void sender.xtrim(replies, "MINID", last).catch(() => {});
+      }
+    })();
   };
 
   return {
     async request<A>(request: WorkerRequest): Promise<A> {
+      if (closed) throw new Error("the worker is stopping");
+      readReplies();
       const runId = request.kind === "claim" ? request.ticket.runId : request.batch.runId;
-      const { queue, events } = inboxOf(runId);
-      await events.waitUntilReady();
       const id = requestId(request);
-      for (let tries = 1; ; tries += 1) {
-        if (closed) throw new Error("the worker is stopping");
-        // Added once under its id: sent again (Redis restarted, no answer yet) it is the same request.
-        const job = await queue.add(request.kind, request, { jobId: id, removeOnComplete: { age: 3600 }, removeOnFail: { age: 3600 } });
-        try {
-          return (await job.waitUntilFinished(events, REQUEST_WAIT_MS)) as A;
-        } catch (error) {
-          const text = error instanceof Error ? error.message : String(error);
-          if (!text.includes("timed out")) throw new Error(`the coordinator could not answer ${id}: ${text}`);
-          // The answer may have come while the event stream was down (a Redis restart): read it from the job itself.
-          const answered = await queue.getJob(id);
-          if (answered !== undefined && answered !== null && (await answered.isCompleted())) return answered.returnvalue as A;
-          // No answer yet (the coordinator is busy, stopped, or Redis lost the request): ask again.
+      const body = JSON.stringify(request);
+      return new Promise<A>((resolve, reject) => {
+        let tries = 0;
+        const entry: Pending = {
+          send: () => void sender.xadd(inboxStream(runId), "*", "id", id, "to", workerId, "body", body).catch(() => {}),
+          resolve: resolve as (answer: unknown) => void,
+          reject,
+          timer: undefined,
+        };
+        // No answer yet (the coordinator is busy or stopped, or Redis lost the request): ask again, under the same id.
+        const again = () => {
+          tries += 1;
           if (tries === 3) say(`no answer from the coordinator of run ${runId} yet (is 'trace-bench run' running?); still waiting`);
-        }
-      }
+          entry.send();
+          entry.timer = setTimeout(again, REQUEST_WAIT_MS);
+        };
+        pending.set(id, entry);
+        entry.send();
+        entry.timer = setTimeout(again, REQUEST_WAIT_MS);
+      });
     },
     async take(concurrency: number, run: (ticket: JobTicket) => Promise<string>) {
       worker = new Worker(TICKET_QUEUE, async (job: Job<JobTicket>) => run(job.data), {
@@ -181,6 +289,9 @@ export function bullmqWorker({ url, say }: WorkerTransportOptions): WorkerTransp
         lockDuration: LOCK_MS,
         stalledInterval: STALLED_CHECK_MS,
         maxStalledCount: MAX_STALLED,
+        // BullMQ's default waits 15 s after a failed fetch or completion before trying again: across a
+        // Redis restart, two or three of those in a row kept a worker idle for 40-110 s.
+        runRetryDelay: RUN_RETRY_MS,
         name: `trace-bench-worker-${randomUUID().slice(0, 8)}`,
       });
       worker.on("error", () => {});
@@ -193,12 +304,17 @@ export function bullmqWorker({ url, say }: WorkerTransportOptions): WorkerTransp
     async close() {
       closed = true;
       subscriber.closing = true;
+      sender.closing = true;
       await worker?.close();
-      for (const { queue, events } of inboxes.values()) {
-        await events.close();
-        await queue.close();
+      for (const p of pending.values()) {
+        clearTimeout(p.timer);
+        p.reject(new Error("the worker is stopping"));
       }
+      pending.clear();
+      reader?.disconnect();
+      await loop?.catch(() => {});
       subscriber.disconnect();
+      sender.disconnect();
     },
   };
 }

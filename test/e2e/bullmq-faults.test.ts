@@ -110,9 +110,11 @@ describe("bullmq executor faults", () => {
       const replayed = ofType(log, "LlmCallCompleted").filter((e) => e.data.attempt === 2 && e.data.replayed === true);
       expect(replayed.length).toBeGreaterThanOrEqual(2);
       // Every request the server got (the preflight aside) has its LlmCallStarted in the log, sent live once:
-      // the replayed calls were not sent again.
+      // the replayed calls were not sent again. The victim's call in flight may not have reached the server
+      // (killed between its LlmCallStarted's commit and the request, or mid-request).
       const sentLive = ofType(log, "LlmCallStarted").length - replayed.length;
-      expect(server.received.length - 1).toBe(sentLive);
+      expect(server.received.length - 1).toBeLessThanOrEqual(sentLive);
+      expect(server.received.length - 1).toBeGreaterThanOrEqual(sentLive - 1);
       expect(csvRows(join(runDir, "results.csv")).map((r) => r.status)).toEqual(["ok"]);
       expectRecordedOnce(runDir);
       await expectVerified(runDir);
