@@ -79,7 +79,7 @@ export class RunSession {
 
   /** The follower that keeps the mirrors and projections of `log` (closed by its owner, before the log). */
   static follower(log: OpenedRunLog, options: Pick<SessionOptions, "refreshMs" | "report">): DerivedFiles {
-    return new DerivedFiles({ runDir: log.runDir, fresh: log.state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
+    return new DerivedFiles({ runDir: log.runDir, state: log.state, fresh: log.state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
   }
 
   /** The session over an opened log and its follower: each commit is folded into the state, then published. Closing is the owners'. */

@@ -3,12 +3,14 @@
  * (results.csv, summary, each job's files). They are kept on the writer's thread, but off the
  * jobs' path: `handle` queues the committed events it is handed (the very objects the commit
  * made, with the payload as stored: one pass from commit to file, nothing read back or decoded
- * twice) and schedules a look; the work comes in steps (one batch of events rendered and written)
- * with a rest after each as long as the step took, so that while jobs run they keep at least half
- * the thread. The log itself (a read-only connection of its own) is read only when the queue
- * cannot say what was committed: on reopening, after a gap or a failure (`catchUp`), and when the
- * queue would outgrow its bound (a follower far behind holds one batch, never the backlog).
- * Run-level files and jobs that lag are written at `finish`, which brings everything level.
+ * twice) and schedules a look; the work comes in paced steps (src/runtime/paced-steps.ts: one
+ * batch of events rendered and written, then a rest as long as the step took), so that while
+ * jobs run they keep at least half the thread. The files are rendered from the run's one view
+ * store, which the writer folded the events into at their commit (`DerivedFilesSetup.state`):
+ * nothing is folded twice. The log itself (a read-only connection of its own) is read only when
+ * the queue cannot say what was committed: on reopening, after a gap or a failure (`catchUp`), and
+ * when the queue would outgrow its bound (a follower far behind holds one batch, never the
+ * backlog). Run-level files and jobs that lag are written at `finish`, which brings everything level.
  *
  * They had a worker thread of their own, whose isolate and heap cost more memory than keeping them
  * beside the jobs, at the price of the second core's time (docs/performance.md: ledger, d42e845).
@@ -19,7 +21,7 @@
  * projections then reflect is handed back for the writer to record: it is the one that writes
  * the log.
  */
-import { performance } from "node:perf_hooks";
+import { PacedSteps } from "../runtime/paced-steps.js";
 import type { Subscriber } from "./event-bus.js";
 import { EventBus } from "./event-bus.js";
 import { EventReader } from "./event-reader.js";
@@ -29,10 +31,15 @@ import { payloadOf, RecordedEvent, storedPayload, type EventRow } from "./log-da
 import { MirrorWriter, type MirrorCatchUp } from "./mirror-writer.js";
 import { PROJECTIONS, ProjectionSubscriber } from "./projection-subscriber.js";
 import { ProjectionWriter } from "./projection-writer.js";
-import { RunState } from "./run-state.js";
+import type { RunState } from "./run-state.js";
 
 export interface DerivedFilesSetup {
   readonly runDir: string;
+  /**
+   * The run's views, which the writer folds every commit into before the derived files hear of
+   * it; they render from them, and drop each job's details once its files are written.
+   */
+  readonly state: RunState;
   /** The log was empty when the writer opened it: nothing on disk is a projection yet. */
   readonly fresh: boolean;
   /** How often run-level files are refreshed while jobs finish (ms). */
@@ -85,7 +92,7 @@ const asRead = (event: StoredEvent) => {
 /** Everything the follower holds while it runs: dropped as a whole when it stops. */
 class LogFollower {
   readonly reader: EventReader;
-  readonly state = new RunState();
+  readonly state: RunState;
   readonly mirrors: MirrorWriter;
   readonly projections: ProjectionSubscriber;
   /** Subscribers whose repair on reopening failed: retried with the next events, and at the finish. */
@@ -108,13 +115,12 @@ class LogFollower {
     readonly report: (text: string) => void,
   ) {
     this.reader = EventReader.open(setup.runDir);
+    this.state = setup.state;
     this.mirrors = new MirrorWriter(setup.runDir, this.reader);
     this.projections = new ProjectionSubscriber(
       this.state,
       new ProjectionWriter(setup.runDir, setup.fresh),
       {
-        // The state holds everything handed on; what follows is still queued (the bus hands it over next).
-        readAfter: (afterSeq) => (afterSeq >= this.seen && !this.fromLog ? [] : this.reader.readAfter(afterSeq)),
         jobHistory: (jobId) => this.reader.readStream(jobStream(jobId)),
         subscriberPosition: (name) => this.reader.subscriberPosition(name),
         recordSubscriberPosition: (name, position) => {
@@ -122,7 +128,6 @@ class LogFollower {
         },
       },
       setup.refreshMs ?? 1000,
-      true,
     );
     if (setup.fresh) {
       this.fromLog = false;
@@ -245,24 +250,30 @@ class LogFollower {
 }
 
 /**
- * An existing run's log read once, a row at a time, to fold the state and check every mirror (each
- * job's once its last row was read) for what a crash may have left behind. Its projections are
- * trusted up to the position recorded for them and rewritten from there at the finish (the
- * invocation that reopened it may have committed its start already). A row at a time: each
- * invocation adds a `RunStarted` with the whole matrix (megabytes for a big run), and a page of
- * rows held them all (docs/performance.md: ledger, 48564e2).
+ * An existing run's log read once, a row at a time, to check every mirror (each job's once its last
+ * row was read) for what a crash may have left behind, and to learn which jobs' files on disk are
+ * still what the views render: those of jobs with no event after the position recorded for the
+ * projections, rendered in the same LLM columns. The rest are rewritten at the finish (the
+ * invocation that reopened it may have committed its start already). Nothing is folded: the views
+ * are the writer's, level with the log. A row at a time: each invocation adds a `RunStarted` with
+ * the whole matrix (megabytes for a big run), and a page of rows held them all (docs/performance.md:
+ * ledger, 48564e2).
  */
 class ReopenFold {
   private filesAt = 0;
-  /** The position of each stream's last event (none known if it cannot be read: no job is released then). */
+  /** The position of each stream's last event (none known if it cannot be read: no mirror is checked then). */
   private lastPositions = new Map<string, number>();
   private mirrorCheck: MirrorCatchUp | null = null;
   /** The log's rows, from the first step on (opening the run does none of this work). */
   private rows: IterableIterator<EventRow> | null = null;
+  /** Jobs with events after `filesAt`: their files on disk are behind. */
+  private readonly changed = new Set<string>();
+  /** The LLM columns of the latest start at `filesAt`, as JSON (what the job files on disk show). */
+  private llmAtFiles: string | null = null;
 
   constructor(private readonly follower: LogFollower) {}
 
-  /** Folds up to `limit` rows; returns whether rows may remain. */
+  /** Reads up to `limit` rows; returns whether rows may remain. */
   fold(limit: number): boolean {
     const { follower } = this;
     this.rows ??= this.start();
@@ -275,17 +286,18 @@ class ReopenFold {
         // position and the run-level files (rendering them here too rendered a big run's reports
         // twice; docs/performance.md: ledger, d42e845), and until then the recorded position says
         // they are behind.
+        this.assumeCurrent();
         return false;
       }
       const row = next.value;
-      follower.state.apply(decoded(row));
       follower.seen = row.seq;
-      if (row.seq === this.filesAt) follower.projections.assumeCurrent();
+      if (row.seq > this.filesAt) {
+        if (row.job_id !== null) this.changed.add(row.job_id);
+      } else if (row.type === "RunStarted") {
+        const start = decoded(row);
+        if (start.type === "RunStarted") this.llmAtFiles = llmColumns(start.data);
+      }
       this.checkMirrors((check) => check.add(row));
-      // A job whose last event is read and whose files on disk reflect it is not rendered again
-      // unless it changes: its details are dropped, and folded again from the log if it does (a
-      // reopened 10,000-job run held every job's log, evaluations and values otherwise).
-      if (row.job_id !== null && row.seq <= this.filesAt && this.lastPositions.get(row.stream) === row.position) follower.state.releaseDetail(row.job_id);
     }
     return true;
   }
@@ -305,6 +317,17 @@ class ReopenFold {
     return follower.reader.rowsOneByOne(0);
   }
 
+  /**
+   * A job whose files on disk reflect its every event is not rendered again unless it changes (a
+   * reopened 10,000-job run rendered or compared every job's files otherwise). Its view's position
+   * is at or before `filesAt` (the views are folded past it only for jobs with later events).
+   */
+  private assumeCurrent(): void {
+    const { state } = this.follower;
+    if (this.filesAt === 0 || this.llmAtFiles !== llmColumns(state.started)) return;
+    this.follower.projections.assumeCurrent((job) => job.lastSeq > 0 && job.lastSeq <= this.filesAt && !this.changed.has(job.job_id));
+  }
+
   /** One step of the mirrors' check; a step that fails ends it (the mirrors are then behind, caught up from the log later). */
   private checkMirrors(step: (check: MirrorCatchUp) => void): void {
     const check = this.mirrorCheck;
@@ -317,19 +340,30 @@ class ReopenFold {
   }
 }
 
+/** A run start's LLM columns as a job's files show them (projection-writer.ts: what a render depends on). */
+const llmColumns = (started: { readonly llm?: unknown } | null): string => JSON.stringify(started?.llm ?? null);
+
 /** The writer's subscriber that keeps the derived files (see the file's comment). */
 export class DerivedFiles implements Subscriber {
   readonly name = "derived-files";
   private follower: LogFollower | null = null;
   private failure: string | null = null;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly steps = new PacedSteps(
+    () => this.follower?.step() ?? false,
+    (error) => {
+      this.fail(error);
+      this.stop();
+    },
+  );
 
   constructor(
-    setup: DerivedFilesSetup,
+    private readonly setup: DerivedFilesSetup,
     private readonly report: (text: string) => void,
   ) {
     try {
       this.follower = new LogFollower(setup, report);
+      // Each job's details are dropped once its files are written (or at its finish, once nothing renders them).
+      setup.state.releaseFinished = false;
     } catch (error) {
       this.fail(error);
     }
@@ -352,7 +386,7 @@ export class DerivedFiles implements Subscriber {
    * (the run's closing event, rendered before it is committed), and goes on following the log.
    */
   level(upTo: number, ahead: StoredEvent): DerivedFilesOutcome {
-    this.cancel();
+    this.steps.cancel();
     const follower = this.follower;
     if (follower === null) return { behind: ALL_BEHIND, projectionsAt: null };
     try {
@@ -366,7 +400,7 @@ export class DerivedFiles implements Subscriber {
 
   /** Brings the derived files level with the log up to `upTo` and stops; says what stayed behind. */
   finish(upTo: number): DerivedFilesOutcome {
-    this.cancel();
+    this.steps.cancel();
     const follower = this.follower;
     if (follower === null) return { behind: ALL_BEHIND, projectionsAt: null };
     try {
@@ -379,40 +413,25 @@ export class DerivedFiles implements Subscriber {
     }
   }
 
-  /** Stops following and lets go of everything the follower held (its state is a big run's largest). */
+  /** Stops following and lets go of everything the follower held; the views no longer keep details for it. */
   close(): void {
-    this.cancel();
+    this.steps.cancel();
     const follower = this.follower;
     this.follower = null;
+    this.dropDetails();
     follower?.close();
   }
 
   private schedule(delayMs: number): void {
-    if (this.timer !== null || this.follower === null) return;
-    this.timer = setTimeout(() => this.step(), delayMs);
-    // A run's end comes through `finish`; a pending step never keeps the process alive.
-    this.timer.unref();
+    if (this.follower !== null) this.steps.schedule(delayMs);
   }
 
-  private cancel(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  /** One step, then, if more is waiting, a rest as long as the step took. */
-  private step(): void {
-    this.timer = null;
-    const follower = this.follower;
-    if (follower === null) return;
-    const started = performance.now();
-    let more: boolean;
-    try {
-      more = follower.step();
-    } catch (error) {
-      this.fail(error);
-      return this.stop();
-    }
-    if (more) this.schedule(performance.now() - started);
+  /** Nothing renders from the views any more: what only a job's files need is not kept. */
+  private dropDetails(): void {
+    const { state } = this.setup;
+    if (state.releaseFinished) return;
+    state.releaseFinished = true;
+    for (const view of state.jobs.values()) if (view.finished !== null) state.releaseDetail(view.job_id);
   }
 
   /**

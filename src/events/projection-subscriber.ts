@@ -1,20 +1,21 @@
 /**
- * The projections as a subscriber: folds committed events into the run state and writes the run
- * directory's files from it. A finished job's files are written at once, run-level files at most
- * every `refreshMs` (less often when rendering them takes long); `catchUp` writes everything and
- * records the log position the files now reflect, so a command that opens the run later knows whether they are behind (a kill after the
- * last commit but before the last write) and repairs them.
+ * The projections as a subscriber: renders the run directory's files from the run's one view store,
+ * which the writer folds each commit into before any subscriber hears of it (run-session.ts), so
+ * the events handed here are only what to render: a finished job's files at once (then its details
+ * are dropped: views/view-memory.ts), run-level files at most every `refreshMs` (less often when
+ * rendering them takes long). `catchUp` writes everything and records the log position the files
+ * now reflect, so a command that opens the run later knows whether they are behind (a kill after
+ * the last commit but before the last write) and repairs them.
  */
 import type { Subscriber } from "./event-bus.js";
 import type { StoredEvent } from "./event-schema.js";
 import { ProjectionWriter } from "./projection-writer.js";
 import { LIVE_RUN_FILES, START_RUN_FILES } from "./projections/run-files.js";
-import type { RunState } from "./run-state.js";
+import type { JobView, RunState } from "./run-state.js";
 
 export const PROJECTIONS = "projections";
 
 export interface ProjectionLog {
-  readAfter(afterSeq: number): StoredEvent[];
   /** Every event of one job, in order (a released job's details are folded again from them). */
   jobHistory(jobId: string): StoredEvent[];
   subscriberPosition(name: string): number;
@@ -24,29 +25,27 @@ export interface ProjectionLog {
 export class ProjectionSubscriber implements Subscriber {
   readonly name = PROJECTIONS;
   private nextRefresh = 0;
+  /** The last event handed here (the store itself may be further on). */
+  private handled = 0;
 
   constructor(
+    /** The run's views, folded by the writer: read and released here, never folded. */
     readonly state: RunState,
     private readonly writer: ProjectionWriter,
     private readonly log: ProjectionLog,
     /** How often run-level files are refreshed while jobs finish (ms). */
     private readonly refreshMs = 1000,
-    /** Drop a job's details once its files are written (a writer's run, where each job finishes once). */
-    private readonly releaseFinished = false,
   ) {}
 
   handle(events: readonly StoredEvent[]): void {
-    // Events it was handed ahead of their commit (`catchUp`) come again once committed: nothing is new.
-    if (events.at(-1)!.seq <= this.state.lastSeq) return;
-    this.fold(events);
+    // Events it rendered ahead of their commit (`catchUp`) come again once committed: nothing is new.
+    if (events.at(-1)!.seq <= this.handled) return;
     for (const event of events) {
+      if (event.seq <= this.handled) continue;
       if (event.type === "RunStarted") this.writer.writeRunFiles(this.state, START_RUN_FILES);
-      if (event.type === "JobFinished" && event.job_id !== null) {
-        this.writer.writeJob(this.state, this.state.jobs.get(event.job_id)!);
-        // Its attempt is over for this process: nothing but run-level files needs its details.
-        if (this.releaseFinished) this.state.releaseDetail(event.job_id);
-      }
+      if (event.type === "JobFinished" && event.job_id !== null) this.writeFinished(event.job_id);
     }
+    this.handled = events.at(-1)!.seq;
     if (Date.now() >= this.nextRefresh) {
       const started = Date.now();
       this.writer.writeRunFiles(this.state, LIVE_RUN_FILES);
@@ -61,32 +60,35 @@ export class ProjectionSubscriber implements Subscriber {
   }
 
   /**
-   * The state is folded to the recorded position: the files on disk reflect it, and only jobs
-   * whose events (or the run's LLM columns) change from here on are rendered again.
+   * The files on disk reflect the recorded position: the jobs `unchanged` holds for (none of
+   * their events after it) are not rendered again unless their events or the run's LLM columns
+   * change from here on.
    */
-  assumeCurrent(): void {
-    this.writer.assumeCurrent(this.state);
+  assumeCurrent(unchanged: (job: JobView) => boolean): void {
+    this.writer.assumeCurrent(this.state, unchanged);
   }
 
   /**
-   * Folds what the state has not seen, then `ahead` (events about to be committed, as they will be
-   * stored), writes every file, and records the position they reflect.
+   * Folds `ahead` (events about to be committed, as they will be stored) into the views, writes
+   * every file, records the position they reflect, and drops every job's details.
    */
   catchUp(ahead: readonly StoredEvent[] = []): void {
-    this.fold(this.log.readAfter(this.state.lastSeq));
-    this.fold(ahead);
-    // A job whose files must be rendered again (the run's LLM columns changed) needs its details.
+    for (const event of ahead) this.state.apply(event);
+    // A job whose files must be rendered again (its events, or the run's LLM columns, changed) needs its details.
     for (const job of this.state.jobs.values()) if (job.released && !this.writer.isCurrent(this.state, job)) this.restore(job.job_id);
     this.writer.writeAll(this.state);
+    this.handled = Math.max(this.handled, this.state.lastSeq);
     this.log.recordSubscriberPosition(PROJECTIONS, this.state.lastSeq);
+    this.state.releaseAll();
   }
 
-  /** Folds `events`, giving a released job its details back before events of its own. */
-  private fold(events: readonly StoredEvent[]): void {
-    for (const event of events) {
-      if (event.job_id !== null && event.seq > this.state.lastSeq && this.state.jobs.get(event.job_id)?.released === true) this.restore(event.job_id);
-      this.state.apply(event);
-    }
+  /** A job whose attempt just finished: its files, then its details dropped (nothing but run-level files needs them). */
+  private writeFinished(jobId: string): void {
+    const view = this.state.jobs.get(jobId);
+    if (view === undefined) return;
+    if (view.released) this.restore(jobId);
+    this.writer.writeJob(this.state, this.state.jobs.get(jobId)!);
+    this.state.releaseDetail(jobId);
   }
 
   private restore(jobId: string): void {

@@ -230,13 +230,13 @@ export class ProjectionWriter {
   }
 
   /**
-   * The files on disk were rendered from `state` (the log position they reflect was recorded and
-   * `state` is folded to it): no job's files are rendered again until its events or the run's LLM
-   * columns change. Reopening a finished run compared every job's files otherwise
-   * (docs/performance.md: ledger, c942a0f).
+   * The files on disk of the jobs `unchanged` holds for were rendered from what `state` holds of
+   * them (the log position they reflect was recorded, and none of these jobs changed after it):
+   * none is rendered again until its events or the run's LLM columns change. Reopening a finished
+   * run compared every job's files otherwise (docs/performance.md: ledger, c942a0f).
    */
-  assumeCurrent(state: RunState): void {
-    for (const job of state.jobs.values()) this.renderedAt.set(job.job_id, this.renderKey(state, job));
+  assumeCurrent(state: RunState, unchanged: (job: JobView) => boolean = () => true): void {
+    for (const job of state.jobs.values()) if (unchanged(job)) this.renderedAt.set(job.job_id, this.renderKey(state, job));
   }
 
   /** One job's files: new content of a job that just finished. */

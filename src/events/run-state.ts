@@ -41,10 +41,18 @@ export class RunState {
   /** What every job's spec and outcome repeat (kwargs, names), held once (memory flat in the matrix). */
   readonly shared = new SharedValues();
 
-  /** @param table the projections that fold events into these views. */
-  constructor(private readonly table: ProjectionTable = WHOLE_RUN) {}
+  /**
+   * Memory policy: a job's details are dropped at its `JobFinished` (views/view-memory.ts). Off
+   * while something renders the job's files from these views, which drops them once written.
+   */
+  releaseFinished: boolean;
 
-  /** The writer's own views (plans, budgets, the console, the closing report): see `WRITER`. */
+  /** @param table the projections that fold events into these views. */
+  constructor(private readonly table: ProjectionTable = WHOLE_RUN) {
+    this.releaseFinished = table.job === table.kept;
+  }
+
+  /** Views that never hold a job's details (what the writer reads of a run): see `WRITER`. */
   static writer(): RunState {
     return new RunState(WRITER);
   }
@@ -57,11 +65,6 @@ export class RunState {
 
   apply(event: StoredEvent): void {
     project(this, this.table, event);
-  }
-
-  /** Whether these are the writer's views (what its snapshot saves). */
-  isWriterViews(): boolean {
-    return this.table === WRITER;
   }
 
   /** The log holds events up to `seq` that these views did not need (rows of types their table skips). */
@@ -80,8 +83,13 @@ export class RunState {
    * its files to be rendered again; views that never render a job's files are left as they are.
    */
   restoreDetail(jobId: string, history: readonly StoredEvent[]): void {
-    if (this.table.releaseAtFinish) return;
+    if (this.table.job === this.table.kept) return;
     restoreView(this, this.table, jobId, history);
+  }
+
+  /** Drops every job's details (a writer's views once opened: what it folded of them is not all of them). */
+  releaseAll(): void {
+    for (const view of this.jobs.values()) releaseView(view);
   }
 
   /**

@@ -1,26 +1,31 @@
 /**
- * The writer's own views (views/projector.ts `WRITER`: attempts, outcomes, LLM use) and their snapshot. Reopening a
- * finished run to decide what to resume folded its whole log each time (docs/performance.md:
- * ledger, c3808f2); the writer now saves its state at the end of each invocation with the log
- * position it reflects, and the next writer restores it and folds only what was committed after.
- * The snapshot is a cache in `events.db`: one written by another fold (another format) or
- * unreadable is ignored, and the log stays the only truth (`replay` and `replay --verify` never read it).
+ * The run's one view store as a writer opens it, and its snapshot. The writer folds each commit
+ * into it and the derived files render from it (run-session.ts). Opened, every job is released
+ * (views/view-memory.ts): only what plans, budgets and the run-level reports read is folded
+ * (views/projector.ts `WRITER`), and a job whose own files must be rendered again gets its details
+ * back from its stream. Reopening a finished run to decide what to resume folded its whole log
+ * each time (docs/performance.md: ledger, c3808f2); the writer saves the views at the end of each
+ * invocation with the log position they reflect, and the next writer restores them and folds only
+ * what was committed after. The snapshot is a cache in `events.db`: one written by another fold
+ * (another format) or unreadable is ignored, and the log stays the only truth (`replay` and
+ * `replay --verify` never read it).
  */
 import type { EventStore } from "./event-store.js";
 import { RunState } from "./run-state.js";
-import { typesOf, WRITER } from "./views/projector.js";
+import { project, typesOf, WRITER } from "./views/projector.js";
 import { fromWriterSnapshot, writerSnapshot } from "./views/view-snapshot.js";
 
 const SNAPSHOT = "writer-state";
-/** The rows the writer's views fold. */
+/** The rows a released view folds. */
 const WRITER_TYPES = typesOf(WRITER);
 /** Changes whenever the writer's projections or their snapshot's shape do: a snapshot of another format is ignored. */
-const FORMAT = `6:${WRITER_TYPES.join(",")}`;
+const FORMAT = `7:${WRITER_TYPES.join(",")}`;
 
-/** The writer's views of the log `store` holds: its snapshot, if usable, and what came after. */
+/** The views of the log `store` holds, every job released: its snapshot, if usable, and what came after. */
 export function openWriterState(store: EventStore): RunState {
-  const state = restored(store) ?? RunState.writer();
-  state.skipTo(store.scan((event) => state.apply(event), WRITER_TYPES, state.lastSeq));
+  const state = restored(store) ?? new RunState();
+  state.skipTo(store.scan((event) => project(state, WRITER, event), WRITER_TYPES, state.lastSeq));
+  state.releaseAll();
   return state;
 }
 

@@ -7,7 +7,7 @@ import { finishedAttempt, NO_FINISHED_DETAIL, ownTotals } from "./job-view.js";
 import type { JobProjection } from "./projection.js";
 
 export const jobAttemptProjection: JobProjection = {
-  canHandle: new Set(["JobQueued", "JobFinished", "LlmCallCompleted", "LlmCallFailed", "LlmCallAborted", "ReplyUnusable"]),
+  canHandle: new Set(["JobQueued", "JobFinished", "LlmCallCompleted", "LlmCallFailed", "LlmCallAborted", "ReplyUnusable", "IterationCompleted"]),
   evolve(view, event, run) {
     switch (event.type) {
       case "JobQueued":
@@ -21,6 +21,11 @@ export const jobAttemptProjection: JobProjection = {
         view.tokens = NO_TOKENS;
         view.cost = NO_COST;
         view.estimatedTokens = false;
+        view.iterationCount = 0;
+        return;
+      case "IterationCompleted":
+        // Counted here, not only listed by the detail projection: results.csv shows the count of a released job too.
+        view.iterationCount += 1;
         return;
       case "LlmCallCompleted":
         ownTotals(view);
@@ -66,7 +71,7 @@ export const jobAttemptProjection: JobProjection = {
           unusable_replies: view.unusableReplies,
           cost_usd: view.llmCalls === 0 ? 0 : reportedCost(view.cost),
           estimated_tokens: view.estimatedTokens,
-          iteration_count: view.iterations.length,
+          iteration_count: view.iterationCount,
         });
         return;
       }

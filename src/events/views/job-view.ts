@@ -27,6 +27,8 @@ export interface JobView {
   iterations: IterationData[];
   /** One per iteration of the latest attempt (for TensorBoard's wall time and token scalars). */
   iterationMarks: IterationMark[];
+  /** Iterations of the latest attempt (kept when the view is released, unlike the list). */
+  iterationCount: number;
   /** LLM calls of the latest attempt: answered (replayed included), failed, aborted; unusable replies. */
   llmCalls: number;
   llmErrors: number;
@@ -145,6 +147,7 @@ export function newJobView(spec: JobSpecRecord): JobView {
     evaluations: NO_EVALUATIONS,
     iterations: NO_ITERATIONS,
     iterationMarks: NO_MARKS,
+    iterationCount: 0,
     llmCalls: 0,
     llmErrors: 0,
     llmAborted: 0,

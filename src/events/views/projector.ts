@@ -20,28 +20,31 @@ export interface ProjectionTable {
   /** In order: a later one may read what an earlier one folded from the same event. */
   readonly job: readonly JobProjection[];
   /**
-   * Memory policy: a job's view is released (views/view-memory.ts) once its attempt finished, for
-   * views that never render a job's files.
+   * What a released view (views/view-memory.ts: its files written, its details dropped) still
+   * folds: everything plans, budgets, the console and the run-level reports read of a job.
    */
-  readonly releaseAtFinish: boolean;
+  readonly kept: readonly JobProjection[];
 }
+
+/** What a job keeps once released: its attempts, outcome and LLM use. */
+const KEPT: readonly JobProjection[] = [jobAttemptProjection];
 
 /** Every read model: what a job's files and the run's reports are rendered from. */
 export const WHOLE_RUN: ProjectionTable = {
   run: [runHeaderProjection, llmUseProjection],
   job: [jobAttemptProjection, jobDetailProjection, jobLogProjection],
-  releaseAtFinish: false,
+  kept: KEPT,
 };
 
 /**
- * The writer's own views (plans, budgets, the console, the closing report): attempts, outcomes
- * and LLM use; a job's state, evaluations, iterations and log stay empty. A writer reopening a
- * big run reads only the rows these fold (a trivial job has 2 of its 9).
+ * What a released view folds, as a table: the rows a writer reopening a big run reads (a trivial
+ * job has 2 of its 9), its views released; what plans, budgets, the console, the closing report
+ * and the run-level reports read.
  */
 export const WRITER: ProjectionTable = {
   run: [runHeaderProjection, llmUseProjection],
-  job: [jobAttemptProjection],
-  releaseAtFinish: true,
+  job: KEPT,
+  kept: KEPT,
 };
 
 /** The event types a table folds (a reader may skip the others' rows). */
@@ -72,14 +75,14 @@ export function project(run: RunState, table: ProjectionTable, event: StoredEven
   const view = run.jobs.get(jobId);
   if (view === undefined) throw new Error(`event ${event.seq}: job ${jobId} is not in any matrix of this run`);
   for (const projection of table.run) if (projection.canHandle.has(event.type)) projection.evolve(run, event);
-  projectJob(view, table, event, run);
-  if (table.releaseAtFinish && event.type === "JobFinished") releaseView(view);
+  projectJob(view, view.released ? table.kept : table.job, event, run);
+  if (run.releaseFinished && event.type === "JobFinished") releaseView(view);
 }
 
-/** Folds one of the job's events into its view (the run-wide views are left alone). */
-export function projectJob(view: JobView, table: ProjectionTable, event: StoredEvent, run: RunState): void {
+/** Folds one of the job's events into its view through `projections` (the run-wide views are left alone). */
+export function projectJob(view: JobView, projections: readonly JobProjection[], event: StoredEvent, run: RunState): void {
   view.lastSeq = event.seq;
-  for (const projection of table.job) if (projection.canHandle.has(event.type)) projection.evolve(view, event, run);
+  for (const projection of projections) if (projection.canHandle.has(event.type)) projection.evolve(view, event, run);
 }
 
 function handles(table: ProjectionTable, event: StoredEvent): boolean {

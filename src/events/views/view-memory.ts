@@ -33,6 +33,6 @@ export function restoreView(run: RunState, table: ProjectionTable, jobId: string
   const released = run.jobs.get(jobId);
   if (released === undefined || !released.released) return;
   const view = newJobView(released.spec);
-  for (const event of history) if (event.seq <= run.lastSeq) projectJob(view, table, event, run);
+  for (const event of history) if (event.seq <= run.lastSeq) projectJob(view, table.job, event, run);
   run.jobs.set(jobId, view);
 }

@@ -6,8 +6,7 @@
 import type { JobSpecRecord } from "../event-schema.js";
 import { RunState } from "../run-state.js";
 import { SnapshotValues } from "../snapshot-values.js";
-import { finishedAttempt, newJobView, NO_EVALUATIONS, NO_FINISHED_DETAIL, NO_ITERATIONS, NO_MARKS, type FinishedAttempt, type JobView, type RunStartedData } from "./job-view.js";
-import { WRITER } from "./projector.js";
+import { finishedAttempt, newJobView, NO_FINISHED_DETAIL, type FinishedAttempt, type JobView, type RunStartedData } from "./job-view.js";
 import { sharedSpec } from "./run-header-projection.js";
 import type { LlmUse, TokenTotals } from "./totals.js";
 
@@ -72,6 +71,7 @@ const DEFAULTED_VIEW_FIELDS = Object.keys({
   evaluations: true,
   iterations: true,
   iterationMarks: true,
+  iterationCount: true,
   llmCalls: true,
   llmErrors: true,
   llmAborted: true,
@@ -104,9 +104,14 @@ interface WriterSnapshot
   readonly llmByRole: [string, LlmUse][];
 }
 
-/** The writer's views (`RunState.writer()`) as a snapshot's text. */
+/**
+ * What a released view holds empty (views/view-memory.ts): a snapshot saves every view as released,
+ * so these are never written; the machine state too (only a job's own files show it).
+ */
+const DETAIL_VIEW_FIELDS: ReadonlySet<DefaultedViewField> = new Set(["state", "evaluations", "iterations", "iterationMarks", "log", "released"]);
+
+/** The run's views as a snapshot's text: each job as its released view holds it (what a writer reads). */
 export function writerSnapshot(state: RunState): string {
-  if (!state.isWriterViews()) throw new Error("only the writer's views are saved as a snapshot");
   const { lastSeq, runId, started, configName, startedTs, lastTs, invocations, notRun, interrupted, finished, preflight, order } = state;
   // Each job's spec is in the matrix, and the values jobs repeat are written once each.
   const values = new SnapshotValues();
@@ -115,6 +120,7 @@ export function writerSnapshot(state: RunState): string {
   const jobs = [...state.jobs.values()].map((view) => {
     const saved: SavedView = { job_id: view.job_id, ...(inMatrix.has(view.spec) ? {} : { spec: savedSpec(view.spec) }) };
     for (const key of DEFAULTED_VIEW_FIELDS) {
+      if (DETAIL_VIEW_FIELDS.has(key)) continue;
       if (JSON.stringify(view[key]) !== DEFAULT_FIELD_JSON.get(key)) (saved as Record<string, unknown>)[key] = view[key];
     }
     const finished = view.finished;
@@ -141,10 +147,10 @@ export function writerSnapshot(state: RunState): string {
   } satisfies WriterSnapshot);
 }
 
-/** The writer's views a `writerSnapshot` holds; throws when the text is not one. */
+/** The views a `writerSnapshot` holds, each released; throws when the text is not one. */
 export function fromWriterSnapshot(text: string): RunState {
   const saved = JSON.parse(text) as WriterSnapshot;
-  const state = new RunState(WRITER);
+  const state = new RunState();
   state.lastSeq = saved.lastSeq;
   state.runId = saved.runId;
   state.configName = saved.configName;
@@ -178,12 +184,8 @@ export function fromWriterSnapshot(text: string): RunState {
   for (const saving of saved.jobs) {
     // A new view (its own zeroed totals, which later events add to), with what the snapshot kept.
     const view = newJobView(saving.spec === undefined ? specs.get(saving.job_id)! : spec(saving.spec));
-    for (const key of DEFAULTED_VIEW_FIELDS) if (saving[key] !== undefined) (view as unknown as Record<string, unknown>)[key] = saving[key];
-    if (view.released) {
-      view.evaluations = NO_EVALUATIONS;
-      view.iterations = NO_ITERATIONS;
-      view.iterationMarks = NO_MARKS;
-    }
+    for (const key of DEFAULTED_VIEW_FIELDS) if (saving[key] !== undefined && !DETAIL_VIEW_FIELDS.has(key)) (view as unknown as Record<string, unknown>)[key] = saving[key];
+    view.released = true;
     if (saving.finished !== undefined) {
       const kept: Record<string, unknown> = {};
       KEPT_FINISHED_FIELDS.forEach((key, i) => (kept[key] = INDEXED_FINISHED_FIELDS.has(key) ? values[saving.finished![i] as number] : saving.finished![i]));
