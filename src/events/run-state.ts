@@ -1,16 +1,20 @@
 /**
  * The view store: a run's views as its projections leave them (views/projector.ts), one per job
- * (its latest attempt) plus the run's header and LLM use. It holds and answers; it does not fold:
- * which projections run is the table it is given (`WHOLE_RUN`: every read model; `WRITER`: the
- * writer's own), and what is kept of a job once its files are written is the memory policy's
- * (views/view-memory.ts). Applying an event twice is the same as applying it once (events at or
- * below `lastSeq` are ignored), so live runs and `replay` reach the same views.
+ * (its latest attempt) plus each run projection's state, kept by projection (`view`). It holds and
+ * answers; it does not fold: which projections run is the table it is given (`WHOLE_RUN`: every
+ * read model; `WRITER`: what a released view folds), and what is kept of a job once its files are
+ * written is the memory policy's (views/view-memory.ts). One store serves the writer and the
+ * derived files of a run (run-session.ts). Applying an event twice is the same as applying it once
+ * (events at or below `lastSeq` are ignored), so live runs and `replay` reach the same views.
  */
 import type { FinishedStatus, StoredEvent } from "./event-schema.js";
 import { SharedValues } from "./shared-values.js";
 import type { JobView, RunStartedData } from "./views/job-view.js";
+import { llmUseProjection } from "./views/llm-use-projection.js";
+import type { Projection } from "./views/projection.js";
 import { project, WHOLE_RUN, WRITER, type ProjectionTable } from "./views/projector.js";
-import { zeroUse, type LlmUse } from "./views/totals.js";
+import { runHeaderProjection } from "./views/run-header-projection.js";
+import type { LlmUse } from "./views/totals.js";
 import { releaseView, restoreView } from "./views/view-memory.js";
 
 export type { EvaluationData, FinishedAttempt, IterationData, IterationMark, JobFinishedData, JobView, RunStartedData } from "./views/job-view.js";
@@ -19,27 +23,12 @@ export { reportedCost, zeroCost, zeroTokens, type CostTotal, type LlmUse, type T
 export class RunState {
   lastSeq = 0;
   runId = "";
-  /** The latest RunStarted (a resume appends a new one). */
-  started: RunStartedData | null = null;
-  /** The latest config name an invocation recorded (a resume from the run's snapshot records none). */
-  configName: string | null = null;
-  startedTs = "";
   lastTs = "";
-  invocations = 0;
-  /** Why jobs of the latest invocation never ran, by job id. */
-  notRun: Record<string, string> = {};
-  interrupted = false;
-  finished = false;
   readonly jobs = new Map<string, JobView>();
-  /** Billed LLM use over every attempt (replayed replies excluded), by model and by role. */
-  readonly llmByModel = new Map<string, LlmUse>();
-  readonly llmByRole = new Map<string, LlmUse>();
-  /** Preflight requests of every invocation (mode real), billed like any call. */
-  readonly preflight: LlmUse = zeroUse();
-  /** Job ids in report order: the latest matrix, then jobs only earlier invocations knew. */
-  order: string[] = [];
   /** What every job's spec and outcome repeat (kwargs, names), held once (memory flat in the matrix). */
   readonly shared = new SharedValues();
+  /** Each run projection's state, made by its `initialState` when first asked for. */
+  private readonly states = new Map<Projection<unknown>, unknown>();
 
   /**
    * Memory policy: a job's details are dropped at its `JobFinished` (views/view-memory.ts). Off
@@ -99,6 +88,54 @@ export class RunState {
    */
   forgetJob(jobId: string): void {
     this.jobs.delete(jobId);
+  }
+
+  /** The state `projection` keeps in this store (its initial state until an event changes it). */
+  view<S>(projection: Projection<S>): S {
+    let state = this.states.get(projection as Projection<unknown>);
+    if (state === undefined) this.states.set(projection as Projection<unknown>, (state = projection.initialState()));
+    return state as S;
+  }
+
+  // The run header's and LLM use's views, by the names every reader of a run uses.
+  /** The latest RunStarted (a resume appends a new one). */
+  get started(): RunStartedData | null {
+    return this.view(runHeaderProjection).started;
+  }
+  /** The latest config name an invocation recorded (a resume from the run's snapshot records none). */
+  get configName(): string | null {
+    return this.view(runHeaderProjection).configName;
+  }
+  get startedTs(): string {
+    return this.view(runHeaderProjection).startedTs;
+  }
+  get invocations(): number {
+    return this.view(runHeaderProjection).invocations;
+  }
+  /** Why jobs of the latest invocation never ran, by job id. */
+  get notRun(): Record<string, string> {
+    return this.view(runHeaderProjection).notRun;
+  }
+  get interrupted(): boolean {
+    return this.view(runHeaderProjection).interrupted;
+  }
+  get finished(): boolean {
+    return this.view(runHeaderProjection).finished;
+  }
+  /** Job ids in report order: the latest matrix, then jobs only earlier invocations knew. */
+  get order(): string[] {
+    return this.view(runHeaderProjection).order;
+  }
+  /** Billed LLM use over every attempt (replayed replies excluded), by model and by role. */
+  get llmByModel(): Map<string, LlmUse> {
+    return this.view(llmUseProjection).byModel;
+  }
+  get llmByRole(): Map<string, LlmUse> {
+    return this.view(llmUseProjection).byRole;
+  }
+  /** Preflight requests of every invocation (mode real), billed like any call. */
+  get preflight(): LlmUse {
+    return this.view(llmUseProjection).preflight;
   }
 
   /** Status of a job for resume: its latest finished status, or null if no attempt finished. */

@@ -4,46 +4,55 @@
  */
 import type { LlmUse } from "./totals.js";
 import { addCost, addTokens, zeroUse } from "./totals.js";
-import type { RunProjection } from "./projection.js";
+import type { Projection } from "./projection.js";
 
-export const llmUseProjection: RunProjection = {
+export interface RunLlmUse {
+  /** Billed LLM use over every attempt (replayed replies excluded), by model and by role. */
+  readonly byModel: Map<string, LlmUse>;
+  readonly byRole: Map<string, LlmUse>;
+  /** Preflight requests of every invocation (mode real), billed like any call. */
+  readonly preflight: LlmUse;
+}
+
+export const llmUseProjection: Projection<RunLlmUse> = {
   canHandle: new Set(["RunStarted", "LlmCallCompleted", "LlmCallFailed", "LlmCallAborted"]),
-  evolve(run, event) {
+  initialState: () => ({ byModel: new Map(), byRole: new Map(), preflight: zeroUse() }),
+  evolve(use, event) {
     switch (event.type) {
       case "RunStarted": {
         const data = event.data;
         const preflights = data.llm_preflight === undefined ? [] : Array.isArray(data.llm_preflight) ? data.llm_preflight : [data.llm_preflight];
         for (const preflight of preflights) {
-          run.preflight.calls += 1;
-          addTokens(run.preflight.tokens, preflight);
-          addCost(run.preflight.cost, preflight.cost_usd);
+          use.preflight.calls += 1;
+          addTokens(use.preflight.tokens, preflight);
+          addCost(use.preflight.cost, preflight.cost_usd);
         }
         return;
       }
       case "LlmCallCompleted":
         if (event.data.replayed === true) return;
-        for (const use of usesOf(run, event.data)) {
-          use.calls += 1;
-          addTokens(use.tokens, event.data);
-          addCost(use.cost, event.data.cost_usd);
+        for (const of of usesOf(use, event.data)) {
+          of.calls += 1;
+          addTokens(of.tokens, event.data);
+          addCost(of.cost, event.data.cost_usd);
         }
         return;
       case "LlmCallFailed":
-        for (const use of usesOf(run, event.data)) use.failed += 1;
+        for (const of of usesOf(use, event.data)) of.failed += 1;
         return;
       case "LlmCallAborted":
-        for (const use of usesOf(run, event.data)) use.aborted += 1;
+        for (const of of usesOf(use, event.data)) of.aborted += 1;
         return;
     }
   },
 };
 
 /** The run's LLM use by the call's model and by its role. */
-function usesOf(run: { readonly llmByModel: Map<string, LlmUse>; readonly llmByRole: Map<string, LlmUse> }, call: { model: string; role: string }): LlmUse[] {
+function usesOf(use: RunLlmUse, call: { model: string; role: string }): LlmUse[] {
   const of = (map: Map<string, LlmUse>, key: string) => {
-    let use = map.get(key);
-    if (use === undefined) map.set(key, (use = zeroUse()));
-    return use;
+    let found = map.get(key);
+    if (found === undefined) map.set(key, (found = zeroUse()));
+    return found;
   };
-  return [of(run.llmByModel, call.model), of(run.llmByRole, call.role)];
+  return [of(use.byModel, call.model), of(use.byRole, call.role)];
 }

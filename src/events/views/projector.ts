@@ -65,7 +65,7 @@ export function project(run: RunState, table: ProjectionTable, event: StoredEven
     let handled = false;
     for (const projection of table.run) {
       if (!projection.canHandle.has(event.type)) continue;
-      projection.evolve(run, event);
+      projection.evolve(run.view(projection), event, run);
       handled = true;
     }
     if (!handled) throw new Error(`${event.type} is not a run-level event`);
@@ -74,7 +74,7 @@ export function project(run: RunState, table: ProjectionTable, event: StoredEven
   if (!handles(table, event)) return;
   const view = run.jobs.get(jobId);
   if (view === undefined) throw new Error(`event ${event.seq}: job ${jobId} is not in any matrix of this run`);
-  for (const projection of table.run) if (projection.canHandle.has(event.type)) projection.evolve(run, event);
+  for (const projection of table.run) if (projection.canHandle.has(event.type)) projection.evolve(run.view(projection), event, run);
   projectJob(view, view.released ? table.kept : table.job, event, run);
   if (run.releaseFinished && event.type === "JobFinished") releaseView(view);
 }

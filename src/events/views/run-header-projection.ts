@@ -4,17 +4,33 @@
  */
 import type { JobSpecRecord } from "../event-schema.js";
 import type { SharedValues } from "../shared-values.js";
-import { newJobView } from "./job-view.js";
-import type { RunProjection } from "./projection.js";
+import { newJobView, type RunStartedData } from "./job-view.js";
+import type { Projection } from "./projection.js";
 
-export const runHeaderProjection: RunProjection = {
+export interface RunHeader {
+  /** The latest RunStarted (a resume appends a new one). */
+  started: RunStartedData | null;
+  /** The latest config name an invocation recorded (a resume from the run's snapshot records none). */
+  configName: string | null;
+  startedTs: string;
+  invocations: number;
+  /** Why jobs of the latest invocation never ran, by job id. */
+  notRun: Record<string, string>;
+  interrupted: boolean;
+  finished: boolean;
+  /** Job ids in report order: the latest matrix, then jobs only earlier invocations knew. */
+  order: string[];
+}
+
+export const runHeaderProjection: Projection<RunHeader> = {
   canHandle: new Set(["RunStarted", "RunInterrupted", "RunFinished"]),
-  evolve(run, event) {
+  initialState: () => ({ started: null, configName: null, startedTs: "", invocations: 0, notRun: {}, interrupted: false, finished: false, order: [] }),
+  evolve(run, event, store) {
     switch (event.type) {
       case "RunStarted": {
         const data = event.data;
         if (run.started === null) run.startedTs = event.ts;
-        const matrix = data.matrix.map((spec) => sharedSpec(run.shared, spec));
+        const matrix = data.matrix.map((spec) => sharedSpec(store.shared, spec));
         run.started = { ...data, matrix };
         if (data.config_name !== undefined) run.configName = data.config_name;
         run.invocations = data.invocation;
@@ -24,9 +40,10 @@ export const runHeaderProjection: RunProjection = {
         const ids = matrix.map((spec) => spec.job_id);
         const known = new Set(ids);
         run.order = [...ids, ...run.order.filter((id) => !known.has(id))];
+        // Each job's view, which the job projections fold into.
         for (const spec of matrix) {
-          const view = run.jobs.get(spec.job_id);
-          if (view === undefined) run.jobs.set(spec.job_id, newJobView(spec));
+          const view = store.jobs.get(spec.job_id);
+          if (view === undefined) store.jobs.set(spec.job_id, newJobView(spec));
           else view.spec = spec;
         }
         return;

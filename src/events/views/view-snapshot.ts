@@ -7,7 +7,7 @@ import type { JobSpecRecord } from "../event-schema.js";
 import { RunState } from "../run-state.js";
 import { SnapshotValues } from "../snapshot-values.js";
 import { finishedAttempt, newJobView, NO_FINISHED_DETAIL, type FinishedAttempt, type JobView, type RunStartedData } from "./job-view.js";
-import { sharedSpec } from "./run-header-projection.js";
+import { runHeaderProjection, sharedSpec } from "./run-header-projection.js";
 import type { LlmUse, TokenTotals } from "./totals.js";
 
 /** What a finished attempt keeps in the writer's views: only a job's own files show the rest. */
@@ -153,14 +153,15 @@ export function fromWriterSnapshot(text: string): RunState {
   const state = new RunState();
   state.lastSeq = saved.lastSeq;
   state.runId = saved.runId;
-  state.configName = saved.configName;
-  state.startedTs = saved.startedTs;
   state.lastTs = saved.lastTs;
-  state.invocations = saved.invocations;
-  state.notRun = saved.notRun;
-  state.interrupted = saved.interrupted;
-  state.finished = saved.finished;
-  state.order = saved.order;
+  const header = state.view(runHeaderProjection);
+  header.configName = saved.configName;
+  header.startedTs = saved.startedTs;
+  header.invocations = saved.invocations;
+  header.notRun = saved.notRun;
+  header.interrupted = saved.interrupted;
+  header.finished = saved.finished;
+  header.order = saved.order;
   Object.assign(state.preflight, saved.preflight);
   for (const [model, use] of saved.llmByModel) state.llmByModel.set(model, use);
   for (const [role, use] of saved.llmByRole) state.llmByRole.set(role, use);
@@ -179,7 +180,7 @@ export function fromWriterSnapshot(text: string): RunState {
   if (saved.started !== null) {
     const matrix = saved.started.matrix.map(spec);
     for (const s of matrix) specs.set(s.job_id, s);
-    state.started = { ...saved.started, matrix };
+    header.started = { ...saved.started, matrix };
   }
   for (const saving of saved.jobs) {
     // A new view (its own zeroed totals, which later events add to), with what the snapshot kept.
