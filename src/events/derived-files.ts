@@ -133,6 +133,8 @@ class LogFollower {
       this.fromLog = false;
       this.startFollowing();
     } else this.reopening = new ReopenFold(this);
+    // Each job's details are kept until its files are written (see `readFromLog` for when not).
+    this.state.releaseFinished = this.fromLog;
   }
 
   /** Committed events, in order: queued to be handed on by the next steps (or read from the log, see `fromLog`). */
@@ -143,11 +145,16 @@ class LogFollower {
     for (const event of events) this.queue.push(event);
   }
 
-  /** Whatever was handed over may not be all that was committed: the log says. */
+  /**
+   * Whatever was handed over may not be all that was committed: the log says. Meanwhile the views
+   * drop each job's details at its finish (its files get them back from its own events): a
+   * follower far behind would otherwise have the views hold every job it has yet to render.
+   */
   readFromLog(): void {
     this.fromLog = true;
     this.queue = [];
     this.queueStart = 0;
+    this.state.releaseFinished = true;
   }
 
   /** One step of work; returns whether more is waiting. Throws only when the log cannot be read. */
@@ -244,7 +251,10 @@ class LogFollower {
   private readLog(limit: number): StoredEvent[] {
     const fresh = this.reader.rowsAfter(this.seen, limit).map(decoded);
     // Everything committed so far was read (events are committed and handed over on this thread).
-    if (fresh.length < limit) this.fromLog = false;
+    if (fresh.length < limit) {
+      this.fromLog = false;
+      this.state.releaseFinished = false;
+    }
     return fresh;
   }
 }
@@ -362,8 +372,6 @@ export class DerivedFiles implements Subscriber {
   ) {
     try {
       this.follower = new LogFollower(setup, report);
-      // Each job's details are dropped once its files are written (or at its finish, once nothing renders them).
-      setup.state.releaseFinished = false;
     } catch (error) {
       this.fail(error);
     }
