@@ -22,6 +22,8 @@ import { PROJECTIONS } from "../events/projection-subscriber.js";
 import type { RunState } from "../events/run-state.js";
 import { openWriterState, saveWriterState } from "../events/writer-state.js";
 import { saveFinishedRun, type FinishedRunRecord } from "../events/finished-run-record.js";
+import { EventLogWriteError } from "../events/event-log-errors.js";
+import { SubscriberReports, type SubscriberReport } from "./subscriber-reports.js";
 import { codeIdentity } from "./plan-digest.js";
 
 export interface SessionOptions {
@@ -44,6 +46,8 @@ export interface OpenedRunLog {
   /** Fixes the time the store gives the next appends (null: the clock's). */
   readonly pinClock: (at: Date | null) => void;
   readonly now: () => Date;
+  /** What the follower and the subscribers report, held back or dropped where a full disk makes it noise. */
+  readonly reports: SubscriberReports;
 }
 
 export class RunSession {
@@ -55,6 +59,7 @@ export class RunSession {
     private readonly bus: EventBus,
     private readonly pinClock: (at: Date | null) => void,
     private readonly now: () => Date,
+    private readonly reports: SubscriberReports,
   ) {}
 
   /**
@@ -70,7 +75,7 @@ export class RunSession {
       const pinClock = (at: Date | null) => {
         pinned = at;
       };
-      return { runDir, store, state, pinClock, now };
+      return { runDir, store, state, pinClock, now, reports: new SubscriberReports() };
     } catch (error) {
       store.close();
       throw error;
@@ -79,22 +84,24 @@ export class RunSession {
 
   /** The follower that keeps the mirrors and projections of `log` (closed by its owner, before the log). */
   static follower(log: OpenedRunLog, options: Pick<SessionOptions, "refreshMs" | "report">): DerivedFiles {
-    return new DerivedFiles({ runDir: log.runDir, state: log.state, fresh: log.state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, options.report);
+    return new DerivedFiles({ runDir: log.runDir, state: log.state, fresh: log.state.lastSeq === 0, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) }, log.reports.to(options.report));
   }
 
   /** The session over an opened log and its follower: each commit is folded into the state, then published. Closing is the owners'. */
   static attach(log: OpenedRunLog, derived: DerivedFiles, options: Pick<SessionOptions, "report" | "subscribers">): RunSession {
     const { store, state } = log;
-    const bus = new EventBus([derived, ...(options.subscribers?.(state) ?? [])], options.report, state.lastSeq);
+    const report = log.reports.to(options.report);
+    const bus = new EventBus([derived, ...(options.subscribers?.(state) ?? [])], report, state.lastSeq);
     store.onCommit(
       (events) => {
         for (const event of events) state.apply(event);
         bus.publish(events);
       },
-      // Every job's next append fails with the same error and stops the run; this says when it happened.
-      (error) => options.report(`event log: ${error instanceof Error ? error.message : String(error)}`),
+      // Every later append fails with the same error and the run stops with it, in one line: a
+      // failure it cannot name that way (a bug) is told here, when it happened.
+      (error) => (error instanceof EventLogWriteError ? log.reports.logHasFailed() : report(`event log: ${error instanceof Error ? error.message : String(error)}`, error)),
     );
-    return new RunSession(log.runDir, store, state, derived, bus, log.pinClock, log.now);
+    return new RunSession(log.runDir, store, state, derived, bus, log.pinClock, log.now, log.reports);
   }
 
   /** Opens `runDir` for writing, with its follower; throws `RunLockedError`, `EventLogWriteError` or `EventLogCorruptError`. `close()` ends both. */
@@ -110,7 +117,12 @@ export class RunSession {
 
   /** Records the events of `stream` at `expectedVersion` (with the texts they refer to); the state and subscribers hear of them once committed. */
   append(stream: string, expectedVersion: number, events: readonly NewEvent[], contents?: Contents): StoredEvent[] {
-    return this.store.append(stream, expectedVersion, events, contents);
+    try {
+      return this.store.append(stream, expectedVersion, events, contents);
+    } catch (error) {
+      this.noteLogFailure(error);
+      throw error;
+    }
   }
 
   /** Appends run-level events at the run stream's current version. */
@@ -135,9 +147,15 @@ export class RunSession {
   commitPending(): void {
     try {
       this.store.flush();
-    } catch {
+    } catch (error) {
       // The group was lost (the appender heard why); the state follows what did commit.
+      this.noteLogFailure(error);
     }
+  }
+
+  /** A log that cannot be written stops the run with its own line: the subscribers say no more. */
+  private noteLogFailure(error: unknown): void {
+    if (error instanceof EventLogWriteError) this.reports.logHasFailed();
   }
 
   /**
@@ -145,12 +163,16 @@ export class RunSession {
    * still behind (after reporting why): the files can be rebuilt later with `trace-bench replay`.
    */
   async finish(report: (text: string) => void): Promise<string[]> {
-    this.commitPending();
-    const lastSeq = this.store.lastSeq();
-    const behind = this.settleOthers(lastSeq);
-    // It lets go of its own state once level, before the snapshot below is built, so that the two
-    // are not in memory at once (the peak of a big run).
-    return [...behind, ...this.closeDerived(this.derived.finish(lastSeq), lastSeq, report)];
+    try {
+      this.commitPending();
+      const lastSeq = this.store.lastSeq();
+      const behind = this.settleOthers(lastSeq);
+      // It lets go of its own state once level, before the snapshot below is built, so that the two
+      // are not in memory at once (the peak of a big run).
+      return [...behind, ...this.closeDerived(this.derived.finish(lastSeq), lastSeq, this.reports.to(report))];
+    } finally {
+      this.reports.settle();
+    }
   }
 
   /**
@@ -159,6 +181,14 @@ export class RunSession {
    * recorded as behind the log, which the next writer or `replay` mends). Returns what is behind.
    */
   async finishWith(closing: NewEvent, report: (text: string) => void): Promise<string[]> {
+    try {
+      return this.commitClosing(closing, this.reports.to(report));
+    } finally {
+      this.reports.settle();
+    }
+  }
+
+  private commitClosing(closing: NewEvent, report: SubscriberReport): string[] {
     this.commitPending();
     const lastSeq = this.store.lastSeq();
     const behind = this.settleOthers(lastSeq);
@@ -206,12 +236,12 @@ export class RunSession {
   }
 
   /** Records the position the projections reflect and saves the state's snapshot; returns what is behind. */
-  private closeDerived(derived: DerivedFilesOutcome, lastSeq: number, report: (text: string) => void): string[] {
+  private closeDerived(derived: DerivedFilesOutcome, lastSeq: number, report: SubscriberReport): string[] {
     if (derived.projectionsAt !== null) {
       try {
         this.store.recordSubscriberPosition(PROJECTIONS, derived.projectionsAt);
       } catch (error) {
-        report(`projections: ${error instanceof Error ? error.message : String(error)}`);
+        report(`projections: ${error instanceof Error ? error.message : String(error)}`, error);
       }
     }
     if (this.state.lastSeq === lastSeq) {
@@ -232,7 +262,7 @@ export class RunSession {
     try {
       saveFinishedRun(this.store, codeIdentity(), record);
     } catch (error) {
-      report(`finished-run record: ${error instanceof Error ? error.message : String(error)} (the next re-run reads the log instead)`);
+      this.reports.to(report)(`finished-run record: ${error instanceof Error ? error.message : String(error)} (the next re-run reads the log instead)`, error);
     }
   }
 

@@ -112,7 +112,7 @@ class LogFollower {
 
   constructor(
     setup: DerivedFilesSetup,
-    readonly report: (text: string) => void,
+    readonly report: (text: string, cause?: unknown) => void,
   ) {
     this.reader = EventReader.open(setup.runDir);
     this.state = setup.state;
@@ -181,7 +181,7 @@ class LogFollower {
     try {
       this.projections.catchUp(ahead);
     } catch (error) {
-      this.report(`projections: ${error instanceof Error ? error.message : String(error)}`);
+      this.report(`projections: ${error instanceof Error ? error.message : String(error)}`, error);
       if (!behind.includes(this.projections.name)) behind.push(this.projections.name);
       this.projectionsAt = null;
     }
@@ -215,7 +215,7 @@ class LogFollower {
     try {
       work();
     } catch (error) {
-      this.report(`${name}: ${error instanceof Error ? error.message : String(error)} (the log is intact; retrying)`);
+      this.report(`${name}: ${error instanceof Error ? error.message : String(error)} (the log is intact; retrying)`, error);
       this.behindAtStart.push(name);
     }
   }
@@ -368,7 +368,7 @@ export class DerivedFiles implements Subscriber {
 
   constructor(
     private readonly setup: DerivedFilesSetup,
-    private readonly report: (text: string) => void,
+    private readonly report: (text: string, cause?: unknown) => void,
   ) {
     try {
       this.follower = new LogFollower(setup, report);
@@ -450,7 +450,7 @@ export class DerivedFiles implements Subscriber {
     try {
       this.close();
     } catch (error) {
-      this.report(`derived files: closing the log reader failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.report(`derived files: closing the log reader failed: ${error instanceof Error ? error.message : String(error)}`, error);
     }
   }
 
@@ -458,6 +458,6 @@ export class DerivedFiles implements Subscriber {
   private fail(error: unknown): void {
     if (this.failure !== null) return;
     this.failure = error instanceof Error ? error.message : String(error);
-    this.report(`derived files: ${this.failure} (the log is intact; rebuild them with 'trace-bench replay')`);
+    this.report(`derived files: ${this.failure} (the log is intact; rebuild them with 'trace-bench replay')`, error);
   }
 }

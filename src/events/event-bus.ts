@@ -21,8 +21,8 @@ export class EventBus {
 
   constructor(
     private readonly subscribers: readonly Subscriber[],
-    /** Where a subscriber's failure is told (stderr). */
-    private readonly report: (text: string) => void,
+    /** Where a subscriber's failure is told (stderr), with the error behind it. */
+    private readonly report: (text: string, cause?: unknown) => void,
     position = 0,
   ) {
     for (const s of subscribers) this.positions.set(s.name, position);
@@ -61,7 +61,7 @@ export class EventBus {
       if (this.behind.delete(subscriber.name)) this.report(`${subscriber.name}: caught up with the log`);
     } catch (error) {
       if (!this.behind.has(subscriber.name)) {
-        this.report(`${subscriber.name}: ${error instanceof Error ? error.message : String(error)} (the log is intact; retrying)`);
+        this.report(`${subscriber.name}: ${error instanceof Error ? error.message : String(error)} (the log is intact; retrying)`, error);
       }
       this.behind.add(subscriber.name);
     }
