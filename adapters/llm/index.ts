@@ -47,6 +47,8 @@ export interface LlmClients {
   readonly forEmbedding: (job: LlmJob, model?: string) => Embedder;
   /** Task calls are answered by the stub (mode stub). */
   readonly stubAnswers: boolean;
+  /** Closes what the clients hold open (the shared limiters' Redis connections); absent: nothing to close. */
+  readonly close?: () => Promise<void>;
 }
 
 /**
@@ -70,10 +72,8 @@ export async function llmClients(config: RunConfig, env: NodeJS.ProcessEnv = pro
   const limitsOf = new Map<string, RequestLimiterOptions>();
   const optionsFor = (model: string) => limitsOf.get(model) ?? {};
   const shared = options.sharedLimits;
-  const limiters =
-    shared === undefined
-      ? createRequestLimiters(optionsFor)
-      : await (await import("./redis-request-limiter.js")).connectRedisRequestLimiters({ url: shared.redisUrl, prefix: shared.prefix, optionsFor });
+  const sharedLimiters = shared === undefined ? null : await (await import("./redis-request-limiter.js")).connectRedisRequestLimiters({ url: shared.redisUrl, prefix: shared.prefix, optionsFor });
+  const limiters = sharedLimiters ?? createRequestLimiters(optionsFor);
   const connect = (endpoint: LlmEndpoint, apiKey: string): Llm => {
     const model = endpoint.model;
     // The first role to call a model sets its limits; every role then shares them.
@@ -144,6 +144,7 @@ export async function llmClients(config: RunConfig, env: NodeJS.ProcessEnv = pro
       return embedder;
     },
     stubAnswers: false,
+    ...(sharedLimiters !== null ? { close: () => sharedLimiters.close() } : {}),
   };
 }
 

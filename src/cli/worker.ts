@@ -15,12 +15,14 @@ import { parseConfigText } from "../config/config-file.js";
 import { expandMatrix } from "../config/matrix.js";
 import { resolveRunConfig, type ResumeMode } from "../config/run-config.js";
 import { plannedConfig } from "../engine/run-plan.js";
+import { RecipeServices, type RecipeLease } from "../engine/executor/recipe-services.js";
 import { WorkerAttempts, type WorkerRunServices } from "../engine/executor/worker-attempts.js";
 import type { RunRecipe } from "../executor/executor-protocol.js";
 import { costOf, loadPriceTable } from "../llm/pricing.js";
 import { RunCalls, type PriceOf } from "../llm/run-calls.js";
 import { findTrainer } from "../opt/trainer-catalog.js";
 import { onStopSignals } from "../runtime/stop-signals.js";
+import type { TaskRegistry } from "../tasks/task-registry.js";
 import { redisUrlProblem } from "./executor-flags.js";
 
 export const spec: VerbSpec = {
@@ -48,19 +50,18 @@ export async function execute(args: ParsedArgs): Promise<number> {
     process.stderr.write(`trace-bench worker: cannot reach Redis at ${url} (${error instanceof Error ? error.message : String(error)}); start redis-server there or fix --redis\n`);
     return 2;
   }
-  const registry = await loadTaskRegistry(args.flags.root !== undefined ? { root: args.flags.root as string } : {});
+  const root = args.flags.root !== undefined ? { root: args.flags.root as string } : {};
+  // A misspelled TRACE_BENCH_TASK_MODULES or sandbox setting stops the worker now, not at its first job.
+  (await loadTaskRegistry(root)).close();
   const transport = bullmq.bullmqWorker({ url, say });
-  const runs = new Map<string, Promise<WorkerRunServices>>();
-  const servicesFor = (recipe: RunRecipe): Promise<WorkerRunServices> => {
-    // By the whole recipe: two runs of one id (in two runs dirs, or resumed with an edited config) are not one.
-    const key = JSON.stringify(recipe);
-    let found = runs.get(key);
-    if (found === undefined) {
-      found = buildServices(recipe, registry, url);
-      runs.set(key, found);
-      found.catch(() => runs.delete(key));
-    }
-    return found;
+  const runs = new RecipeServices<RunRecipe, BuiltRun>({
+    build: async (recipe) => buildServices(recipe, await loadTaskRegistry(root), url),
+    close: (run) => run.close(),
+    keepIdle: IDLE_RUNS_KEPT,
+  });
+  const servicesFor = async (recipe: RunRecipe): Promise<RecipeLease<WorkerRunServices>> => {
+    const lease = await runs.acquire(recipe);
+    return { services: lease.services.services, release: lease.release };
   };
   const attempts = new WorkerAttempts({ transport, concurrency, servicesFor, say });
   let stopped!: (code: number) => void;
@@ -79,27 +80,53 @@ export async function execute(args: ParsedArgs): Promise<number> {
     return await done;
   } finally {
     stopListening();
-    registry.close();
+    runs.closeAll();
   }
 }
 
-/** The run's jobs and services on this worker, rebuilt from the coordinator's recipe as `run` plans them. */
-async function buildServices(recipe: RunRecipe, registry: Awaited<ReturnType<typeof loadTaskRegistry>>, redisUrl: string): Promise<WorkerRunServices> {
-  const loaded = resolveRunConfig(parseConfigText(recipe.configPath, recipe.configText));
-  const base = plannedConfig(loaded, { maxWorkers: recipe.maxWorkers, ...(recipe.logger !== undefined ? { logger: recipe.logger } : {}) }, recipe.resume as ResumeMode, registry);
-  const config = { ...base, run_id: recipe.runId };
-  registry.configure({ ...(config.eval_workers !== null ? { workers: config.eval_workers } : {}), memoryMb: config.eval_memory_mb, mode: config.mode });
-  // A model's max_concurrency and requests_per_minute hold for the run's workers together.
-  const clients = await llmClients(config, process.env, { sharedLimits: { redisUrl, prefix: `trace-bench:llm-limit:${recipe.runId}` } });
-  const prices = loadPriceTable(config.pricing);
-  const price: PriceOf = config.mode === "stub" ? () => 0 : (model, usage) => costOf(prices, model, usage);
-  const calls = new RunCalls({ journaling: config.mode === "real", price, budget: config.budget });
-  const jobs = new Map(expandMatrix(base).map((job) => [job.job_id, job]));
-  return {
-    jobs,
-    tasks: registry,
-    trainers: { find: findTrainer },
-    llm: { forJob: clients.forJob, calls, forTask: clients.forTask, forEmbedding: clients.forEmbedding, stubAnswers: clients.stubAnswers },
-  };
+/**
+ * Idle runs whose services a worker keeps for their next jobs (each has its own task registry and
+ * evaluation worker pools); a run beyond them rebuilds its services at its next job.
+ */
+const IDLE_RUNS_KEPT = 2;
+
+/** A run's services on this worker, and how to stop what they started. */
+interface BuiltRun {
+  readonly services: WorkerRunServices;
+  readonly close: () => void;
 }
 
+/**
+ * The run's jobs and services on this worker, rebuilt from the coordinator's recipe as `run` plans
+ * them, on a task registry of the run's own: its evaluation settings (eval_workers,
+ * eval_memory_mb, mode) apply to its jobs only, however many runs the worker serves at once.
+ */
+async function buildServices(recipe: RunRecipe, registry: TaskRegistry, redisUrl: string): Promise<BuiltRun> {
+  try {
+    const loaded = resolveRunConfig(parseConfigText(recipe.configPath, recipe.configText));
+    const base = plannedConfig(loaded, { maxWorkers: recipe.maxWorkers, ...(recipe.logger !== undefined ? { logger: recipe.logger } : {}) }, recipe.resume as ResumeMode, registry);
+    const config = { ...base, run_id: recipe.runId };
+    registry.configure({ ...(config.eval_workers !== null ? { workers: config.eval_workers } : {}), memoryMb: config.eval_memory_mb, mode: config.mode });
+    // A model's max_concurrency and requests_per_minute hold for the run's workers together.
+    const clients = await llmClients(config, process.env, { sharedLimits: { redisUrl, prefix: `trace-bench:llm-limit:${recipe.runId}` } });
+    const prices = loadPriceTable(config.pricing);
+    const price: PriceOf = config.mode === "stub" ? () => 0 : (model, usage) => costOf(prices, model, usage);
+    const calls = new RunCalls({ journaling: config.mode === "real", price, budget: config.budget });
+    const jobs = new Map(expandMatrix(base).map((job) => [job.job_id, job]));
+    return {
+      services: {
+        jobs,
+        tasks: registry,
+        trainers: { find: findTrainer },
+        llm: { forJob: clients.forJob, calls, forTask: clients.forTask, forEmbedding: clients.forEmbedding, stubAnswers: clients.stubAnswers },
+      },
+      close: () => {
+        registry.close();
+        void clients.close?.().catch(() => {});
+      },
+    };
+  } catch (error) {
+    registry.close();
+    throw error;
+  }
+}

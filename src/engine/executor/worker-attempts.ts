@@ -18,6 +18,7 @@ import type { Embedder, Llm } from "../../llm/llm.js";
 import { runJob } from "../job-runner.js";
 import { LlmSource, RunLog, TaskSource, TrainerSource } from "../run-services.js";
 import { AttemptOutbox } from "./attempt-outbox.js";
+import type { RecipeLease } from "./recipe-services.js";
 
 /** What a worker runs a run's jobs with, built once per run from its recipe. */
 export interface WorkerRunServices {
@@ -30,7 +31,8 @@ export interface WorkerRunServices {
 export interface WorkerOptions {
   readonly transport: WorkerTransport;
   readonly concurrency: number;
-  readonly servicesFor: (recipe: RunRecipe) => Promise<WorkerRunServices>;
+  /** The run's services for one attempt, released when it ended (each run has its own: see RecipeServices). */
+  readonly servicesFor: (recipe: RunRecipe) => Promise<RecipeLease<WorkerRunServices>>;
   /** One line for the worker's console. */
   readonly say: (text: string) => void;
 }
@@ -86,11 +88,20 @@ export class WorkerAttempts {
   }
 
   async runTicket(ticket: JobTicket): Promise<string> {
-    const { transport, say } = this.options;
+    const { transport } = this.options;
     const delivery = randomUUID();
     const handout = await transport.request<Handout>({ kind: "claim", ticket, delivery });
     if (handout.kind !== "run") return `not run: ${handout.why}`;
-    const services = await this.options.servicesFor(handout.recipe);
+    const lease = await this.options.servicesFor(handout.recipe);
+    try {
+      return await this.runAttempt(ticket, handout, delivery, lease.services);
+    } finally {
+      lease.release();
+    }
+  }
+
+  private async runAttempt(ticket: JobTicket, handout: Extract<Handout, { kind: "run" }>, delivery: string, services: WorkerRunServices): Promise<string> {
+    const { transport, say } = this.options;
     const spec = services.jobs.get(ticket.jobId);
     if (spec === undefined) throw new Error(`job ${ticket.jobId} is not in this worker's expansion of the run's config (are the task suites the same as the coordinator's?)`);
     const key = keyOf(ticket.runId, ticket.jobId);
