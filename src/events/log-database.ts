@@ -206,9 +206,14 @@ export function createLogFile(runDir: string, fill?: (db: Database.Database) => 
     try {
       setUpWritable(db, draft, false);
       fill?.(db);
+      // Everything into the file itself, now, where a failure throws: the checkpoint that close
+      // runs fails quietly (a full disk), leaving the tables in the WAL, which is not linked in.
+      db.pragma("wal_checkpoint(TRUNCATE)");
     } finally {
       db.close(); // the last connection: its WAL is checkpointed into the file and removed
     }
+    // A WAL still there holds what the file lacks: linking the file alone would publish a damaged log.
+    if (existsSync(`${draft}-wal`)) throw Object.assign(new Error(`the new event log ${draft} could not be completed`), { code: "SQLITE_IOERR" });
     try {
       linkSync(draft, path);
       return true;

@@ -6,6 +6,10 @@
  * command resumes it with every event it had recorded. The simulated full disk of
  * run-dir-faults.test.ts fails SQLite's appends only; here every write (the log, its mirror, the
  * reports, each job's files) meets the real ENOSPC.
+ *
+ * A disk that fills while a new run's log is being created (issue 32, item 9) left a damaged
+ * `events.db` linked in (the draft's tables still in its WAL when the file was linked), which the
+ * same command then refused for good: it must leave no log or a whole one, and resume.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -78,5 +82,45 @@ describe.skipIf(!canMountTmpfs())("a run whose disk fills up", () => {
     expect(resumed.stdout).toContain(`Resuming full: ${finishedBefore}/200 jobs done`);
     expect(after.slice(0, before.length)).toEqual(before);
     expect(csvRows(join(logs, "resumed", "results.csv")).map((row) => row.status)).toEqual(Array(200).fill("ok"));
+  }, 180_000);
+});
+
+/**
+ * `trace-bench ...args` on a new run directory with a tmpfs of `kib` KiB mounted on `disk` for it
+ * alone, then again once the disk has grown to 64 MiB: what each printed and its exit code.
+ */
+async function newRunOnSmallDisk(disk: string, kib: number, args: readonly string[], cwd: string) {
+  const script = [
+    'disk="$0"; out="$1"; shift 2',
+    'mount -t tmpfs -o size="$KIB"k tmpfs "$disk" || exit 99',
+    '"$@" > "$out/stdout" 2> "$out/stderr"; echo $? > "$out/code"',
+    'mount -o remount,size=65536k "$disk" || exit 97',
+    '"$@" > "$out/stdout2" 2> "$out/stderr2"; echo $? > "$out/code2"',
+  ].join("\n");
+  const out = tempDir();
+  const child = await runProcess("unshare", ["--mount", "sh", "-c", script, disk, out, process.execPath, CLI, ...args], {
+    cwd,
+    env: { ...process.env, KIB: String(kib) },
+    timeoutMs: 120_000,
+  });
+  if (child.code !== 0) throw new Error(`unshare: exit ${child.code}: ${child.stderr}`);
+  const read = (name: string) => readFileSync(join(out, name), "utf8");
+  const invocation = (suffix: string): Invocation => ({ code: Number(read(`code${suffix}`).trim()), stdout: read(`stdout${suffix}`), stderr: read(`stderr${suffix}`) });
+  return { full: invocation(""), resumed: invocation("2") };
+}
+
+describe.skipIf(!canMountTmpfs())("a new run whose disk fills up while its log is created", () => {
+  // 80-112 KiB filled the disk while the draft log's WAL was checkpointed into its file (on the code before the fix).
+  it.each([64, 80, 96, 112, 128])("on %i KiB: one line that says the disk is full, and the same command runs once there is space", async (kib) => {
+    const work = tempDir();
+    const config = join(work, "config.yaml");
+    writeFileSync(config, "mode: stub\nseeds: [1, 2, 3]\ntasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n");
+    const disk = tempDir();
+    const runs = join(disk, "runs");
+    const { full, resumed } = await newRunOnSmallDisk(disk, kib, ["run", "--config", config, "--runs-dir", runs, "--run-id", "new"], REPO_ROOT);
+    expect(full.code, full.stderr).toBe(2);
+    expect(full.stderr.trim().split("\n"), full.stderr).toEqual([expect.stringMatching(/^trace-bench: cannot write .*: the disk is full; free space and run the same command again to resume$/)]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain("Run complete");
   }, 180_000);
 });
