@@ -5,16 +5,15 @@
  * max_tokens_per_run; one job at a time, the jobs end as under the local executor (the same
  * statuses, scores and budget feedback), and the run says the same about the jobs it left.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli, tempDir } from "../support/cli.js";
 import { startWorkers, stopWorkers, type WorkerProcess } from "../support/bullmq-workers.js";
-import { startFakeOpenAiServer, type FakeOpenAiServer, type FakeUsage, type ServerStep } from "../support/fake-openai-server.js";
+import { startFakeOpenAiServer, type FakeOpenAiServer, type ServerStep } from "../support/fake-openai-server.js";
 import { startRedis, type RedisServer } from "../support/redis-server.js";
 import { csvRows } from "../support/run-dir.js";
-import { xmlReply } from "../support/scripted-llm.js";
+import { billedUsage, deterministicReply } from "../support/scripted-llm.js";
 
 const CAP = 15_000;
 const env = { FAKE_KEY: "sk-run-budget-secret", OPENAI_API_KEY: "" };
@@ -34,19 +33,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** What a provider bills: the prompt counted (about 4 characters a token), a completion of at most max_tokens. */
-function billedUsage(body: Record<string, unknown>): FakeUsage {
-  const text = (body.messages as { content: string }[]).map((m) => m.content).join("");
-  const prompt = Math.ceil(text.length / 4);
-  const completion = Math.min(Number(body.max_tokens ?? Infinity), 40);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-}
 
-/** The same request always gets the same answer, whichever worker sends it. */
-function deterministicReply(body: Record<string, unknown>): string {
-  const h = createHash("sha256").update(JSON.stringify(body.messages)).digest().readUInt32LE(0);
-  return xmlReply({ float0: Math.round(((h % 1000) / 100 - 5) * 100) / 100 });
-}
 
 async function server(): Promise<FakeOpenAiServer> {
   const s = await startFakeOpenAiServer([], { fallback: ((b: Record<string, unknown>) => deterministicReply(b)) as ServerStep, usage: billedUsage });

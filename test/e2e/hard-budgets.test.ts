@@ -6,15 +6,14 @@
  * worker or four; a run stopped by its budget says how to continue; after kill -9 during a call,
  * `tokens` bounds what the server billed.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPO_ROOT, tempDir } from "../support/cli.js";
 import { describeRun, runCliAsync } from "../support/crash-harness.js";
-import { startFakeOpenAiServer, type FakeOpenAiServer, type FakeUsage, type ServerStep } from "../support/fake-openai-server.js";
+import { startFakeOpenAiServer, type FakeOpenAiServer, type ServerStep } from "../support/fake-openai-server.js";
 import { csvRows } from "../support/run-dir.js";
-import { xmlReply } from "../support/scripted-llm.js";
+import { billedUsage, deterministicReply } from "../support/scripted-llm.js";
 
 const KEY = "sk-test-never-written-anywhere-42";
 const MAX_TOKENS = 64;
@@ -23,19 +22,7 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
 });
 
-/** What a provider bills for a request: its prompt counted (about 4 characters a token), a completion of at most max_tokens. */
-function billedUsage(body: Record<string, unknown>): FakeUsage {
-  const text = (body.messages as { content: string }[]).map((m) => m.content).join("");
-  const prompt = Math.ceil(text.length / 4);
-  const completion = Math.min(Number(body.max_tokens ?? Infinity), 40);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-}
 
-/** The same request always gets the same answer (numeric_param's float is `float0`). */
-function deterministicReply(body: Record<string, unknown>): string {
-  const h = createHash("sha256").update(JSON.stringify(body.messages)).digest().readUInt32LE(0);
-  return xmlReply({ float0: Math.round(((h % 1000) / 100 - 5) * 100) / 100 });
-}
 
 async function server(script: readonly ServerStep[] = []): Promise<FakeOpenAiServer> {
   const s = await startFakeOpenAiServer(script, { fallback: ((b: Record<string, unknown>) => deterministicReply(b)) as ServerStep, usage: billedUsage });

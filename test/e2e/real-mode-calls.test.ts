@@ -5,7 +5,6 @@
  * sends no request twice.
  */
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,7 +13,7 @@ import { runCliAsync, describeRun } from "../support/crash-harness.js";
 import { startFakeOpenAiServer, type FakeOpenAiServer, type ReceivedRequest, type ServerStep } from "../support/fake-openai-server.js";
 import { csvRows, eventsOf, filesUnder } from "../support/run-dir.js";
 import { repeats } from "../support/repeats.js";
-import { xmlReply } from "../support/scripted-llm.js";
+import { deterministicReply, xmlReply } from "../support/scripted-llm.js";
 
 const KEY = "sk-test-never-written-anywhere-42";
 const servers: FakeOpenAiServer[] = [];
@@ -28,11 +27,6 @@ async function server(script: readonly ServerStep[], fallback?: ServerStep): Pro
   return s;
 }
 
-/** A reply that depends only on the request (numeric_param's float is `float0` in its traced graph): the same request always gets the same answer. */
-function deterministicReply(body: Record<string, unknown>): string {
-  const h = createHash("sha256").update(JSON.stringify(body.messages)).digest().readUInt32LE(0);
-  return xmlReply({ float0: Math.round(((h % 1000) / 100 - 5) * 100) / 100 });
-}
 
 const isPreflight = (r: ReceivedRequest) => JSON.stringify(r.body.messages).includes("Reply with the word OK.");
 const work = (s: FakeOpenAiServer) => s.received.filter((r) => !isPreflight(r));
