@@ -51,6 +51,8 @@ interface InFlight {
   readonly started: number;
   /** What it holds reserved in the budgets (nothing outside training). */
   readonly worst: Spend;
+  /** What of it the run's budget judge admitted (nothing when no judge was asked). */
+  readonly judged: Spend;
 }
 
 /** A trainer's calls that are not the optimizer's: they decide no verdict. */
@@ -147,7 +149,7 @@ export class JobCalls {
   abortInFlight(reason: string): CallFact[] {
     const now = performance.now();
     // Their bills are unknown: each counts at its worst case.
-    for (const f of this.inFlight.values()) this.settle(f.worst, f.worst);
+    for (const f of this.inFlight.values()) this.settle(f.worst, f.judged, f.worst);
     const facts = [...this.inFlight.values()].map(
       (f): CallFact => ({ type: "LlmCallAborted", data: { attempt: this.options.attempt, call: f.call, role: f.role, model: f.model, reason, latency_ms: Math.round(now - f.started) } }),
     );
@@ -193,11 +195,15 @@ export class JobCalls {
     if (stop !== null) this.stopTraining(stop);
   }
 
-  /** A call ended: its reservation goes from both budgets, what it spent stays. */
-  private settle(worst: Spend, actual: Spend, billed = actual): void {
+  /**
+   * A call ended: its reservation goes from both budgets, what it spent stays. The judge is told
+   * of what it admitted (`judged`), and nothing more: releasing what it never reserved would free
+   * room other workers' requests hold.
+   */
+  private settle(worst: Spend, judged: Spend, actual: Spend, billed = actual): void {
     this.ledger.settle(worst, actual);
     this.options.run.ledger.settle(worst, billed);
-    this.options.judge?.settle(worst, billed);
+    this.options.judge?.settle(judged, billed);
     this.options.run.noteJobSpent(this.ledger.spent);
   }
 
@@ -322,15 +328,19 @@ export class JobCalls {
     const model = inner.model;
     const shape = requestWorstCase(request);
     let worst = NOTHING;
+    let judged = NOTHING;
     if (enforced) {
       // Reserved at once when it fits (no turn of the event loop, so concurrent calls keep their order).
       const reserved = this.tryReserve(model, shape, task);
       worst = reserved === "wait" ? await this.reserveWhenFits(model, shape, task, signal) : reserved;
       // Reserved here; where the run's budget is held elsewhere, it must admit the request too.
-      if (this.options.judge !== undefined && run.ledger.limited) await this.admitted(this.options.judge, shape, worst, signal);
+      if (this.options.judge !== undefined && run.ledger.limited) {
+        await this.admitted(this.options.judge, shape, worst, signal);
+        judged = worst;
+      }
     }
     if (signal?.aborted) {
-      this.settle(worst, NOTHING);
+      this.settle(worst, judged, NOTHING);
       throw new LlmError("aborted", "not sent: the job was stopped");
     }
 
@@ -365,14 +375,14 @@ export class JobCalls {
           contents,
           );
         } catch (error) {
-          this.settle(worst, NOTHING);
+          this.settle(worst, judged, NOTHING);
           throw error;
         }
         counts.started += 1;
         counts.completed += 1;
         counts.replayed += 1;
         // The job's budget counts the reply as the original attempt did; the run pays nothing again.
-        this.settle(worst, { tokens: e.total_tokens, cost: e.cost_usd ?? 0 }, NOTHING);
+        this.settle(worst, judged, { tokens: e.total_tokens, cost: e.cost_usd ?? 0 }, NOTHING);
         // Like a live completion: a replay that spends the job budget stops training now, not at the next call.
         if (enforced) this.checkBudgets();
         return { content: reply, model: e.model, estimated: e.estimated, retries: 0, usage: { prompt_tokens: e.prompt_tokens, completion_tokens: e.completion_tokens, total_tokens: e.total_tokens, cached_tokens: e.cached_tokens } };
@@ -383,13 +393,13 @@ export class JobCalls {
     try {
       record([...diverged, started], contents);
     } catch (error) {
-      this.settle(worst, NOTHING);
+      this.settle(worst, judged, NOTHING);
       throw error;
     }
     counts.started += 1;
 
     const begun = performance.now();
-    this.inFlight.set(call, { call, role, model, started: begun, worst, ...(task ? { slot } : {}) });
+    this.inFlight.set(call, { call, role, model, started: begun, worst, judged, ...(task ? { slot } : {}) });
     const latency = () => Math.round(performance.now() - begun);
     let response: ChatResponse;
     try {
@@ -399,7 +409,7 @@ export class JobCalls {
       if (signal?.aborted || (isLlmError(error) && error.kind === "aborted")) {
         const reason = signal?.aborted ? errorText(signal.reason ?? "aborted") : errorText(error);
         // Cut off: the provider may bill it, up to its worst case.
-        this.settle(worst, worst);
+        this.settle(worst, judged, worst);
         counts.aborted += 1;
         record([{ type: "LlmCallAborted", data: { attempt, call, role, model, reason, latency_ms: latency() } }]);
         throw error;
@@ -407,7 +417,7 @@ export class JobCalls {
       const llmError = isLlmError(error) ? error : null;
       const message = errorText(error);
       // An error reply is not billed.
-      this.settle(worst, NOTHING);
+      this.settle(worst, judged, NOTHING);
       counts.failed += 1;
       if (!task && !isTrainerSideRole(role)) this.lastFailure = message;
       // Stop the run first: even if the log refuses the outcome, no other job may send the same doomed request.
@@ -449,7 +459,7 @@ export class JobCalls {
       new Map([[replyRef, response.content]]),
     );
     counts.completed += 1;
-    this.settle(worst, { tokens: usage.total_tokens, cost: cost ?? 0 });
+    this.settle(worst, judged, { tokens: usage.total_tokens, cost: cost ?? 0 });
     if (enforced) this.checkBudgets();
     return response;
   }

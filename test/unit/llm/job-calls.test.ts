@@ -650,6 +650,48 @@ describe("hard budgets", () => {
     expect(c.ofType("LlmCallStarted").map((s) => s.call)).toEqual([1]);
   });
 
+  it("tells the judge of no reservation for a request it never admitted (a job budget, no run budget), only of what it billed", async () => {
+    const admitted: unknown[] = [];
+    const settled: [unknown, unknown][] = [];
+    const judge: RunBudgetJudge = {
+      admit: async (worst) => {
+        admitted.push(worst);
+        return null;
+      },
+      settle: (worst, billed) => settled.push([worst, billed]),
+    };
+    const calls = jobCalls(collector(), { run: runCalls({ budget: { max_tokens_per_job: 1000 } }), judge });
+    calls.setTraining(true);
+    const llm = calls.llm(echoLlm(), "optimizer");
+    await llm.complete(req("1"));
+    await expect(calls.llm(fakeLlm(() => Promise.reject(new LlmError("server", "boom"))), "optimizer").complete(req("2"))).rejects.toThrow("boom");
+    // The job's own budget reserved each request's worst case; the run's judge was asked nothing.
+    expect(admitted).toEqual([]);
+    expect(settled).toEqual([
+      [{ tokens: 0, cost: 0 }, { tokens: 15, cost: expect.any(Number) }],
+      [{ tokens: 0, cost: 0 }, { tokens: 0, cost: 0 }],
+    ]);
+  });
+
+  it("releases at the judge what it admitted, when the run's budget is held there", async () => {
+    const held = new BudgetLedger("run", 1000, null);
+    const settled: [{ tokens: number }, { tokens: number }][] = [];
+    const judge: RunBudgetJudge = {
+      admit: async (worst) => held.reserve(worst),
+      settle: (worst, billed) => {
+        settled.push([worst, billed]);
+        held.settle(worst, billed);
+      },
+    };
+    const calls = jobCalls(collector(), { run: runCalls({ budget: { max_tokens_per_run: 1000 } }), judge });
+    calls.setTraining(true);
+    await calls.llm(echoLlm(), "optimizer").complete(req("1"));
+    expect(settled).toHaveLength(1);
+    expect(settled[0]![0].tokens).toBe(WORST);
+    expect(held.reserved.tokens).toBe(0);
+    expect(held.spent.tokens).toBe(15);
+  });
+
   it("a refused call takes no position: the next sent call follows the last one sent", async () => {
     const c = collector();
     const calls = jobCalls(c, { run: runCalls({ budget: { max_tokens_per_job: 100 } }) });
