@@ -3,7 +3,8 @@
 // (internal:numeric_param x NoOpTrainer x seeds 1..N, mode stub, max_workers 8) at each size, and
 // for each the wall time and peak RSS (bench/with-max-rss.mjs) of `run`, `runs`, `replay --verify`,
 // `replay`, and of `run --run-id` again on the finished run (nothing to do), twice: after the replay
-// (which wrote the log) and once more with nothing written since; the run dir's files.
+// (which wrote the log, and checked and saved again the answer to a re-run) and once more with
+// nothing written since; the run dir's files.
 // Targets (issue 32; the figures in docs/performance.md, "## Targets": scale-peak-rss for each
 // command at every size, scale-rerun for a re-run with nothing to do); and linear growth, checked
 // here as a relation: the largest size in at most (its size / the smallest's) times the smallest's time.
@@ -95,7 +96,7 @@ const COMMANDS = [
   { key: "runs", label: "runs", args: () => ["runs", "--runs-dir", runsDir] },
   { key: "verify", label: "replay --verify", args: (_c, runId) => ["replay", "--verify", join(runsDir, runId)] },
   { key: "replay", label: "replay", args: (_c, runId) => ["replay", join(runsDir, runId)] },
-  // After the replay, which wrote the log: the saved answer is checked against the log again.
+  // After the replay, which wrote the log and then checked the saved answer against it and saved it again: answered from the stats.
   { key: "rerun", label: "run --run-id again (finished run, nothing to do)", args: (config, runId) => ["run", "--config", config, "--runs-dir", runsDir, "--run-id", runId, "--max-workers", "8", "--job-timeout", "60"] },
   // Nothing written since the first: answered from the saved answer's stats alone.
   { key: "rerun2", label: "run --run-id a second time (nothing to do, nothing written since)", args: (config, runId) => ["run", "--config", config, "--runs-dir", runsDir, "--run-id", runId, "--max-workers", "8", "--job-timeout", "60"] },

@@ -26,7 +26,9 @@
  * lost no event, its last invocation finished, its projections are level with it, no live process
  * writes it, the files are as the record left them, and `quick_check` passes. The plan is the same
  * as when the answer was saved, as the key is. The answer is then saved again under the log as it
- * is, so the next re-run needs only the stats.
+ * is, so the next re-run needs only the stats. A `replay` does this check itself once it is done
+ * (`refreshSavedAnswers`): what it costs (every page read) is small beside a replay, and the re-run
+ * after it is answered from the stats alone.
  *
  * The plan is a function of the key's parts but for the task suites' own files and modules: an
  * answer is saved only for a matrix whose tasks are all in suites that are part of the build
@@ -204,10 +206,20 @@ export async function answerSavedRerun(argv: readonly string[], env: NodeJS.Proc
 
 /**
  * The files the record at the end of `runDir`'s log vouches for, when the log and the files still
- * vouch for it and it gives the answer `answer` (see the file's comment); null otherwise. The log
- * is opened read-only; its code is loaded only here (most answers need none of it).
+ * vouch for it and it gives the answer `answer` (see the file's comment); null otherwise.
  */
 async function recordStillAnswers(runDir: string, answer: string): Promise<Readonly<Record<string, readonly [number, number]>> | null> {
+  const vouched = await vouchedRecord(runDir, new Set([answer]));
+  return vouched?.files ?? null;
+}
+
+/**
+ * The answer (`answerOfRecord`) of the record at the end of `runDir`'s log and the files it
+ * vouches for, when it is one of `answers` and the log and the files still vouch for it (see the
+ * file's comment); null otherwise. The log is opened read-only; its code is loaded only here (most
+ * answers need none of it).
+ */
+async function vouchedRecord(runDir: string, answers: ReadonlySet<string>): Promise<{ readonly answer: string; readonly files: Readonly<Record<string, readonly [number, number]>> } | null> {
   const facts = await import("../events/finished-run-facts.js");
   const Database = (await import("better-sqlite3")).default;
   let db: InstanceType<typeof Database>;
@@ -219,14 +231,54 @@ async function recordStillAnswers(runDir: string, answer: string): Promise<Reado
   try {
     db.pragma("busy_timeout = 5000");
     const found = facts.finishedRunFacts(db, codeIdentity());
-    if (found === null || facts.logRefusesRecord(found) !== null || facts.answerOfRecord(found.record) !== answer) return null;
-    if (!facts.filesAsRecorded(runDir, found.record)) return null;
+    if (found === null || facts.logRefusesRecord(found) !== null) return null;
+    const answer = facts.answerOfRecord(found.record);
+    if (!answers.has(answer) || !facts.filesAsRecorded(runDir, found.record)) return null;
     // Last, as it reads every page.
-    return facts.pagesAreSound(db) ? found.record.files : null;
+    return facts.pagesAreSound(db) ? { answer, files: found.record.files } : null;
   } catch {
     return null;
   } finally {
     db.close();
+  }
+}
+
+/**
+ * After a `replay` of `runDir` (which rewrote the log and appended nothing), its saved answers
+ * checked against the log as the next re-run would check them (`answerSavedRerun`) and saved again
+ * under the log as the replay left it: the next re-run then needs only the stats. The check is the
+ * re-run's, between the same two stamps of the log, so it vouches for no more than the re-run's
+ * would; it is only done once, here, where its cost (it reads every page) is small beside the
+ * replay's. Returns how many answers were saved again; a failure to check or save is no failure of
+ * the replay (the next re-run checks for itself).
+ */
+export async function refreshSavedAnswers(runDir: string): Promise<number> {
+  try {
+    const dir = resolve(runDir);
+    const folder = join(dir, RERUN_ANSWERS_DIR);
+    const names = readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.isFile() && /^answered-rerun-[0-9a-f]{32}\.json$/.test(entry.name));
+    const boot = bootId();
+    if (names.length === 0 || boot === "") return 0;
+    const saved: SavedAnswer[] = [];
+    for (const { name } of names) {
+      try {
+        const answer = JSON.parse(readFileSync(join(folder, name), "utf8")) as SavedAnswer;
+        if (answer.format === FORMAT && answer.runDir === dir && answer.boot === boot && answerPath(dir, answer.key) === join(folder, name)) saved.push(answer);
+      } catch {
+        // Unreadable: the re-run that finds it decides for itself.
+      }
+    }
+    if (saved.length === 0) return 0;
+    const log = logStamp(dir);
+    if (log === null) return 0;
+    const vouched = await vouchedRecord(dir, new Set(saved.map((answer) => answer.record)));
+    // Nothing wrote the log or the files while they were checked.
+    if (vouched === null || logStamp(dir) !== log || !sameFiles(dir, vouched.files)) return 0;
+    const refreshed = saved.filter((answer) => answer.record === vouched.answer);
+    for (const answer of refreshed) writeAnswer({ ...answer, log, files: vouched.files });
+    return refreshed.length;
+  } catch {
+    return 0;
   }
 }
 

@@ -4,7 +4,8 @@
  * file there and replaced when it differs; whatever else the directory holds it lists and leaves
  * alone, or with `--prune` moves aside to `.replay-strays/<timestamp>/` (never deletes). It
  * is a writer (it takes the run directory's lock); each event is checked as it is read, before
- * anything derived from it is written.
+ * anything derived from it is written. Once done, it checks the run's saved answers to a re-run
+ * with nothing to do against the log it rewrote, and saves them again (cli/answered-rerun.ts).
  *
  * `--verify` only reads: it re-derives every job stream through the job machine and lists what
  * the machine would not have produced (exit 1), writing nothing.
@@ -13,6 +14,7 @@ import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { ParsedArgs, VerbSpec } from "./args.js";
 import { UsageError } from "./args.js";
+import { refreshSavedAnswers } from "./answered-rerun.js";
 import { RunDirError } from "../engine/run-dir-error.js";
 import { EventReader, peekRun } from "../events/event-reader.js";
 import { EventStore } from "../events/event-store.js";
@@ -116,6 +118,9 @@ export async function execute(args: ParsedArgs): Promise<number> {
   } catch (error) {
     throw fileWriteFailure(error, runDir);
   }
+  // The log was rewritten: the saved answers to a re-run with nothing to do are checked once here,
+  // so that the next re-run is answered from the stats (cli/answered-rerun.ts).
+  await refreshSavedAnswers(runDir);
   const { state, strays, movedTo } = outcome;
   process.stdout.write(`Replayed ${basename(runDir)}: ${state.lastSeq} events, ${state.orderedJobs().filter((j) => j.finished).length} jobs\n`);
   if (strays.length > 0) process.stdout.write(`${straysLine(runDir, strays, movedTo)}\n`);

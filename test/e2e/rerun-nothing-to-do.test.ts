@@ -6,7 +6,7 @@
  * or the full path's own refusal).
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -343,23 +343,70 @@ describe("a re-run with nothing to do", () => {
       expect(noted(out.stderr)).toBe(false);
       expect(out.code).toBe(2);
     }, 3 * CHILD_TIMEOUT_MS);
-    it("answers again after a replay wrote the log, once the log is checked to vouch for the same answer, and then from the stats alone", async () => {
+    /** The saved answers' files and their times to the nanosecond (a re-run that checks the log again saves its answer again). */
+    const savedAnswers = (runDir: string) => {
+      const answers = join(runDir, ".rerun-answers");
+      return readdirSync(answers).map((name) => ({ name, text: readFileSync(join(answers, name), "utf8"), mtime: statSync(join(answers, name), { bigint: true }).mtimeNs }));
+    };
+
+    it("answers from the stats alone after a replay wrote the log: the replay checked the log as the re-run would, and saved the answer again", async () => {
       const { work, runDir, first } = await copyAnsweredOnce();
       const seq = lastSeq(runDir);
+      const savedBefore = savedAnswers(runDir);
       const replayed = await runCliAsync(["replay", join("runs", RUN_ID)], { cwd: work, env: env(), timeoutMs: CHILD_TIMEOUT_MS });
       expect(replayed.code, describeRun("replay", replayed)).toBe(0);
       expect(replayed.stdout).not.toMatch(/Kept/);
-      const answers = join(runDir, ".rerun-answers");
-      const savedBefore = readdirSync(answers).map((name) => readFileSync(join(answers, name), "utf8"));
+      // Saved again by the replay, under the log as it left it.
+      const savedByReplay = savedAnswers(runDir);
+      expect(savedByReplay.map((a) => a.name)).toEqual(savedBefore.map((a) => a.name));
+      expect(savedByReplay.map((a) => a.text)).not.toEqual(savedBefore.map((a) => a.text));
       const again = await rerun(work, { env: NOTE });
       expect(noted(again.stderr), describeRun("re-run after the replay", again)).toBe(true);
       expect({ code: again.code, stdout: again.stdout, stderr: unnoted(again.stderr) }).toEqual({ code: first.code, stdout: first.stdout, stderr: first.stderr });
       expect(lastSeq(runDir)).toBe(seq);
-      // Saved again under the log as the replay left it.
-      expect(readdirSync(answers).map((name) => readFileSync(join(answers, name), "utf8"))).not.toEqual(savedBefore);
-      const third = await rerun(work, { env: NOTE });
-      expect(noted(third.stderr)).toBe(true);
-      expect(third.stdout).toBe(first.stdout);
+      // From the stats: a re-run that checked the log again would have saved its answer again.
+      expect(savedAnswers(runDir)).toEqual(savedByReplay);
+    }, 4 * CHILD_TIMEOUT_MS);
+
+    /** Each case changes the run dir after a replay saved the answers again: the re-run does the work or refuses. */
+    const changedAfterReplay: { name: string; change: (runDir: string) => void; fullPath: boolean; code?: number }[] = [
+      { name: "a report touched", change: (runDir) => utimesSync(join(runDir, "summary.json"), new Date(), new Date(Date.now() + 5_000)), fullPath: true },
+      {
+        name: "an event removed",
+        change: (runDir) => {
+          doctoredRunDirs.add(runDir);
+          sql(runDir, "DELETE FROM events WHERE seq = (SELECT MIN(seq) FROM events WHERE job_id IS NOT NULL)");
+        },
+        fullPath: false,
+        code: 2,
+      },
+      { name: "reports recorded behind the log", change: (runDir) => sql(runDir, "UPDATE subscriber_positions SET position = 0 WHERE name = 'projections'"), fullPath: true },
+    ];
+    for (const testCase of changedAfterReplay) {
+      it(`decides again when, after a replay, ${testCase.name}`, async () => {
+        const { work, runDir } = await copyAnsweredOnce();
+        const replayed = await runCliAsync(["replay", join("runs", RUN_ID)], { cwd: work, env: env(), timeoutMs: CHILD_TIMEOUT_MS });
+        expect(replayed.code, describeRun("replay", replayed)).toBe(0);
+        const before = lastSeq(runDir);
+        testCase.change(runDir);
+        const out = await rerun(work, { env: NOTE });
+        expect(noted(out.stderr), describeRun("re-run", out)).toBe(false);
+        expect(out.code).toBe(testCase.code ?? 0);
+        expect(tookFullPath(runDir, before)).toBe(testCase.fullPath);
+      }, 4 * CHILD_TIMEOUT_MS);
+    }
+
+    it("a replay of a run whose log no longer vouches for the saved answer does not save it again", async () => {
+      const { work, runDir } = await copyAnsweredOnce();
+      // Another closing block in the record: the saved answer was made from another.
+      sql(runDir, "UPDATE snapshots SET data = json_set(data, '$.summary.doctored', 1) WHERE name = 'finished-run'");
+      const savedBefore = savedAnswers(runDir);
+      const replayed = await runCliAsync(["replay", join("runs", RUN_ID)], { cwd: work, env: env(), timeoutMs: CHILD_TIMEOUT_MS });
+      expect(replayed.code, describeRun("replay", replayed)).toBe(0);
+      expect(savedAnswers(runDir)).toEqual(savedBefore);
+      const out = await rerun(work, { env: NOTE });
+      expect(noted(out.stderr), describeRun("re-run", out)).toBe(false);
+      expect(out.code).toBe(0);
     }, 4 * CHILD_TIMEOUT_MS);
 
     /** Each case writes the log (its times change) and changes what the answer stands on: the check from the log refuses it. */
