@@ -47,6 +47,7 @@ const FORMAT = 2;
 /** Saved answers kept per run dir (one per distinct invocation): the oldest go when there are more. */
 const MAX_SAVED_ANSWERS = 16;
 const EVENTS_DB = "events.db";
+const PAGE_CACHE_KIB = 2000;
 /** The suites whose tasks are the build's code: their plan reads no file of the user's. */
 const BUILT_IN_SUITES: ReadonlySet<string> = new Set(["internal", "trace_examples"]);
 /** A config larger than this is not read here (the run verb refuses what is too big). */
@@ -230,6 +231,9 @@ async function vouchedRecord(runDir: string, answers: ReadonlySet<string>): Prom
   }
   try {
     db.pragma("busy_timeout = 5000");
+    // SQLite's default page cache, as every log connection keeps (events/log-database.ts): the
+    // check reads each page once, and better-sqlite3's 16 MiB would add to a replay's peak.
+    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     const found = facts.finishedRunFacts(db, codeIdentity());
     if (found === null || facts.logRefusesRecord(found) !== null) return null;
     const answer = facts.answerOfRecord(found.record);
