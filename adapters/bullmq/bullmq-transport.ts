@@ -25,7 +25,7 @@
 import { randomUUID } from "node:crypto";
 import { Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
-import { requestId, ticketId, type CancelNotice, type CoordinatorInbox, type CoordinatorTransport, type JobTicket, type WorkerRequest, type WorkerTransport } from "../../src/executor/executor-protocol.js";
+import { requestId, ticketId, type CancelNotice, type CoordinatorInbox, type CoordinatorTransport, type EventBatch, type JobTicket, type WorkerRequest, type WorkerTransport } from "../../src/executor/executor-protocol.js";
 
 export const TICKET_QUEUE = "trace-bench-jobs";
 const CANCEL_CHANNEL = "trace-bench-cancel";
@@ -45,6 +45,8 @@ const READ_COUNT = 512;
 const BLOCK_MS = 1_000;
 /** Answers to claims remembered (a claim sent again is answered the same): more than the claims in flight. */
 const REMEMBERED_CLAIMS = 10_000;
+/** Answers a worker has read before it trims its reply stream. */
+const TRIM_EVERY = 256;
 /** A reply stream nobody reads any more (its worker is gone) expires. */
 const REPLY_TTL_S = 3_600;
 
@@ -59,9 +61,9 @@ function fieldsOf(list: readonly string[]): Record<string, string> {
 
 const connectionOf = (url: string) => ({ url, maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(100 * times, 2_000) });
 
-/** One client watched for the connection's loss and return; says each once. */
-function watchedClient(url: string, say: (text: string) => void, onBack: () => void): Redis & { closing: boolean } {
-  const client = Object.assign(new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(100 * times, 2_000) }), { closing: false });
+/** One client watched for the connection's loss and return; says each once. `pipelined`: commands of one turn go in one write. */
+function watchedClient(url: string, say: (text: string) => void, onBack: () => void, pipelined = false): Redis & { closing: boolean } {
+  const client = Object.assign(new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(100 * times, 2_000), enableAutoPipelining: pipelined }), { closing: false });
   let lost = false;
   let everReady = false;
   const onLoss = (why: string) => {
@@ -102,6 +104,22 @@ export function bullmqCoordinator(url: string, say: (text: string) => void): Coo
   let serving = false;
   let reader: Redis | null = null;
   let loop: Promise<void> | null = null;
+  // Tickets queued in one turn (jobs that started together) go in one addBulk: one round trip.
+  let toQueue: { ticket: JobTicket; done: (error?: unknown) => void }[] = [];
+  const queueTicket = (ticket: JobTicket) =>
+    new Promise<void>((resolve, reject) => {
+      if (toQueue.length === 0) {
+        setImmediate(() => {
+          const batch = toQueue;
+          toQueue = [];
+          tickets.addBulk(batch.map(({ ticket: t }) => ({ name: "job", data: t, opts: { jobId: ticketId(t), removeOnComplete: true, removeOnFail: { age: 24 * 3600 } } }))).then(
+            () => batch.forEach((b) => b.done()),
+            (error: unknown) => batch.forEach((b) => b.done(error)),
+          );
+        });
+      }
+      toQueue.push({ ticket, done: (error) => (error === undefined ? resolve() : reject(error)) });
+    });
   return {
     async serve(runId: string, inbox: CoordinatorInbox) {
       reader = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(100 * times, 2_000) });
@@ -127,33 +145,50 @@ export function bullmqCoordinator(url: string, say: (text: string) => void): Coo
           }
           if (read === null) continue;
           const replies = publisher.pipeline();
+          const answered = new Set<string>();
+          const answer = (to: string, id: string, body: unknown) => {
+            replies.xadd(replyStream(to), "*", "id", id, "body", JSON.stringify(body));
+            answered.add(to);
+          };
+          // The batches of a read commit in one transaction; a claim of a job whose batch waits in
+          // the group commits the group first (the claim hands out the job's stream as committed).
+          let group: { id: string; to: string; batch: EventBatch }[] = [];
+          const commitGroup = () => {
+            if (group.length === 0) return;
+            const acks = inbox.commitAll(group.map((g) => g.batch));
+            group.forEach((g, i) => answer(g.to, g.id, acks[i]));
+            group = [];
+          };
           for (const [, entries] of read) {
             for (const [entryId, list] of entries) {
               last = entryId;
               const { id, to, body } = fieldsOf(list);
               if (id === undefined || to === undefined || body === undefined) continue;
-              let answer: unknown;
               const request = JSON.parse(body) as WorkerRequest;
-              if (request.kind === "claim") {
-                answer = claims.get(id);
-                if (answer === undefined) {
-                  answer = inbox.claim(request.ticket);
-                  claims.set(id, answer);
-                  if (claims.size > REMEMBERED_CLAIMS) claims.delete(claims.keys().next().value!);
-                }
-              } else answer = inbox.commit(request.batch);
-              replies.xadd(replyStream(to), "*", "id", id, "body", JSON.stringify(answer));
-              replies.expire(replyStream(to), REPLY_TTL_S);
+              if (request.kind === "batch") {
+                group.push({ id, to, batch: request.batch });
+                continue;
+              }
+              let handout = claims.get(id);
+              if (handout === undefined) {
+                if (group.some((g) => g.batch.jobId === request.ticket.jobId)) commitGroup();
+                handout = inbox.claim(request.ticket);
+                claims.set(id, handout);
+                if (claims.size > REMEMBERED_CLAIMS) claims.delete(claims.keys().next().value!);
+              }
+              answer(to, id, handout);
             }
           }
+          commitGroup();
+          for (const to of answered) replies.expire(replyStream(to), REPLY_TTL_S);
           // Read entries are answered: the stream keeps none of them.
           replies.xtrim(key, "MINID", last);
           await replies.exec().catch(() => {});
         }
       })();
     },
-    async enqueue(ticket: JobTicket) {
-      await tickets.add("job", ticket, { jobId: ticketId(ticket), removeOnComplete: true, removeOnFail: { age: 24 * 3600 } });
+    enqueue(ticket: JobTicket) {
+      return queueTicket(ticket);
     },
     async withdraw(ticket: JobTicket) {
       const job = await tickets.getJob(ticketId(ticket));
@@ -202,9 +237,14 @@ export function bullmqWorker({ url, say }: WorkerTransportOptions): WorkerTransp
   }
   const pending = new Map<string, Pending>();
   // Back from a lost connection (Redis restarted, losing the streams): every request still unanswered goes again now.
-  const sender = watchedClient(url, say, () => {
-    for (const p of pending.values()) p.send();
-  });
+  const sender = watchedClient(
+    url,
+    say,
+    () => {
+      for (const p of pending.values()) p.send();
+    },
+    true,
+  );
   const subscriber = watchedClient(url, say, () => {});
   void subscriber.subscribe(CANCEL_CHANNEL).catch(() => {});
   subscriber.on("message", (_channel: string, message: string) => {
@@ -228,6 +268,7 @@ export function bullmqWorker({ url, say }: WorkerTransportOptions): WorkerTransp
     blocking.on("error", () => {});
     loop = (async () => {
       let last = "0";
+      let unTrimmed = 0;
       while (!closed) {
         let read: StreamEntries;
         try {
@@ -250,7 +291,12 @@ export function bullmqWorker({ url, say }: WorkerTransportOptions): WorkerTransp
             waiting.resolve(JSON.parse(body));
           }
         }
-        void sender.xtrim(replies, "MINID", last).catch(() => {});
+        // Read answers are trimmed now and then, not after every read (a command each).
+        unTrimmed += read.reduce((n, [, entries]) => n + entries.length, 0);
+        if (unTrimmed >= TRIM_EVERY) {
+          unTrimmed = 0;
+          void sender.xtrim(replies, "MINID", last).catch(() => {});
+        }
       }
     })();
   };

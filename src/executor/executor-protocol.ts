@@ -112,6 +112,8 @@ export const requestId = (request: WorkerRequest): string =>
 export interface CoordinatorInbox {
   readonly claim: (ticket: JobTicket) => Handout;
   readonly commit: (batch: EventBatch) => BatchAck;
+  /** Batches read together, committed in one transaction (each decided on its own: a refused one takes nothing from the others); their answers in order. */
+  readonly commitAll: (batches: readonly EventBatch[]) => BatchAck[];
 }
 
 /** The coordinator's transport: queues tickets, serves the workers' requests, publishes cancels. */

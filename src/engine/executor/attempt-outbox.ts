@@ -4,6 +4,13 @@
  * batches, one at a time, in order; the coordinator commits each at the stream's expected version.
  * Appends made while a batch is on its way go in the next one.
  *
+ * A batch leaves at once when something waits on it: an LLM call's events (the request waits for
+ * its `LlmCallStarted`; a reply is journaled as soon as it came, as the local log commits them at
+ * once), an admission or settlement of the run's budget, the attempt's `JobFinished`, a `flushed()`
+ * or `settled()` caller. Other events linger up to LINGER_MS to join them: a short job's whole
+ * attempt goes in one batch (one request, one commit at the coordinator) instead of one per phase.
+ * A worker that dies loses at most that long of them: its attempt is run again anyway.
+ *
  * `flushed()` resolves once everything appended so far is committed: an LLM request waits for it,
  * so its `LlmCallStarted` is in the log before the request leaves (the coordinator's journal sees
  * it). The run's budget is the coordinator's: `judge()` sends it each request's worst case to admit
@@ -18,6 +25,11 @@ import type { BatchAck, EventBatch } from "../../executor/executor-protocol.js";
 import type { Refusal, Spend } from "../../llm/budget-ledger.js";
 import type { RunBudgetJudge } from "../../llm/run-budget-judge.js";
 import type { RunLog } from "../run-services.js";
+
+/** How long events nobody waits on may wait for more before they are sent. */
+export const LINGER_MS = 50;
+/** Event types whose batch leaves at once (see above). */
+const SEND_AT_ONCE: ReadonlySet<string> = new Set(["LlmCallStarted", "LlmCallCompleted", "LlmCallFailed", "LlmCallAborted", "JobFinished"]);
 
 export interface AttemptOutboxOptions {
   readonly runId: string;
@@ -52,6 +64,8 @@ class Pending {
   readonly contents = new Map<string, string>();
   readonly settlements: (readonly [Spend, Spend])[] = [];
   readonly admissions: Admission[] = [];
+  /** Something waits on this batch: it leaves as soon as the one on its way is answered. */
+  urgent = false;
   static empty(): Pending {
     return new Pending();
   }
@@ -70,6 +84,7 @@ export class AttemptOutbox {
   private sending: Promise<void> | null = null;
   private refused: string | null = null;
   private waiters: { version: number; resolve: () => void; reject: (error: Error) => void }[] = [];
+  private linger: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: AttemptOutboxOptions) {
     this.version = options.version;
@@ -96,7 +111,7 @@ export class AttemptOutbox {
     this.pending.events.push(...events);
     for (const [ref, text] of contents ?? []) this.pending.contents.set(ref, text);
     this.version += events.length;
-    this.kick();
+    this.kick(events.some((e) => SEND_AT_ONCE.has(e.type)));
     // The job runner reads nothing back from the stored events: the log (the coordinator's) numbers them.
     return Either.right([]);
   }
@@ -108,13 +123,13 @@ export class AttemptOutbox {
         if (this.refused !== null) return Promise.reject(new AttemptRefused(this.refused));
         return new Promise<Refusal | null>((resolve, reject) => {
           this.pending.admissions.push({ worst, resolve, reject });
-          this.kick();
+          this.kick(true);
         });
       },
       settle: (worst, billed) => {
         if (this.refused !== null) return;
         this.pending.settlements.push([worst, billed]);
-        this.kick();
+        this.kick(true);
       },
     };
   }
@@ -128,13 +143,29 @@ export class AttemptOutbox {
   flushed(): Promise<void> {
     if (this.refused !== null) return Promise.reject(new AttemptRefused(this.refused));
     if (this.committed >= this.version) return Promise.resolve();
-    return new Promise((resolve, reject) => this.waiters.push({ version: this.version, resolve, reject }));
+    const waiting = new Promise<void>((resolve, reject) => this.waiters.push({ version: this.version, resolve, reject }));
+    // Pending empty: what it waits on is on its way already.
+    if (!this.pending.isEmpty) this.kick(true);
+    return waiting;
   }
 
-  private kick(): void {
+  /** Sends what is pending: now if `urgent` (or something already waits on it), else after LINGER_MS. */
+  private kick(urgent: boolean): void {
+    if (urgent) this.pending.urgent = true;
     if (this.sending !== null) return;
+    if (!this.pending.urgent) {
+      this.linger ??= setTimeout(() => {
+        this.linger = null;
+        this.kick(true);
+      }, LINGER_MS);
+      return;
+    }
+    if (this.linger !== null) clearTimeout(this.linger);
+    this.linger = null;
     this.sending = this.drain().finally(() => {
       this.sending = null;
+      // What came while the last batch was on its way, nobody waiting on it: it lingers.
+      if (!this.pending.isEmpty && this.refused === null) this.kick(false);
     });
   }
 
@@ -142,7 +173,7 @@ export class AttemptOutbox {
     // Started a microtask later: what the caller adds in the same turn (a call's settlement right
     // after its outcome) goes in the same batch.
     await undefined;
-    while (!this.pending.isEmpty && this.refused === null) {
+    while (!this.pending.isEmpty && this.pending.urgent && this.refused === null) {
       const { events, contents, settlements, admissions } = this.pending;
       this.pending = Pending.empty();
       this.seq += 1;
@@ -168,6 +199,8 @@ export class AttemptOutbox {
       }
       if (!ack.ok) {
         this.refused = ack.reason;
+        if (this.linger !== null) clearTimeout(this.linger);
+        this.linger = null;
         for (const w of this.waiters.splice(0)) w.reject(new AttemptRefused(ack.reason));
         for (const a of [...admissions, ...this.pending.admissions.splice(0)]) a.reject(new AttemptRefused(ack.reason));
         this.options.onRefused(ack.reason);
@@ -184,6 +217,10 @@ export class AttemptOutbox {
 
   /** Resolves once every append is committed or refused (the attempt's end). */
   async settled(): Promise<void> {
-    while (this.sending !== null) await this.sending;
+    for (;;) {
+      if (!this.pending.isEmpty && this.refused === null) this.kick(true);
+      if (this.sending === null) return;
+      await this.sending;
+    }
   }
 }

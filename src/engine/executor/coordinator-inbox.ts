@@ -1,7 +1,8 @@
 /**
  * The coordinator's answers to the workers, over the run session (this process is the only writer
  * of the log). A claim hands out the job's stream so far and the journal's replies; a batch is
- * committed at the stream's expected version, in one transaction, before it is acknowledged.
+ * committed at the stream's expected version before it is acknowledged; the batches the transport
+ * read together commit in one transaction (`commitAll`), each still decided on its own.
  *
  * What makes at-least-once delivery record nothing twice:
  * - each job has at most one claimed attempt; a ticket delivered again (its worker died) claims the
@@ -36,6 +37,14 @@ interface Claim {
   lastAck: BatchAck | null;
   /** What the attempt's admitted requests hold reserved in the run's budget, not settled yet. */
   reserved: Spend;
+}
+
+/** A batch decided and appended to the log's open group, answered once the group committed. */
+interface Accepted {
+  readonly claim: Claim;
+  readonly batch: EventBatch;
+  readonly events: readonly NewEvent[];
+  ack: BatchAck | null;
 }
 
 export interface InboxOptions {
@@ -97,11 +106,47 @@ export class RunInbox implements CoordinatorInbox {
     return { kind: "run", attempt, invocation, history, replies, recipe: this.options.recipe };
   };
 
-  readonly commit = (batch: EventBatch): BatchAck => {
+  readonly commit = (batch: EventBatch): BatchAck => this.commitAll([batch])[0]!;
+
+  /**
+   * Commits `batches` (of any jobs, in the order they came) in one transaction: each is decided on
+   * its own, as `commit` would (its attempt, its idempotency key, its stream's expected version,
+   * the job machine), and the accepted ones are appended to the log's open group, which commits
+   * once for all of them. A refused batch appends nothing, so it takes nothing from the others.
+   * What each batch admits into the run's budget, and its job's end, count only once it committed.
+   */
+  readonly commitAll = (batches: readonly EventBatch[]): BatchAck[] => {
+    const { session } = this.options;
+    const answers: (BatchAck | Accepted)[] = [];
+    const accepted: Accepted[] = [];
+    /** The accepted batch each claim's last seq is, in this group (a copy sent twice is answered as the first). */
+    const inGroup = new Map<Claim, Accepted>();
+    for (const batch of batches) {
+      const claim = this.claims.get(batch.jobId);
+      const same = claim === undefined ? undefined : inGroup.get(claim);
+      if (same !== undefined && claim!.attempt === batch.attempt && batch.seq === claim!.seq && batch.runId === this.options.runId && batch.invocation === this.options.invocation) {
+        answers.push(same);
+        continue;
+      }
+      const decided = this.decide(batch, claim);
+      if (!("claim" in decided)) {
+        answers.push(decided);
+        continue;
+      }
+      accepted.push(decided);
+      inGroup.set(decided.claim, decided);
+      answers.push(decided);
+    }
+    if (accepted.length > 0) session.commitPending();
+    for (const a of accepted) a.ack = this.settleAccepted(a);
+    return answers.map((answer) => ("claim" in answer ? answer.ack! : answer));
+  };
+
+  /** A refusal (or the answer to a batch committed before), or the batch accepted and appended to the log's open group. */
+  private decide(batch: EventBatch, claim: Claim | undefined): BatchAck | Accepted {
     const { session, runId, invocation } = this.options;
     const refuse = (reason: string): BatchAck => ({ ok: false, reason: `job ${batch.jobId} attempt ${batch.attempt}: ${reason}` });
     if (batch.runId !== runId || batch.invocation !== invocation) return refuse(`a batch of invocation ${batch.invocation}; the run is at invocation ${invocation}`);
-    const claim = this.claims.get(batch.jobId);
     if (claim === undefined || claim.attempt !== batch.attempt) {
       return refuse(claim === undefined ? "no attempt of this job is running (cancelled or stopped)" : `superseded: attempt ${claim.attempt} runs now`);
     }
@@ -124,18 +169,29 @@ export class RunInbox implements CoordinatorInbox {
       if (next.attempt !== batch.attempt) return refuse(`the batch holds events of attempt ${next.attempt}`);
       try {
         session.append(stream, batch.expectedVersion, events, new Map(batch.contents));
-        session.commitPending();
-        // A group commit that failed says so only through the stream's version.
-        const after = session.streamVersion(stream);
-        if (after !== batch.expectedVersion + events.length) throw new Error(`the log did not take the events of ${stream} (at version ${after})`);
       } catch (error) {
-        const failure = error instanceof Error ? error : new Error(String(error));
-        this.options.onLogError(batch.jobId, failure);
-        return refuse(`the coordinator's log refused the batch: ${failure.message}`);
+        return this.logRefused(batch, error);
       }
     }
+    // The claim moves on now, so that the job's next batch is decided against it; a group that
+    // does not commit stops the run (onLogError), whatever the claim says.
     claim.state = next;
     claim.seq = batch.seq;
+    claim.lastAck = null;
+    return { claim, batch, events, ack: null };
+  }
+
+  /** An accepted batch once its group committed (or failed to): its budget, its job's end, its answer. */
+  private settleAccepted({ claim, batch, events }: Accepted): BatchAck {
+    if (events.length > 0) {
+      // A group commit that failed says so only through the stream's version.
+      const after = this.options.session.streamVersion(jobStream(batch.jobId));
+      if (after < batch.expectedVersion + events.length) {
+        const refusal = this.logRefused(batch, new Error(`the log did not take the events of ${jobStream(batch.jobId)} (at version ${after})`));
+        if (this.claims.get(batch.jobId) === claim) claim.lastAck = refusal;
+        return refusal;
+      }
+    }
     const admitted = this.budget(claim, batch);
     const ack: BatchAck = batch.admissions === undefined ? { ok: true } : { ok: true, admitted };
     claim.lastAck = ack;
@@ -145,7 +201,13 @@ export class RunInbox implements CoordinatorInbox {
       this.options.onFinished(batch.jobId, finished.data.status);
     }
     return ack;
-  };
+  }
+
+  private logRefused(batch: EventBatch, error: unknown): BatchAck {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    this.options.onLogError(batch.jobId, failure);
+    return { ok: false, reason: `job ${batch.jobId} attempt ${batch.attempt}: the coordinator's log refused the batch: ${failure.message}` };
+  }
 
   /** The batch's settlements, then its admissions, in the run's budget; the verdict on each admission. */
   private budget(claim: Claim, batch: EventBatch): (Refusal | null)[] {

@@ -6,13 +6,14 @@
  * The run's budget is the coordinator's: admissions from every worker's batches share it.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { decide, initialJobDecisionState, foldJobStream } from "../../../src/engine/job-decider.js";
+import { decide, initialJobDecisionState, foldJobStream, type JobOutcome } from "../../../src/engine/job-decider.js";
 import { RunInbox } from "../../../src/engine/executor/coordinator-inbox.js";
 import { RunSession } from "../../../src/engine/run-session.js";
 import type { EventBatch, JobTicket, RunRecipe } from "../../../src/executor/executor-protocol.js";
 import { jobStream, type NewEvent } from "../../../src/events/event-schema.js";
 import { RunCalls } from "../../../src/llm/run-calls.js";
 import { tempDir } from "../../support/cli.js";
+import { runStarted } from "../../support/events.js";
 
 const RUN = "inbox-run";
 const JOB = "abc123def456";
@@ -22,17 +23,33 @@ afterEach(() => {
   for (const s of sessions.splice(0)) s.close();
 });
 
-function open(invocation = 1, calls = new RunCalls({ journaling: false, price: () => 0, budget: {} })) {
-  const session = RunSession.open(tempDir(), RUN, { command: "test", report: () => {} });
+function open(invocation = 1, calls = new RunCalls({ journaling: false, price: () => 0, budget: {} }), commits: number[] = []) {
+  // Each commit reaches the subscribers once, with its events.
+  const counter = { name: "commit-counter", handle: (events: readonly unknown[]) => void commits.push(events.length), catchUp: () => {} };
+  const session = RunSession.open(tempDir(), RUN, { command: "test", report: () => {}, subscribers: () => [counter] });
   sessions.push(session);
   const finished: string[] = [];
   const inbox = new RunInbox({ session, runId: RUN, invocation, recipe, calls, wanted: () => true, onFinished: (jobId, status) => finished.push(`${jobId}:${status}`), onLogError: () => {} });
   return { session, inbox, finished };
 }
 
-const ticket = (attempt = 1, invocation = 1): JobTicket => ({ runId: RUN, jobId: JOB, attempt, invocation });
-const startEvents = (attempt: number, from = initialJobDecisionState()): NewEvent[] => decide(JOB, from, { type: "StartAttempt", attempt, invocation: 1, deadline: null });
+const ticket = (attempt = 1, invocation = 1, jobId = JOB): JobTicket => ({ runId: RUN, jobId, attempt, invocation });
+const startEvents = (attempt: number, from = initialJobDecisionState(), jobId = JOB): NewEvent[] => decide(jobId, from, { type: "StartAttempt", attempt, invocation: 1, deadline: null });
 const batch = (fields: Partial<EventBatch> & Pick<EventBatch, "attempt" | "seq" | "expectedVersion" | "events">): EventBatch => ({ runId: RUN, jobId: JOB, invocation: 1, delivery: "d1", contents: [], ...fields });
+const skipped: JobOutcome = {
+  feedback: "skipped",
+  score_val_initial: null,
+  score_val_final: null,
+  score_val: null,
+  score_test: null,
+  time_seconds: 0,
+  resolved: { optimizer: "o", guide: "g", logger: "l", trainer_kwargs: {}, optimizer_kwargs: {}, guide_kwargs: {}, logger_kwargs: {} },
+  agent: "Agent",
+  parameters: [],
+  initial_values: {},
+  final_values: {},
+  best_values: {},
+};
 const unusable = (attempt: number): NewEvent[] => [{ type: "ReplyUnusable", job_id: JOB, data: { attempt, reason: "scripted" } } as NewEvent];
 
 describe("the coordinator's inbox", () => {
@@ -100,5 +117,32 @@ describe("the coordinator's inbox", () => {
     expect(calls.ledger.reserved.tokens).toBe(0);
     expect(calls.ledger.spent.tokens).toBe(1000);
     expect(calls.runBudgetSpent()).toBe("run token budget spent: 1000 of max_tokens_per_run 1000");
+  });
+
+  it("commits the batches read together in one transaction, each decided on its own: a refused one takes nothing from the others", () => {
+    const commits: number[] = [];
+    const { session, inbox, finished } = open(1, undefined, commits);
+    const jobs = ["job0000000a", "job0000000b", "job0000000c"];
+    // The run's state (which the subscribers follow) knows only the jobs of a start.
+    session.appendRunEvents([runStarted(jobs)]);
+    expect(commits).toEqual([1]);
+    for (const jobId of jobs) expect(inbox.claim(ticket(1, 1, jobId)).kind).toBe("run");
+    const [a, b, c] = jobs.map((jobId) => batch({ jobId, attempt: 1, seq: 1, expectedVersion: 0, events: startEvents(1, undefined, jobId) }));
+    const stale = { ...b!, expectedVersion: 7 };
+    const acks = inbox.commitAll([a!, stale, c!, a!]);
+    expect(acks.map((ack) => ack.ok)).toEqual([true, false, true, true]);
+    expect(!acks[1]!.ok && acks[1]!.reason).toContain("the stream is at version 0, the batch follows 7");
+    expect(commits).toEqual([1, 4]);
+    expect(jobs.map((jobId) => session.streamVersion(jobStream(jobId)))).toEqual([2, 0, 2]);
+    // The refused batch's job goes on as if it had never been sent; a re-sent batch is answered as the first time.
+    expect(inbox.commitAll([b!, a!])).toEqual([{ ok: true }, { ok: true }]);
+    expect(commits).toEqual([1, 4, 2]);
+    // A job's end counts once its batch committed.
+    const [, second] = jobs;
+    const state = foldJobStream(session.history(second!));
+    const end = decide(second!, state, { type: "Advance", event: { type: "SKIP", reason: "scripted" }, outcome: skipped });
+    expect(finished).toEqual([]);
+    expect(inbox.commitAll([batch({ jobId: second!, attempt: 1, seq: 2, expectedVersion: 2, events: end })])[0]!.ok).toBe(true);
+    expect(finished).toEqual([`${second}:skipped`]);
   });
 });
