@@ -1,8 +1,8 @@
 /**
  * A worker's log for one attempt: the job runner appends to it as to the local log (synchronously,
  * at the version it expects), and it sends what was appended to the coordinator in numbered
- * batches, one at a time, in order; the coordinator commits each at the stream's expected version.
- * Appends made while a batch is on its way go in the next one.
+ * batches, in order, up to MAX_IN_FLIGHT of them on their way at once; the coordinator commits each
+ * at the stream's expected version.
  *
  * A batch leaves at once when something waits on it: an LLM call's events (the request waits for
  * its `LlmCallStarted`; a reply is journaled as soon as it came, as the local log commits them at
@@ -26,6 +26,12 @@ import type { Refusal, Spend } from "../../llm/budget-ledger.js";
 import type { RunBudgetJudge } from "../../llm/run-budget-judge.js";
 import type { RunLog } from "../run-services.js";
 
+/**
+ * Batches on their way at once: a batch does not wait for the one before it to be answered (an LLM
+ * call's `LlmCallStarted` follows the last call's outcome without a round trip in between); the
+ * coordinator takes them in order, and refuses every one after a refused one.
+ */
+const MAX_IN_FLIGHT = 4;
 /** How long events nobody waits on may wait for more before they are sent. */
 export const LINGER_MS = 50;
 /** Event types whose batch leaves at once (see above). */
@@ -58,13 +64,20 @@ interface Admission {
   readonly reject: (error: Error) => void;
 }
 
+/** A batch on its way: what its answer settles. */
+interface Sent {
+  readonly events: number;
+  readonly admissions: readonly Admission[];
+  ack: BatchAck | null;
+}
+
 /** What the next batch carries. */
 class Pending {
   readonly events: NewEvent[] = [];
   readonly contents = new Map<string, string>();
   readonly settlements: (readonly [Spend, Spend])[] = [];
   readonly admissions: Admission[] = [];
-  /** Something waits on this batch: it leaves as soon as the one on its way is answered. */
+  /** Something waits on this batch: it leaves at once. */
   urgent = false;
   static empty(): Pending {
     return new Pending();
@@ -81,7 +94,13 @@ export class AttemptOutbox {
   private committed: number;
   private pending = Pending.empty();
   private seq = 0;
-  private sending: Promise<void> | null = null;
+  /** The version after every batch sent (what the next batch follows). */
+  private sentVersion: number;
+  /** Batches on their way, in the order sent. */
+  private inFlight: Sent[] = [];
+  /** A send is scheduled (a microtask away). */
+  private starting = false;
+  private idle: (() => void)[] = [];
   private refused: string | null = null;
   private waiters: { version: number; resolve: () => void; reject: (error: Error) => void }[] = [];
   private linger: NodeJS.Timeout | null = null;
@@ -89,6 +108,7 @@ export class AttemptOutbox {
   constructor(private readonly options: AttemptOutboxOptions) {
     this.version = options.version;
     this.committed = options.version;
+    this.sentVersion = options.version;
   }
 
   private get stream(): string {
@@ -152,7 +172,7 @@ export class AttemptOutbox {
   /** Sends what is pending: now if `urgent` (or something already waits on it), else after LINGER_MS. */
   private kick(urgent: boolean): void {
     if (urgent) this.pending.urgent = true;
-    if (this.sending !== null) return;
+    if (this.refused !== null || this.pending.isEmpty) return;
     if (!this.pending.urgent) {
       this.linger ??= setTimeout(() => {
         this.linger = null;
@@ -160,20 +180,20 @@ export class AttemptOutbox {
       }, LINGER_MS);
       return;
     }
-    if (this.linger !== null) clearTimeout(this.linger);
-    this.linger = null;
-    this.sending = this.drain().finally(() => {
-      this.sending = null;
-      // What came while the last batch was on its way, nobody waiting on it: it lingers.
-      if (!this.pending.isEmpty && this.refused === null) this.kick(false);
+    if (this.starting || this.inFlight.length >= MAX_IN_FLIGHT) return;
+    this.starting = true;
+    // Sent a microtask later: what the caller adds in the same turn (a call's settlement right
+    // after its outcome) goes in the same batch.
+    queueMicrotask(() => {
+      this.starting = false;
+      this.sendPending();
     });
   }
 
-  private async drain(): Promise<void> {
-    // Started a microtask later: what the caller adds in the same turn (a call's settlement right
-    // after its outcome) goes in the same batch.
-    await undefined;
-    while (!this.pending.isEmpty && this.pending.urgent && this.refused === null) {
+  private sendPending(): void {
+    if (this.linger !== null) clearTimeout(this.linger);
+    this.linger = null;
+    while (!this.pending.isEmpty && this.pending.urgent && this.refused === null && this.inFlight.length < MAX_IN_FLIGHT) {
       const { events, contents, settlements, admissions } = this.pending;
       this.pending = Pending.empty();
       this.seq += 1;
@@ -185,42 +205,72 @@ export class AttemptOutbox {
         invocation,
         delivery,
         seq: this.seq,
-        expectedVersion: this.committed,
+        // The batches before it on their way are committed first (the coordinator takes them in order).
+        expectedVersion: this.sentVersion,
         events,
         contents: [...contents],
         ...(settlements.length > 0 ? { settlements } : {}),
         ...(admissions.length > 0 ? { admissions: admissions.map((a) => a.worst) } : {}),
       };
-      let ack: BatchAck;
-      try {
-        ack = await this.options.send(batch);
-      } catch (error) {
-        ack = { ok: false, reason: `the batch could not be sent: ${error instanceof Error ? error.message : String(error)}` };
+      this.sentVersion += events.length;
+      const sent: Sent = { events: events.length, admissions, ack: null };
+      this.inFlight.push(sent);
+      this.options.send(batch).then(
+        (ack) => this.answered(sent, ack),
+        (error: unknown) => this.answered(sent, { ok: false, reason: `the batch could not be sent: ${error instanceof Error ? error.message : String(error)}` }),
+      );
+    }
+    // What is left, nobody waiting on it, lingers.
+    if (!this.pending.isEmpty && !this.pending.urgent) this.kick(false);
+    this.noteIdle();
+  }
+
+  /** A batch's answer: the answers are taken in the order the batches were sent. */
+  private answered(sent: Sent, ack: BatchAck): void {
+    sent.ack = ack;
+    while (this.inFlight.length > 0 && this.inFlight[0]!.ack !== null) {
+      const { events, admissions, ack: answer } = this.inFlight.shift()!;
+      if (this.refused !== null) {
+        for (const a of admissions) a.reject(new AttemptRefused(this.refused));
+        continue;
       }
-      if (!ack.ok) {
-        this.refused = ack.reason;
-        if (this.linger !== null) clearTimeout(this.linger);
-        this.linger = null;
-        for (const w of this.waiters.splice(0)) w.reject(new AttemptRefused(ack.reason));
-        for (const a of [...admissions, ...this.pending.admissions.splice(0)]) a.reject(new AttemptRefused(ack.reason));
-        this.options.onRefused(ack.reason);
-        return;
+      if (!answer!.ok) {
+        this.refuse(answer!.reason, admissions);
+        continue;
       }
-      this.committed += events.length;
+      this.committed += events;
       const ready = this.waiters.filter((w) => w.version <= this.committed);
       this.waiters = this.waiters.filter((w) => w.version > this.committed);
       for (const w of ready) w.resolve();
-      const verdicts = ack.admitted ?? [];
+      const verdicts = answer!.admitted ?? [];
       admissions.forEach((a, i) => a.resolve(i < verdicts.length ? verdicts[i]! : { reason: "the coordinator did not answer the run budget's admission", mayFitLater: false }));
     }
+    this.kick(false);
+    this.noteIdle();
+  }
+
+  private refuse(reason: string, admissions: readonly Admission[]): void {
+    this.refused = reason;
+    if (this.linger !== null) clearTimeout(this.linger);
+    this.linger = null;
+    for (const w of this.waiters.splice(0)) w.reject(new AttemptRefused(reason));
+    for (const a of [...admissions, ...this.pending.admissions.splice(0)]) a.reject(new AttemptRefused(reason));
+    this.options.onRefused(reason);
+  }
+
+  /** Wakes `settled()` once nothing is on its way and nothing is left to send. */
+  private noteIdle(): void {
+    if (this.inFlight.length > 0 || this.starting) return;
+    if (!this.pending.isEmpty && this.refused === null) return;
+    for (const wake of this.idle.splice(0)) wake();
   }
 
   /** Resolves once every append is committed or refused (the attempt's end). */
   async settled(): Promise<void> {
     for (;;) {
       if (!this.pending.isEmpty && this.refused === null) this.kick(true);
-      if (this.sending === null) return;
-      await this.sending;
+      if (this.inFlight.length === 0 && !this.starting && (this.pending.isEmpty || this.refused !== null)) return;
+      await new Promise<void>((resolve) => this.idle.push(resolve));
     }
   }
 }

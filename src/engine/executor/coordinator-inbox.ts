@@ -33,11 +33,14 @@ interface Claim {
   state: JobDecisionState;
   /** The last batch committed. */
   seq: number;
-  /** The answer to it (a batch sent again is answered again the same). */
-  lastAck: BatchAck | null;
+  /** The answers to the last batches committed, by seq (a batch sent again is answered again the same). */
+  readonly acks: Map<number, BatchAck>;
   /** What the attempt's admitted requests hold reserved in the run's budget, not settled yet. */
   reserved: Spend;
 }
+
+/** Answers kept per attempt for batches sent again (more than a worker's batches on their way at once). */
+const ACKS_KEPT = 16;
 
 /** A batch decided and appended to the log's open group, answered once the group committed. */
 interface Accepted {
@@ -97,7 +100,7 @@ export class RunInbox implements CoordinatorInbox {
     const attempt = state.attempt >= ticket.attempt ? state.attempt + 1 : ticket.attempt;
     const earlier = this.claims.get(ticket.jobId);
     if (earlier !== undefined) this.settleLeftovers(earlier);
-    this.claims.set(ticket.jobId, { attempt, state, seq: 0, lastAck: null, reserved: NOTHING });
+    this.claims.set(ticket.jobId, { attempt, state, seq: 0, acks: new Map(), reserved: NOTHING });
     const replies: Record<string, string> = {};
     if (this.options.calls.journaling) {
       const journal = journalFromHistory(history);
@@ -119,12 +122,12 @@ export class RunInbox implements CoordinatorInbox {
     const { session } = this.options;
     const answers: (BatchAck | Accepted)[] = [];
     const accepted: Accepted[] = [];
-    /** The accepted batch each claim's last seq is, in this group (a copy sent twice is answered as the first). */
-    const inGroup = new Map<Claim, Accepted>();
+    /** The batches accepted in this group, by claim and seq (a copy sent twice is answered as the first). */
+    const inGroup = new Map<Claim, Map<number, Accepted>>();
     for (const batch of batches) {
       const claim = this.claims.get(batch.jobId);
-      const same = claim === undefined ? undefined : inGroup.get(claim);
-      if (same !== undefined && claim!.attempt === batch.attempt && batch.seq === claim!.seq && batch.runId === this.options.runId && batch.invocation === this.options.invocation) {
+      const same = claim === undefined ? undefined : inGroup.get(claim)?.get(batch.seq);
+      if (same !== undefined && claim!.attempt === batch.attempt && batch.runId === this.options.runId && batch.invocation === this.options.invocation) {
         answers.push(same);
         continue;
       }
@@ -134,7 +137,8 @@ export class RunInbox implements CoordinatorInbox {
         continue;
       }
       accepted.push(decided);
-      inGroup.set(decided.claim, decided);
+      const ofClaim = inGroup.get(decided.claim) ?? new Map<number, Accepted>();
+      inGroup.set(decided.claim, ofClaim.set(batch.seq, decided));
       answers.push(decided);
     }
     if (accepted.length > 0) session.commitPending();
@@ -151,8 +155,7 @@ export class RunInbox implements CoordinatorInbox {
       return refuse(claim === undefined ? "no attempt of this job is running (cancelled or stopped)" : `superseded: attempt ${claim.attempt} runs now`);
     }
     // Sent again after a lost connection: committed already, acknowledged again.
-    if (batch.seq === claim.seq && claim.lastAck !== null) return claim.lastAck;
-    if (batch.seq <= claim.seq) return { ok: true };
+    if (batch.seq <= claim.seq) return claim.acks.get(batch.seq) ?? { ok: true };
     if (batch.seq !== claim.seq + 1) return refuse(`batch ${batch.seq} arrived before batch ${claim.seq + 1}`);
     if (claim.state.finished && claim.state.attempt === batch.attempt) return refuse(`attempt ${batch.attempt} already finished`);
     const stream = jobStream(batch.jobId);
@@ -177,7 +180,6 @@ export class RunInbox implements CoordinatorInbox {
     // does not commit stops the run (onLogError), whatever the claim says.
     claim.state = next;
     claim.seq = batch.seq;
-    claim.lastAck = null;
     return { claim, batch, events, ack: null };
   }
 
@@ -188,13 +190,15 @@ export class RunInbox implements CoordinatorInbox {
       const after = this.options.session.streamVersion(jobStream(batch.jobId));
       if (after < batch.expectedVersion + events.length) {
         const refusal = this.logRefused(batch, new Error(`the log did not take the events of ${jobStream(batch.jobId)} (at version ${after})`));
-        if (this.claims.get(batch.jobId) === claim) claim.lastAck = refusal;
+        claim.acks.set(batch.seq, refusal);
         return refusal;
       }
     }
     const admitted = this.budget(claim, batch);
     const ack: BatchAck = batch.admissions === undefined ? { ok: true } : { ok: true, admitted };
-    claim.lastAck = ack;
+    claim.acks.set(batch.seq, ack);
+    // A worker has at most MAX_IN_FLIGHT batches on their way: older answers are asked for no more.
+    claim.acks.delete(batch.seq - ACKS_KEPT);
     const finished = events.find((e) => e.type === "JobFinished");
     if (finished !== undefined && finished.type === "JobFinished") {
       this.settleLeftovers(claim);

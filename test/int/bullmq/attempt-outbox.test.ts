@@ -65,25 +65,41 @@ describe("a worker's attempt outbox", () => {
     expect(sent[0]!.batch).toMatchObject({ seq: 1, expectedVersion: 0 });
   });
 
-  it("sends at once what a request waits on, and what came meanwhile follows in order in the next batch", async () => {
+  it("sends at once what a request waits on, without waiting for the batch before it to be answered; answers are taken in order", async () => {
     const { outbox, sent, append, sentCount } = scripted();
     append(event("JobQueued", { attempt: 1, invocation: 1 }), event("JobTransitioned"));
     append(event("LlmCallStarted"));
-    const flushed = outbox.flushed();
     let committed = false;
-    void flushed.then(() => (committed = true));
+    const flushed = outbox.flushed().then(() => (committed = true));
     await sentCount(1);
     expect(sent[0]!.batch.events.map((e) => e.type)).toEqual(["JobQueued", "JobTransitioned", "LlmCallStarted"]);
-    // While the first is on its way: an admission waits on the next batch.
-    const admitted = outbox.judge().admit({ tokens: 10, cost: 0 });
-    await turn();
-    expect(committed).toBe(false);
-    sent[0]!.answer();
-    await flushed;
+    // While the first is on its way, an admission leaves in the next batch, which follows the first's events.
+    let verdict: unknown = "none yet";
+    const admitted = outbox.judge().admit({ tokens: 10, cost: 0 }).then((v) => (verdict = v));
     await sentCount(2);
     expect(sent[1]!.batch).toMatchObject({ seq: 2, expectedVersion: 3, events: [], admissions: [{ tokens: 10, cost: 0 }] });
+    // The second answer first: nothing is settled until the first is in.
     sent[1]!.answer();
-    expect(await admitted).toBeNull();
+    await turn();
+    expect([committed, verdict]).toEqual([false, "none yet"]);
+    sent[0]!.answer();
+    await Promise.all([flushed, admitted]);
+    expect([committed, verdict]).toEqual([true, null]);
+  });
+
+  it("a refused batch refuses the attempt: what waits on the batches after it is refused too, and nothing more is sent", async () => {
+    const { outbox, sent, append, sentCount } = scripted();
+    append(event("JobQueued", { attempt: 1, invocation: 1 }), event("LlmCallStarted"));
+    await sentCount(1);
+    const admitted = outbox.judge().admit({ tokens: 10, cost: 0 });
+    await sentCount(2);
+    sent[0]!.answer({ ok: false, reason: "superseded: attempt 2 runs now" });
+    sent[1]!.answer({ ok: false, reason: "batch 2 arrived before batch 1" });
+    await expect(admitted).rejects.toThrow("superseded: attempt 2 runs now");
+    expect(outbox.refusal).toBe("superseded: attempt 2 runs now");
+    await outbox.settled();
+    await expect(outbox.flushed()).rejects.toThrow("superseded");
+    expect(sent).toHaveLength(2);
   });
 
   it("sends events nobody waits on after a short while, and `settled` sends what is left at the attempt's end", async () => {

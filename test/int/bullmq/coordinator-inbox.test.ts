@@ -145,4 +145,23 @@ describe("the coordinator's inbox", () => {
     expect(inbox.commitAll([batch({ jobId: second!, attempt: 1, seq: 2, expectedVersion: 2, events: end })])[0]!.ok).toBe(true);
     expect(finished).toEqual([`${second}:skipped`]);
   });
+
+  it("takes an attempt's batches sent one after another without waiting, and answers an older one sent again as the first time", () => {
+    const calls = new RunCalls({ journaling: false, price: () => 0, budget: { max_tokens_per_run: 1000 } });
+    const { session, inbox } = open(1, calls);
+    inbox.claim(ticket());
+    const worst = { tokens: 400, cost: 0 };
+    const first = batch({ attempt: 1, seq: 1, expectedVersion: 0, events: startEvents(1), admissions: [worst] });
+    const second = batch({ attempt: 1, seq: 2, expectedVersion: 2, events: unusable(1), admissions: [worst] });
+    const [a1, a2] = inbox.commitAll([first, second]);
+    expect([a1, a2]).toEqual([
+      { ok: true, admitted: [null] },
+      { ok: true, admitted: [null] },
+    ]);
+    expect(session.streamVersion(jobStream(JOB))).toBe(3);
+    // Both sent again after a lost connection: the same answers, nothing reserved twice.
+    expect(inbox.commitAll([first, second])).toEqual([a1, a2]);
+    expect(inbox.commit(first)).toEqual(a1);
+    expect(calls.ledger.reserved.tokens).toBe(800);
+  });
 });
