@@ -51,6 +51,8 @@ export interface AttemptOutboxOptions {
   readonly send: (batch: EventBatch) => Promise<BatchAck>;
   /** The coordinator refused a batch: the attempt must stop. */
   readonly onRefused: (reason: string) => void;
+  /** How long events nobody waits on may wait (default LINGER_MS). */
+  readonly lingerMs?: number;
 }
 
 /** The coordinator refused the attempt's events: nothing more of it is recorded. */
@@ -177,7 +179,7 @@ export class AttemptOutbox {
       this.linger ??= setTimeout(() => {
         this.linger = null;
         this.kick(true);
-      }, LINGER_MS);
+      }, this.options.lingerMs ?? LINGER_MS);
       return;
     }
     if (this.starting || this.inFlight.length >= MAX_IN_FLIGHT) return;

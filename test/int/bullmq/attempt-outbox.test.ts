@@ -15,7 +15,7 @@ const JOB = "abc123def456";
 const STREAM = jobStream(JOB);
 
 /** An outbox whose batches wait in `sent` until `answer` (ok by default) is called. */
-function scripted() {
+function scripted(lingerMs?: number) {
   const sent: { batch: EventBatch; answer: (ack?: BatchAck) => void }[] = [];
   let arrived: (() => void) | null = null;
   const outbox = new AttemptOutbox({
@@ -32,6 +32,7 @@ function scripted() {
         arrived?.();
       }),
     onRefused: () => {},
+    ...(lingerMs !== undefined ? { lingerMs } : {}),
   });
   const log = outbox.runLog();
   let version = 0;
@@ -53,7 +54,8 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("a worker's attempt outbox", () => {
   it("sends a short attempt's events, appended over several turns, in one batch that leaves with its JobFinished", async () => {
-    const { sent, append, sentCount } = scripted();
+    // Held for as long as it takes (a busy machine may pause the test for longer than the default).
+    const { sent, append, sentCount } = scripted(3_600_000);
     append(event("JobQueued", { attempt: 1, invocation: 1 }), event("JobTransitioned"));
     await turn();
     append(event("JobTransitioned"));
