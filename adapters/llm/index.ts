@@ -90,9 +90,15 @@ export async function llmClients(config: RunConfig, env: NodeJS.ProcessEnv = pro
   };
   const clients = new Map<string | undefined, Llm>();
   // Built now, so a missing key is reported before the run starts.
-  for (const model of modelAxis(config.llm).length > 0 ? modelAxis(config.llm) : [undefined]) {
-    const { apiKey, endpoint } = realLlmSettings(config, env, model);
-    clients.set(model, connect(endpoint, apiKey));
+  try {
+    for (const model of modelAxis(config.llm).length > 0 ? modelAxis(config.llm) : [undefined]) {
+      const { apiKey, endpoint } = realLlmSettings(config, env, model);
+      clients.set(model, connect(endpoint, apiKey));
+    }
+  } catch (error) {
+    // The caller gets no `close`: the shared limiters' connections are ended here.
+    await sharedLimiters?.close().catch(() => {});
+    throw error;
   }
   const taskClients = new Map<string, Llm>();
   const embedders = new Map<string, Embedder>();
