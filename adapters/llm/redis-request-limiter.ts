@@ -17,8 +17,13 @@
  * Redis lost (restarted, network): waiting requests keep waiting and are retried when it is back,
  * a notice says so, and nothing fails but by the caller's signal (a job timeout, Ctrl-C). A Redis
  * restarted without its data is told apart by its "epoch" (a random id it keeps): every process
- * registers its slots and recent starts again, and for one lease no new slot is granted, so that
- * the slots of processes that have not reconnected yet are not handed out twice.
+ * registers its slots and recent starts again as soon as it reconnects, and for a short settle
+ * (`settleMs`, 3 s) no new slot is granted, so that the slots of processes that have not reconnected
+ * yet are not handed out twice. A live process reconnects within a second (its retries are at most
+ * 1 s apart), so 3 s covers them without holding every request of the run for a whole lease (15 s:
+ * what every run waited after a Redis restart before). A process cut off from Redis for longer than
+ * the settle across such a restart may see its slots in flight granted again once: the same as a
+ * process cut off for a lease without a restart.
  *
  * Within a process requests are served first come first served; between processes, in turns.
  * `inFlight` and `waiting` count this process's. `close()` gives its slots back at once and ends
@@ -38,6 +43,8 @@ export interface RedisRequestLimitersOptions {
   readonly prefix?: string;
   /** How long a slot outlives its process without renewal; renewed every third of it. */
   readonly leaseMs?: number;
+  /** After Redis lost its data, how long no new slot is granted while the live processes register theirs again (at most a lease). */
+  readonly settleMs?: number;
   /** Where the notices (Redis lost, back, restarted without its data) go: a line each. Default: stderr. */
   readonly onNotice?: (line: string) => void;
 }
@@ -50,6 +57,8 @@ export interface RedisRequestLimiters extends RequestLimiters {
 export const DEFAULT_LIMIT_PREFIX = "trace-bench:llm-limit";
 /** Long enough for a busy event loop's pause, short enough that a dead worker's slots come back soon. */
 export const DEFAULT_LEASE_MS = 15_000;
+/** Three of a live process's reconnect tries (at most 1 s apart): long enough for each to register its slots again. */
+export const DEFAULT_SETTLE_MS = 3_000;
 
 /** Redis's clock in ms; the epoch of this Redis's data, made by the first caller, compared with the caller's. */
 const PRELUDE = `
@@ -57,17 +66,17 @@ local function clock()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
--- A caller that knew another epoch has seen Redis lose its data: no new slot for one lease, while
+-- A caller that knew another epoch has seen Redis lose its data: no new slot for settleMs, while
 -- the processes that hold slots register them again.
-local function epochOf(key, known, fresh, now, leaseMs)
+local function epochOf(key, known, fresh, now, settleMs)
   local epoch = redis.call('HGET', key, 'id')
   if not epoch then
     redis.call('HSET', key, 'id', fresh, 'born', now)
-    if known ~= '' then redis.call('HSET', key, 'settle', now + leaseMs) end
+    if known ~= '' then redis.call('HSET', key, 'settle', now + settleMs) end
     return fresh
   end
   if known ~= '' and known ~= epoch then
-    local settle = math.max(tonumber(redis.call('HGET', key, 'born')) + leaseMs, tonumber(redis.call('HGET', key, 'settle') or '0'))
+    local settle = math.max(tonumber(redis.call('HGET', key, 'born')) + settleMs, tonumber(redis.call('HGET', key, 'settle') or '0'))
     redis.call('HSET', key, 'settle', settle)
   end
   return epoch
@@ -79,7 +88,7 @@ end
 
 /**
  * KEYS: slots, starts, epoch, line, tickets. ARGV: token, maxConcurrency (0: none), perWindow (0: none),
- * windowMs, leaseMs, known epoch, fresh epoch, ticket, channel, model.
+ * windowMs, leaseMs, known epoch, fresh epoch, ticket, channel, model, settleMs.
  * → {granted 1|0, ms to wait at most before asking again, epoch, now}.
  *
  * The line: a process that waits has a ticket in it (scored by its first ask), kept while it asks
@@ -90,7 +99,7 @@ end
 const ACQUIRE = `${PRELUDE}
 local now = clock()
 local leaseMs = tonumber(ARGV[5])
-local epoch = epochOf(KEYS[3], ARGV[6], ARGV[7], now, leaseMs)
+local epoch = epochOf(KEYS[3], ARGV[6], ARGV[7], now, tonumber(ARGV[11]))
 local ticket = ARGV[8]
 for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)) do redis.call('ZREM', KEYS[4], gone) end
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
@@ -139,19 +148,19 @@ return {1, 0, epoch, now}
 `;
 
 /**
- * KEYS: slots, starts, epoch. ARGV: leaseMs, windowMs, known epoch, fresh epoch, n, n slot tokens,
- * then token/start pairs to register again (after a loss of data). → {epoch, now}.
+ * KEYS: slots, starts, epoch. ARGV: leaseMs, windowMs, known epoch, fresh epoch, settleMs, n, n slot
+ * tokens, then token/start pairs to register again (after a loss of data). → {epoch, now}.
  */
 const RENEW = `${PRELUDE}
 local now = clock()
 local leaseMs = tonumber(ARGV[1])
 local windowMs = tonumber(ARGV[2])
-local epoch = epochOf(KEYS[3], ARGV[3], ARGV[4], now, leaseMs)
-local n = tonumber(ARGV[5])
-for i = 6, 5 + n do redis.call('ZADD', KEYS[1], now + leaseMs, ARGV[i]) end
+local epoch = epochOf(KEYS[3], ARGV[3], ARGV[4], now, tonumber(ARGV[5]))
+local n = tonumber(ARGV[6])
+for i = 7, 6 + n do redis.call('ZADD', KEYS[1], now + leaseMs, ARGV[i]) end
 if n > 0 then keepFor(KEYS[1], leaseMs) end
 local restored = 0
-for i = 6 + n, #ARGV - 1, 2 do
+for i = 7 + n, #ARGV - 1, 2 do
   local at = tonumber(ARGV[i + 1])
   if at > now - windowMs then
     redis.call('ZADD', KEYS[2], 'NX', at, ARGV[i])
@@ -214,6 +223,8 @@ interface ModelLimiter extends RequestLimiter {
 export async function connectRedisRequestLimiters(options: RedisRequestLimitersOptions): Promise<RedisRequestLimiters> {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   if (!Number.isInteger(leaseMs) || leaseMs < 30) throw new RangeError(`redis request limiter: leaseMs must be an integer of at least 30, got ${leaseMs}`);
+  const settleMs = Math.min(options.settleMs ?? DEFAULT_SETTLE_MS, leaseMs);
+  if (!Number.isInteger(settleMs) || settleMs < 0) throw new RangeError(`redis request limiter: settleMs must be a whole number of ms, got ${options.settleMs}`);
   const prefix = options.prefix ?? DEFAULT_LIMIT_PREFIX;
   const notice = options.onNotice ?? ((line: string) => process.stderr.write(`trace-bench: ${line}\n`));
   const where = shownUrl(options.url);
@@ -279,7 +290,7 @@ export async function connectRedisRequestLimiters(options: RedisRequestLimitersO
     knownEpoch = epoch;
     if (!lost) return;
     const held = [...byModel.values()].reduce((n, limiter) => n + limiter.inFlight, 0);
-    notice(`Redis at ${where} came back without its data (restarted?): this process's ${held} LLM request slot(s) are registered again, and new requests wait up to ${leaseMs / 1000} s for the other processes' to be`);
+    notice(`Redis at ${where} came back without its data (restarted?): this process's ${held} LLM request slot(s) are registered again, and new requests wait up to ${settleMs / 1000} s for the other processes' to be`);
     for (const limiter of byModel.values()) void limiter.renew(true);
   }
 
@@ -302,7 +313,8 @@ export async function connectRedisRequestLimiters(options: RedisRequestLimitersO
     up = true;
     errorsSaid.clear();
     notice(`reconnected to Redis at ${where}: requests go on`);
-    for (const limiter of byModel.values()) void limiter.renew(false).finally(() => limiter.pump());
+    // With its recent starts: a process that holds no slot would otherwise register them only at its next ask.
+    for (const limiter of byModel.values()) void limiter.renew(true).finally(() => limiter.pump());
   });
   subscriber.on("message", (_channel: string, model: string) => byModel.get(model)?.pump());
 
@@ -384,7 +396,7 @@ export async function connectRedisRequestLimiters(options: RedisRequestLimitersO
       asking = true;
       wokenWhileAsking = false;
       const token = `${processId}:${(tokens += 1)}`;
-      ask(ACQUIRE, 5, slotsKey, startsKey, epochKey, lineKey, ticketsKey, token, maxConcurrency, perWindow, windowMs, leaseMs, knownEpoch, freshEpoch(), ticket, channel, model)
+      ask(ACQUIRE, 5, slotsKey, startsKey, epochKey, lineKey, ticketsKey, token, maxConcurrency, perWindow, windowMs, leaseMs, knownEpoch, freshEpoch(), ticket, channel, model, settleMs)
         .then(
           (reply) => {
             asking = false;
@@ -422,7 +434,7 @@ export async function connectRedisRequestLimiters(options: RedisRequestLimitersO
       if (!up || closing || (held.size === 0 && !(withStarts && starts.length > 0))) return;
       const pairs = withStarts ? starts.flatMap((s) => [s.token, s.at]) : [];
       try {
-        const [epoch] = (await ask(RENEW, 3, slotsKey, startsKey, epochKey, leaseMs, windowMs, knownEpoch, freshEpoch(), held.size, ...held, ...pairs)) as [string, number];
+        const [epoch] = (await ask(RENEW, 3, slotsKey, startsKey, epochKey, leaseMs, windowMs, knownEpoch, freshEpoch(), settleMs, held.size, ...held, ...pairs)) as [string, number];
         learnEpoch(epoch);
       } catch (error) {
         commandFailed(error);
