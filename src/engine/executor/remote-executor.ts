@@ -6,8 +6,12 @@
  * cancellation is committed; a worker that does not answer within `CANCEL_GRACE_MS` (dead, cut
  * off) leaves the job unfinished, re-run on resume, and its late batches are refused.
  *
- * After Redis came back from a restart (its queue may be empty), every ticket no worker claimed
- * yet is queued again (queuing is idempotent: the ticket's id is its job's).
+ * After Redis came back from a restart, every ticket of an unfinished job is queued again: queuing
+ * is idempotent (the ticket's id is its job's), so a Redis that kept its data changes nothing, and
+ * one that lost it (no persistence) gets its queue back. A ticket a worker was running is then run
+ * again as a new attempt (its answered LLM calls replayed from the journal, not paid twice; the
+ * running attempt is refused from then on): without its BullMQ job, nothing would re-deliver it if
+ * that worker died, and the run would wait for it forever.
  */
 import * as Effect from "effect/Effect";
 import type { FinishedStatus } from "../../events/event-schema.js";
@@ -78,11 +82,11 @@ export class RemoteExecutor {
     return executor;
   }
 
-  /** Queues again every ticket no worker claimed yet (Redis may have lost them). */
+  /** Queues again every ticket of an unfinished job (Redis may have lost them, running ones included). */
   private requeue(): void {
-    const unclaimed = [...this.waiting.values()].filter((w) => !w.cancelling && this.inbox.claimedAttempt(w.ticket.jobId) === null);
-    if (unclaimed.length > 0) this.settings.report(`Redis is back: queuing again the ${unclaimed.length} job(s) no worker took yet`);
-    for (const w of unclaimed) this.settings.transport.enqueue(w.ticket).catch((error: unknown) => this.settings.report(`could not queue job ${w.ticket.jobId} again: ${String(error)}`));
+    const unfinished = [...this.waiting.values()].filter((w) => !w.cancelling);
+    if (unfinished.length > 0) this.settings.report(`Redis is back: queuing again the ${unfinished.length} unfinished job(s) (a no-op for those Redis kept)`);
+    for (const w of unfinished) this.settings.transport.enqueue(w.ticket).catch((error: unknown) => this.settings.report(`could not queue job ${w.ticket.jobId} again: ${String(error)}`));
   }
 
   /** One attempt run by a worker, as the supervisor's fiber (the local executor's `runJob` counterpart). */
