@@ -78,7 +78,19 @@ export function builtinTaskRegistry(options: TaskRegistryOptions = {}): TaskRegi
 /**
  * Task suites of your own: `TRACE_BENCH_TASK_MODULES` lists JavaScript modules (separated like
  * PATH) whose default export is a `TaskSuite` or a function returning one.
+ *
+ * Each registry gets suites of its own (a worker builds one per run: each run's `configure` and
+ * `close` must not reach another's). A function is called again; a module that exports a suite
+ * object is evaluated again for each registry after its first (imported under another URL: an ES
+ * module instance per load), so its top-level state is the registry's own. What it imports in turn
+ * is shared, as modules are, and a CommonJS module cannot be evaluated twice: it exports one
+ * object for the process (export a function to be safe). Each instance stays loaded for the
+ * process's life (Node never unloads a module): a few KB per run on a long-lived worker.
  */
+/** Suite objects exported by task modules that a registry holds already. */
+const handedOut = new WeakSet<object>();
+let moduleInstances = 0;
+
 export async function loadTaskRegistry(options: TaskRegistryOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TaskRegistry> {
   // A misspelled sandbox setting is refused before anything is planned, not found at a job's first evaluation.
   sandboxMode(env);
@@ -87,7 +99,12 @@ export async function loadTaskRegistry(options: TaskRegistryOptions = {}, env: N
   for (const path of paths) {
     let loaded: { default?: unknown };
     try {
-      loaded = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
+      const href = pathToFileURL(resolve(path)).href;
+      loaded = (await import(href)) as { default?: unknown };
+      // An object another registry has already: this registry's own instance of the module.
+      if (typeof loaded.default === "object" && loaded.default !== null && handedOut.has(loaded.default)) {
+        loaded = (await import(`${href}?trace-bench-instance=${(moduleInstances += 1)}`)) as { default?: unknown };
+      }
     } catch (error) {
       const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
       throw new TaskModuleError({ path, problem: `cannot load '${path}': ${why}` });
@@ -97,6 +114,7 @@ export async function loadTaskRegistry(options: TaskRegistryOptions = {}, env: N
     if (typeof suite?.name !== "string" || typeof suite.list !== "function" || typeof suite.load !== "function") {
       throw new TaskModuleError({ path, problem: `'${path}' must default-export a task suite {name, list(), load()}` });
     }
+    if (typeof loaded.default === "object" && loaded.default !== null) handedOut.add(loaded.default);
     extra.push(suite as TaskSuite);
   }
   return new TaskRegistry([...builtinSuites(options), ...extra]);

@@ -56,7 +56,7 @@ export async function execute(args: ParsedArgs): Promise<number> {
   const transport = bullmq.bullmqWorker({ url, say });
   const runs = new RecipeServices<RunRecipe, BuiltRun>({
     // A fresh registry per run: its suites are the run's own (a TRACE_BENCH_TASK_MODULES module that
-    // exports a suite object rather than a function returning one is shared, as a module is).
+    // exports a suite object is evaluated again for each: see loadTaskRegistry).
     build: async (recipe) => buildServices(recipe, await loadTaskRegistry(root), url),
     close: (run) => run.close(),
     keepIdle: IDLE_RUNS_KEPT,
