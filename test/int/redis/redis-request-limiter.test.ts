@@ -205,6 +205,27 @@ describe("worker processes sharing one model's limits", () => {
   });
 });
 
+describe("after Redis lost its data", () => {
+  it("new slots wait for the settle (while holders register theirs again), not for a whole lease", async () => {
+    const leaseMs = 60_000;
+    const notices: string[] = [];
+    const limiters = await connectRedisRequestLimiters({ url: redis.url, prefix: freshPrefix(), leaseMs, settleMs: 1_000, optionsFor: () => ({ maxConcurrency: 2 }), onNotice: (line) => notices.push(line) });
+    try {
+      const limiter = limiters.forModel("m5");
+      (await limiter.acquire())(); // this process knows the epoch now
+      await redis.restart();
+      let granted = false;
+      const next = limiter.acquire().then((release) => ((granted = true), release));
+      // Half a lease: the old wait (a whole lease after the restart) would still be going on.
+      await until(async () => granted, "a slot granted after the restart, within half a lease", leaseMs / 2);
+      (await next)();
+      expect(notices.join("\n")).toMatch(/came back without its data .* wait up to 1 s/);
+    } finally {
+      await limiters.close();
+    }
+  }, 90_000);
+});
+
 describe("one process's view (the local limiter's semantics)", () => {
   const opened: RedisRequestLimiters[] = [];
   afterEach(async () => {
