@@ -11,7 +11,10 @@
  * one that lost it (no persistence) gets its queue back. A ticket a worker was running is then run
  * again as a new attempt (its answered LLM calls replayed from the journal, not paid twice; the
  * running attempt is refused from then on): without its BullMQ job, nothing would re-deliver it if
- * that worker died, and the run would wait for it forever.
+ * that worker died, and the run would wait for it forever. Besides, every RECHECK_MS each ticket no
+ * worker claimed within RECHECK_MS is queued again (a no-op while Redis holds it): a ticket lost
+ * another way (once in 10 trials of bench/redis-restart.mjs before this, a ticket queued again
+ * after a restart was never taken, and the run hung) comes back within seconds.
  */
 import * as Effect from "effect/Effect";
 import type { FinishedStatus } from "../../events/event-schema.js";
@@ -24,6 +27,8 @@ import { RunInbox } from "./coordinator-inbox.js";
 
 /** How long a cancelled attempt's worker has to record its cancellation before the coordinator gives up on it. */
 export const CANCEL_GRACE_MS = 15_000;
+/** How often tickets no worker claimed are queued again (idempotent), and how old they must be. */
+export const RECHECK_MS = 5_000;
 
 export interface RemoteExecutorSettings {
   readonly transport: CoordinatorTransport;
@@ -36,11 +41,14 @@ interface Waiting {
   readonly resolve: (status: FinishedStatus) => void;
   readonly reject: (error: RecordError) => void;
   cancelling: boolean;
+  /** When it was last queued (Date.now()). */
+  queuedAt: number;
 }
 
 export class RemoteExecutor {
   private readonly waiting = new Map<string, Waiting>();
   private readonly inbox: RunInbox;
+  private recheck: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly settings: RemoteExecutorSettings,
@@ -79,6 +87,8 @@ export class RemoteExecutor {
     const executor = new RemoteExecutor(settings, runId, invocation, session, calls);
     settings.transport.onReconnect(() => executor.requeue());
     await settings.transport.serve(runId, executor.inbox);
+    executor.recheck = setInterval(() => executor.requeueUnclaimed(), RECHECK_MS);
+    executor.recheck.unref();
     return executor;
   }
 
@@ -86,7 +96,20 @@ export class RemoteExecutor {
   private requeue(): void {
     const unfinished = [...this.waiting.values()].filter((w) => !w.cancelling);
     if (unfinished.length > 0) this.settings.report(`Redis is back: queuing again the ${unfinished.length} unfinished job(s) (a no-op for those Redis kept)`);
-    for (const w of unfinished) this.settings.transport.enqueue(w.ticket).catch((error: unknown) => this.settings.report(`could not queue job ${w.ticket.jobId} again: ${String(error)}`));
+    for (const w of unfinished) this.enqueueAgain(w);
+  }
+
+  /** Queues again each ticket that no worker claimed for RECHECK_MS (a no-op for those Redis holds). */
+  private requeueUnclaimed(): void {
+    const now = Date.now();
+    for (const w of this.waiting.values()) {
+      if (!w.cancelling && now - w.queuedAt >= RECHECK_MS && this.inbox.claimedAttempt(w.ticket.jobId) === null) this.enqueueAgain(w);
+    }
+  }
+
+  private enqueueAgain(w: Waiting): void {
+    w.queuedAt = Date.now();
+    this.settings.transport.enqueue(w.ticket).catch((error: unknown) => this.settings.report(`could not queue job ${w.ticket.jobId} again: ${String(error)}`));
   }
 
   /** One attempt run by a worker, as the supervisor's fiber (the local executor's `runJob` counterpart). */
@@ -109,6 +132,7 @@ export class RemoteExecutor {
           resume(Effect.fail(error));
         },
         cancelling: false,
+        queuedAt: Date.now(),
       };
       this.waiting.set(jobId, waiting);
       this.settings.transport.enqueue(ticket).catch((error: unknown) => {
@@ -143,6 +167,7 @@ export class RemoteExecutor {
 
   /** Stops serving the run (the transport is closed by its owner). */
   stop(): void {
+    clearInterval(this.recheck);
     for (const jobId of this.waiting.keys()) this.inbox.release(jobId);
     this.waiting.clear();
   }
