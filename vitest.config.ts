@@ -21,11 +21,12 @@ export default defineConfig({
       { test: { name: "unit", include: ["test/unit/**/*.test.ts"], pool: "forks", isolate: false, poolOptions: { forks: { singleFork: true } }, testTimeout: 30_000, setupFiles: ["test/support/cpu-by-file.setup.ts"] } },
       // Real SQLite and real HTTP in temp dirs; a fresh process per file.
       { test: { name: "int", include: ["test/int/**/*.test.ts"], pool: "forks", testTimeout: 30_000, setupFiles: ["test/support/cpu-by-file.setup.ts"] } },
-      // The built CLI as child processes; every run they make must pass `replay --verify`. A file's shared
+      // The built CLI as child processes; every run they make must pass `replay --verify` (checked
+      // at the tier's end, in vitest's process: verify-runs.global.ts). A file's shared
       // runs are made once in beforeAll, hence the hooks' long timeout. A test's timeout is there to
       // catch a hang, not to time it: each child has its own limit, and a test of three CLI runs took
       // over 60 s at a load average of 20 on 2 cores.
-      { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], pool: "forks", testTimeout: 180_000, hookTimeout: 180_000, setupFiles: ["test/support/cpu-by-file.setup.ts", "test/support/verify-runs.setup.ts"] } },
+      { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], pool: "forks", testTimeout: 180_000, hookTimeout: 180_000, setupFiles: ["test/support/cpu-by-file.setup.ts", "test/support/verify-runs.setup.ts"], globalSetup: ["test/support/verify-runs.global.ts"] } },
     ],
   },
 });
