@@ -78,3 +78,14 @@ export async function startRedis(): Promise<RedisServer> {
     },
   };
 }
+
+/**
+ * A client for a test's own looks into `url`'s Redis (its client list, its keys): it waits for the
+ * connection rather than failing commands, and keeps quiet while a restart has Redis down.
+ */
+export async function redisProbe(url: string): Promise<import("ioredis").Redis> {
+  const { Redis } = await import("ioredis");
+  const probe = new Redis(url, { maxRetriesPerRequest: null });
+  probe.on("error", () => {});
+  return probe;
+}

@@ -9,14 +9,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { llmClients } from "../../../adapters/llm/index.js";
 import { parseConfigText } from "../../../src/config/config-file.js";
 import { resolveRunConfig } from "../../../src/config/run-config.js";
-import { startRedis, type RedisServer } from "../../support/redis-server.js";
+import { redisProbe, startRedis, type RedisServer } from "../../support/redis-server.js";
 
 let redis: RedisServer;
 let probe: RedisClient;
 beforeAll(async () => {
   redis = await startRedis();
-  const { Redis } = await import("ioredis");
-  probe = new Redis(redis.url, { maxRetriesPerRequest: null });
+  probe = await redisProbe(redis.url);
 });
 afterAll(async () => {
   probe?.disconnect();

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectRedisRequestLimiters, type RedisRequestLimiters } from "../../../adapters/llm/redis-request-limiter.js";
 import { LlmError } from "../../../src/llm/llm-error.js";
 import { fakeOpenAiServers } from "../../support/fake-openai-server.js";
-import { startRedis, type RedisServer } from "../../support/redis-server.js";
+import { redisProbe, startRedis, type RedisServer } from "../../support/redis-server.js";
 
 const CLIENT = fileURLToPath(new URL("../../fixtures/redis-limiter-client.mjs", import.meta.url));
 const server = fakeOpenAiServers();
@@ -23,9 +23,7 @@ let redis: RedisServer;
 let probe: RedisClient;
 beforeAll(async () => {
   redis = await startRedis();
-  const { Redis } = await import("ioredis");
-  probe = new Redis(redis.url, { maxRetriesPerRequest: null });
-  probe.on("error", () => {}); // while the restart test has Redis down: the probe reconnects
+  probe = await redisProbe(redis.url);
 });
 afterAll(async () => {
   probe?.disconnect();
