@@ -410,7 +410,8 @@ export class EventStore {
 
   /**
    * `lastPositions` without a copy when no group is open: the versions this writer keeps, for a
-   * caller that appends nothing while it holds them (replay; a 50,000-job log's copy was about 2 MB).
+   * caller that appends nothing while it holds them (replay, whose copy of a big log's was its
+   * memory: docs/performance.md, row 12).
    */
   streamEnds(): ReadonlyMap<string, number> {
     return this.pending.length === 0 ? this.versions : this.lastPositions();

@@ -1,6 +1,6 @@
 /**
- * A `RunStarted` row decoded a matrix entry at a time. A start holds the whole matrix (about 15 MB
- * of JSON at 50,000 jobs): read as one string and parsed whole, it was that string plus nine
+ * A `RunStarted` row decoded a matrix entry at a time. A start holds the whole matrix (megabytes
+ * of JSON on a big run): read as one string and parsed whole, it was that string plus nine
  * objects and a few strings per job alive at once, the peak of `replay --verify` and `replay` on a
  * big run. Here SQLite hands over the payload without its matrix, then the matrix's entries one
  * by one, each made to share its repeated parts (kwargs, names) with the entries before it as it
