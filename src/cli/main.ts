@@ -14,11 +14,17 @@ export interface Verb {
   execute(args: ParsedArgs): Promise<number>;
 }
 
-/** `runsJobs`: the verb runs a job matrix, on a thread of its own (src/runtime/job-thread.ts), with V8 tuned for that before its code loads. */
-const VERBS: Readonly<Record<string, { readonly summary: string; readonly load: () => Promise<Verb>; readonly runsJobs?: true }>> = {
+/**
+ * `runsJobs`: the verb runs a job matrix, on a thread of its own (src/runtime/job-thread.ts), with
+ * V8 tuned for that before its code loads; its flags (`spec`, a module of their own) are checked
+ * first, here, so that `--help` or a flag error starts no thread and loads none of the engine.
+ */
+const VERBS: Readonly<
+  Record<string, { readonly summary: string; readonly load: () => Promise<Verb> } | { readonly summary: string; readonly load: () => Promise<Verb>; readonly runsJobs: true; readonly spec: () => Promise<{ readonly spec: VerbSpec }> }>
+> = {
   "list-tasks": { summary: "List the task ids of the selected suites", load: () => import("./list-tasks.js") },
   "list-trainers": { summary: "List the trainers and whether they can run here", load: () => import("./list-trainers.js") },
-  run: { summary: "Run the job matrix of a config (crash-safe, resumable)", load: () => import("./run.js"), runsJobs: true },
+  run: { summary: "Run the job matrix of a config (crash-safe, resumable)", load: () => import("./run.js"), runsJobs: true, spec: () => import("./run-spec.js") },
   replay: { summary: "Rebuild every report of a run directory from its event log", load: () => import("./replay.js") },
   repair: { summary: "Rebuild a run directory's lost events.db from its mirror events.jsonl", load: () => import("./repair.js") },
   tokens: { summary: "Audit a run's LLM calls, tokens and cost from its log, and check results.csv and summary.json", load: () => import("./tokens.js") },
@@ -81,13 +87,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`trace-bench: unknown command '${verbName}'; commands: ${Object.keys(VERBS).join(", ")}\n`);
     return 2;
   }
+  if ("runsJobs" in entry) {
+    const early = await answerFlagsAlone(entry.spec, argv.slice(1));
+    if (early !== undefined) return early;
+  }
   if (verbName === "run") {
     // A re-run with nothing to do, answered as last time before the job thread or the verb's code loads.
     const answered = await (await import("./answered-rerun.js")).answerSavedRerun(argv.slice(1));
     if (answered !== null) return answered;
   }
   boundHeapGrowth();
-  if (entry.runsJobs) {
+  if ("runsJobs" in entry) {
     tuneV8ForJobs(); // process-wide: before the job thread starts
     // (Loaded here only: node:worker_threads alone slowed the quick verbs' start;
     // docs/performance.md: ledger, 12e480c.)
@@ -95,6 +105,21 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   keepYoungGenerationSmall();
   return runVerb(argv);
+}
+
+/** `--help` and a flag error of a job-running verb, answered from its flags alone; undefined: the verb runs. */
+async function answerFlagsAlone(loadSpec: () => Promise<{ readonly spec: VerbSpec }>, rest: readonly string[]): Promise<number | undefined> {
+  try {
+    const { spec } = await loadSpec();
+    if (!parseVerbArgs(spec, rest).help) return undefined;
+    process.stdout.write(`${verbHelp(spec)}\n`);
+    return 0;
+  } catch (error) {
+    const exit = userErrorExit(error);
+    if (exit === undefined) throw error;
+    process.stderr.write(`${exit.lines.join("\n")}\n`);
+    return exit.exitCode;
+  }
 }
 
 /** The verb named first in `argv` (a known one), on this thread: the job thread's, for `run`. */
