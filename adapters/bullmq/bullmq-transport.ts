@@ -23,9 +23,9 @@
  * loss and return is the `say` callback's.
  */
 import { randomUUID } from "node:crypto";
-import { Queue, Worker, type Job } from "bullmq";
+import { Queue, WaitingError, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
-import { requestId, ticketId, type CancelNotice, type CoordinatorInbox, type CoordinatorTransport, type EventBatch, type JobTicket, type WorkerRequest, type WorkerTransport } from "../../src/executor/executor-protocol.js";
+import { requestId, ticketId, type CancelNotice, type CoordinatorInbox, type CoordinatorTransport, type EventBatch, type JobTicket, type TicketOutcome, type WorkerRequest, type WorkerTransport } from "../../src/executor/executor-protocol.js";
 
 export const TICKET_QUEUE = "trace-bench-jobs";
 const CANCEL_CHANNEL = "trace-bench-cancel";
@@ -34,6 +34,12 @@ export const STALLED_CHECK_MS = 2_000;
 export const MAX_STALLED = 3;
 /** How soon a worker tries again to fetch or complete a ticket after Redis failed it (a restart): it is back within seconds. */
 export const RUN_RETRY_MS = 500;
+/**
+ * How long a stopping worker waits for its running tickets to end (their cancellations recorded by
+ * the coordinator) before it leaves them: a coordinator that is gone answers nothing, and their
+ * lapsed locks put them back in the queue.
+ */
+export const STOP_GRACE_MS = 15_000;
 /** How long a request waits for its answer before it is sent again (Redis may have restarted, losing it). */
 const REQUEST_WAIT_MS = 5_000;
 
@@ -190,6 +196,20 @@ export function bullmqCoordinator(url: string, say: (text: string) => void): Coo
     enqueue(ticket: JobTicket) {
       return queueTicket(ticket);
     },
+    async requeue(ticket: JobTicket) {
+      const id = ticketId(ticket);
+      const state = await tickets.getJobState(id);
+      if (state !== "failed" && state !== "completed" && state !== "unknown") return null;
+      let failed: string | null = null;
+      if (state !== "unknown") {
+        // A job of that id makes adding it again a no-op (BullMQ): a failed ticket of an unfinished job is replaced.
+        const job = await tickets.getJob(id);
+        failed = state === "failed" ? (job?.failedReason ?? "no reason given") : null;
+        await job?.remove();
+      }
+      await queueTicket(ticket);
+      return failed;
+    },
     async withdraw(ticket: JobTicket) {
       const job = await tickets.getJob(ticketId(ticket));
       if (job === undefined || job === null) return false;
@@ -328,8 +348,18 @@ export function bullmqWorker({ url, say }: WorkerTransportOptions): WorkerTransp
         entry.timer = setTimeout(again, REQUEST_WAIT_MS);
       });
     },
-    async take(concurrency: number, run: (ticket: JobTicket) => Promise<string>) {
-      worker = new Worker(TICKET_QUEUE, async (job: Job<JobTicket>) => run(job.data), {
+    async take(concurrency: number, run: (ticket: JobTicket) => Promise<TicketOutcome>) {
+      worker = new Worker(
+        TICKET_QUEUE,
+        async (job: Job<JobTicket>, token?: string) => {
+          const outcome = await run(job.data);
+          if (outcome.kind === "ran") return outcome.ended;
+          // Back to the queue unrun, for another worker (failing it would keep it from being queued again).
+          await job.moveToWait(token);
+          say(`ticket ${job.id ?? "?"} given back: ${outcome.why}`);
+          throw new WaitingError();
+        },
+        {
         connection,
         concurrency,
         lockDuration: LOCK_MS,
@@ -339,7 +369,8 @@ export function bullmqWorker({ url, say }: WorkerTransportOptions): WorkerTransp
         // Redis restart, two or three of those in a row kept a worker idle for 40-110 s.
         runRetryDelay: RUN_RETRY_MS,
         name: `trace-bench-worker-${randomUUID().slice(0, 8)}`,
-      });
+        },
+      );
       worker.on("error", () => {});
       worker.on("failed", (job, error) => say(`ticket ${job?.id ?? "?"} failed: ${error.message}`));
       await worker.waitUntilReady();
@@ -348,10 +379,20 @@ export function bullmqWorker({ url, say }: WorkerTransportOptions): WorkerTransp
       cancelListeners.push(listener);
     },
     async close() {
-      closed = true;
       subscriber.closing = true;
       sender.closing = true;
-      await worker?.close();
+      // The running tickets end first, while requests still go and answers are still read: a
+      // cancelled attempt's last batches record its cancellation, an unrun ticket goes back.
+      if (worker !== null) {
+        let timer: NodeJS.Timeout | undefined;
+        const left = await Promise.race([worker.close().then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STOP_GRACE_MS)))]);
+        clearTimeout(timer);
+        if (left) {
+          say(`the coordinator did not record the cancelled jobs within ${STOP_GRACE_MS / 1000}s; leaving them (their tickets go back to the queue when their locks lapse)`);
+          await worker.close(true).catch(() => {});
+        }
+      }
+      closed = true;
       for (const p of pending.values()) {
         clearTimeout(p.timer);
         p.reject(new Error("the worker is stopping"));

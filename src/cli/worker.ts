@@ -3,7 +3,8 @@
  * `trace-bench run --executor bullmq --redis URL` queues, on this machine, and runs each with the
  * same job runner as a local run; the events go back to the `run` process, the only writer of the
  * run's log. It serves any run queued on that Redis until Ctrl-C (which cancels its running jobs:
- * each is recorded `cancelled` and re-run on resume). API keys are read from this machine's
+ * each is recorded `cancelled` and re-run on resume; a ticket it took but has not started goes
+ * back to the queue for another worker). API keys are read from this machine's
  * environment; nothing secret goes through Redis.
  */
 import type { ParsedArgs, VerbSpec } from "./args.js";
@@ -65,17 +66,20 @@ export async function execute(args: ParsedArgs): Promise<number> {
     const lease = await runs.acquire(recipe);
     return { services: lease.services.services, release: lease.release };
   };
-  const attempts = new WorkerAttempts({ transport, concurrency, servicesFor, say });
   let stopped!: (code: number) => void;
   const done = new Promise<number>((resolve) => (stopped = resolve));
   let signals = 0;
-  const stopListening = onStopSignals((signal) => {
+  const stop = (signal: string) => {
     signals += 1;
     if (signals > 1) process.exit(130);
-    say(`${signal}: cancelling ${attempts.busy} running job(s) (each is recorded cancelled and re-run on resume; Ctrl-C again to exit at once)`);
+    say(`${signal}: cancelling ${attempts.busy} running job(s) (each is recorded cancelled and re-run on resume; tickets not started yet go back to the queue; Ctrl-C again to exit at once)`);
     attempts.cancelAll();
     void transport.close().finally(() => stopped(130));
-  });
+  };
+  // Tests: stop as on SIGTERM right after taking a ticket, before claiming it (a worker stopped while its claim is pending).
+  const stopOnTake = process.env[STOP_ON_TAKE] === "1";
+  const attempts = new WorkerAttempts({ transport, concurrency, servicesFor, say, ...(stopOnTake ? { onTaken: () => signals === 0 && stop(`SIGTERM (${STOP_ON_TAKE})`) } : {}) });
+  const stopListening = onStopSignals(stop);
   try {
     await attempts.start();
     say(`ready: taking jobs from ${url}, ${concurrency} at once (pid ${process.pid})`);
@@ -85,6 +89,9 @@ export async function execute(args: ParsedArgs): Promise<number> {
     runs.closeAll();
   }
 }
+
+/** A test hook: the worker stops as on SIGTERM as soon as it took a ticket, before it claims it. */
+const STOP_ON_TAKE = "TRACE_BENCH_TEST_WORKER_STOP_ON_TAKE";
 
 /**
  * Idle runs whose services a worker keeps for their next jobs (each has its own task registry and

@@ -122,6 +122,12 @@ export interface CoordinatorTransport {
   readonly serve: (runId: string, inbox: CoordinatorInbox) => Promise<void>;
   /** Queues a ticket (a no-op when a ticket of that id is queued already). */
   readonly enqueue: (ticket: JobTicket) => Promise<void>;
+  /**
+   * Queues a ticket again: a no-op while one of that id waits or runs; one that failed (a worker
+   * stopped or erred on it, it stalled too often) or is gone is replaced. Resolves with the failed
+   * one's reason (null: none failed).
+   */
+  readonly requeue: (ticket: JobTicket) => Promise<string | null>;
   /** Removes a ticket no worker took yet; true if it was removed (false: a worker has it, or it is gone). */
   readonly withdraw: (ticket: JobTicket) => Promise<boolean>;
   readonly cancel: (notice: CancelNotice) => Promise<void>;
@@ -130,12 +136,15 @@ export interface CoordinatorTransport {
   readonly close: () => Promise<void>;
 }
 
+/** What a worker did with a ticket: ran its attempt (how it ended, in words), or gives it back unrun (the worker is stopping). */
+export type TicketOutcome = { readonly kind: "ran"; readonly ended: string } | { readonly kind: "returned"; readonly why: string };
+
 /** The worker's transport. */
 export interface WorkerTransport {
   /** Sends a request and waits for the coordinator's answer, re-sending after a lost connection. */
   readonly request: <A>(request: WorkerRequest) => Promise<A>;
-  /** Starts taking tickets, at most `concurrency` at once; `run` resolves when the attempt ended. */
-  readonly take: (concurrency: number, run: (ticket: JobTicket) => Promise<string>) => Promise<void>;
+  /** Starts taking tickets, at most `concurrency` at once; `run` resolves when the attempt ended, or the ticket is to go back to the queue. */
+  readonly take: (concurrency: number, run: (ticket: JobTicket) => Promise<TicketOutcome>) => Promise<void>;
   readonly onCancel: (listener: (notice: CancelNotice) => void) => void;
   readonly close: () => Promise<void>;
 }

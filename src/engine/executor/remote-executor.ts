@@ -11,10 +11,14 @@
  * one that lost it (no persistence) gets its queue back. A ticket a worker was running is then run
  * again as a new attempt (its answered LLM calls replayed from the journal, not paid twice; the
  * running attempt is refused from then on): without its BullMQ job, nothing would re-deliver it if
- * that worker died, and the run would wait for it forever. Besides, every RECHECK_MS each ticket no
- * worker claimed within RECHECK_MS is queued again (a no-op while Redis holds it): a ticket lost
- * another way (once in 10 trials of bench/redis-restart.mjs before this, a ticket queued again
- * after a restart was never taken, and the run hung) comes back within seconds.
+ * that worker died, and the run would wait for it forever. Besides, every RECHECK_MS each ticket of
+ * an unfinished job not queued within RECHECK_MS is queued again (`requeue`: a no-op while it waits
+ * or runs): a ticket lost another way (once in 10 trials of bench/redis-restart.mjs before this, a
+ * ticket queued again after a restart was never taken, and the run hung) comes back within
+ * seconds, and so does one BullMQ failed (a worker stopped or erred on it, it stalled more than
+ * MAX_STALLED times): BullMQ keeps a failed job's id, so adding it again alone was a no-op and the
+ * run waited for the job for ever. Run again, such a ticket claims a new attempt: the failed
+ * one's batches are refused, nothing is recorded or paid twice.
  */
 import * as Effect from "effect/Effect";
 import type { FinishedStatus } from "../../events/event-schema.js";
@@ -27,7 +31,7 @@ import { RunInbox } from "./coordinator-inbox.js";
 
 /** How long a cancelled attempt's worker has to record its cancellation before the coordinator gives up on it. */
 export const CANCEL_GRACE_MS = 15_000;
-/** How often tickets no worker claimed are queued again (idempotent), and how old they must be. */
+/** How often the tickets of unfinished jobs are queued again where lost or failed, and how old they must be. */
 export const RECHECK_MS = 5_000;
 
 export interface RemoteExecutorSettings {
@@ -87,7 +91,7 @@ export class RemoteExecutor {
     const executor = new RemoteExecutor(settings, runId, invocation, session, calls);
     settings.transport.onReconnect(() => executor.requeue());
     await settings.transport.serve(runId, executor.inbox);
-    executor.recheck = setInterval(() => executor.requeueUnclaimed(), RECHECK_MS);
+    executor.recheck = setInterval(() => executor.requeueStale(), RECHECK_MS);
     executor.recheck.unref();
     return executor;
   }
@@ -99,11 +103,19 @@ export class RemoteExecutor {
     for (const w of unfinished) this.enqueueAgain(w);
   }
 
-  /** Queues again each ticket that no worker claimed for RECHECK_MS (a no-op for those Redis holds). */
-  private requeueUnclaimed(): void {
+  /** Queues again each ticket of an unfinished job, last queued RECHECK_MS ago or more, that Redis lost or BullMQ failed. */
+  private requeueStale(): void {
     const now = Date.now();
     for (const w of this.waiting.values()) {
-      if (!w.cancelling && now - w.queuedAt >= RECHECK_MS && this.inbox.claimedAttempt(w.ticket.jobId) === null) this.enqueueAgain(w);
+      if (w.cancelling || now - w.queuedAt < RECHECK_MS) continue;
+      w.queuedAt = now;
+      const { jobId } = w.ticket;
+      this.settings.transport.requeue(w.ticket).then(
+        (failed) => {
+          if (failed !== null && this.waiting.get(jobId) === w) this.settings.report(`job ${jobId}: its ticket failed on a worker (${failed}); queued again`);
+        },
+        (error: unknown) => this.settings.report(`could not queue job ${jobId} again: ${String(error)}`),
+      );
     }
   }
 

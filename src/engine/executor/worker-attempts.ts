@@ -7,13 +7,18 @@
  *
  * A cancel notice for a running job interrupts its attempt (recorded `cancelled`, as locally); a
  * refused batch (the attempt was superseded) interrupts it too, and nothing more is recorded.
+ *
+ * A worker that stops (Ctrl-C) cancels its running attempts and gives back the tickets it took but
+ * has not started (its claim pending, or answered once it was stopping): they go back to the queue
+ * for another worker, neither failed (BullMQ would keep a failed ticket's id, and the coordinator
+ * could not queue it again) nor run on a worker that is leaving.
  */
 import { randomUUID } from "node:crypto";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Fiber from "effect/Fiber";
 import type { JobSpec } from "../../config/matrix.js";
-import type { CancelNotice, Handout, JobTicket, RunRecipe, WorkerTransport } from "../../executor/executor-protocol.js";
+import type { CancelNotice, Handout, JobTicket, RunRecipe, TicketOutcome, WorkerTransport } from "../../executor/executor-protocol.js";
 import type { Embedder, Llm } from "../../llm/llm.js";
 import { runJob } from "../job-runner.js";
 import { LlmSource, RunLog, TaskSource, TrainerSource } from "../run-services.js";
@@ -35,6 +40,8 @@ export interface WorkerOptions {
   readonly servicesFor: (recipe: RunRecipe) => Promise<RecipeLease<WorkerRunServices>>;
   /** One line for the worker's console. */
   readonly say: (text: string) => void;
+  /** Called as each ticket is taken, before it is claimed (a test hook: the worker may stop there). */
+  readonly onTaken?: () => void;
 }
 
 /** `llm` whose requests leave only once the attempt's log is committed up to them. */
@@ -64,6 +71,10 @@ export class WorkerAttempts {
   /** Running attempts by run/job: how to cancel each. */
   private readonly running = new Map<string, (reason: string | undefined) => void>();
   private readonly cancelReasons = new Map<string, string>();
+  private stopping = false;
+  private stopped!: () => void;
+  /** Resolves once the worker stops (a claim still pending then is given up). */
+  private readonly stop = new Promise<void>((resolve) => (this.stopped = resolve));
 
   constructor(private readonly options: WorkerOptions) {
     options.transport.onCancel((notice) => this.cancel(notice));
@@ -78,8 +89,10 @@ export class WorkerAttempts {
     this.running.get(keyOf(notice.runId, notice.jobId))?.(notice.reason);
   }
 
-  /** Cancels every running attempt (the worker is stopping: each records `cancelled`). */
+  /** Cancels every running attempt (the worker is stopping: each records `cancelled`); tickets not started yet are given back. */
   cancelAll(): void {
+    this.stopping = true;
+    this.stopped();
     for (const stop of this.running.values()) stop(undefined);
   }
 
@@ -87,14 +100,23 @@ export class WorkerAttempts {
     return this.running.size;
   }
 
-  async runTicket(ticket: JobTicket): Promise<string> {
+  async runTicket(ticket: JobTicket): Promise<TicketOutcome> {
     const { transport } = this.options;
     const delivery = randomUUID();
-    const handout = await transport.request<Handout>({ kind: "claim", ticket, delivery });
-    if (handout.kind !== "run") return `not run: ${handout.why}`;
+    this.options.onTaken?.();
+    const giveBack: TicketOutcome = { kind: "returned", why: "the worker is stopping" };
+    if (this.stopping) return giveBack;
+    const claim = transport.request<Handout>({ kind: "claim", ticket, delivery });
+    // The claim is given up when the worker stops: its answer (a "run" of an attempt nobody runs)
+    // is superseded by the next worker's claim of the ticket given back.
+    claim.catch(() => {});
+    const handout = await Promise.race([claim, this.stop.then(() => null)]);
+    if (handout === null || this.stopping) return giveBack;
+    if (handout.kind !== "run") return { kind: "ran", ended: `not run: ${handout.why}` };
     const lease = await this.options.servicesFor(handout.recipe);
     try {
-      return await this.runAttempt(ticket, handout, delivery, lease.services);
+      if (this.stopping) return giveBack;
+      return { kind: "ran", ended: await this.runAttempt(ticket, handout, delivery, lease.services) };
     } finally {
       lease.release();
     }
