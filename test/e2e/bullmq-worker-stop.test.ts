@@ -8,20 +8,27 @@
  * hook (TRACE_BENCH_TEST_WORKER_STOP_ON_TAKE) stops it as on SIGTERM right after it took the
  * ticket, before its claim; the second worker starts once the first has exited. Every wait is on
  * observable state; the deadlines only tell a hang from a slow machine.
+ *
+ * A worker stopped mid-job records the job `cancelled` (what `trace-bench worker` promises): before,
+ * its transport closed at once, the cancellation's batch was never sent, and the run waited for the
+ * job for ever too.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
 import { startWorker, stopWorkers, type WorkerProcess } from "../support/bullmq-workers.js";
 import { until } from "../support/processes.js";
 import { startRedis, type RedisServer } from "../support/redis-server.js";
+import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fake-openai-server.js";
 import { csvRows, eventsOf } from "../support/run-dir.js";
+import { xmlReply } from "../support/scripted-llm.js";
 
 let redis: RedisServer;
 const workers: WorkerProcess[] = [];
 const coordinators: ChildProcess[] = [];
+const servers: FakeOpenAiServer[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -29,6 +36,7 @@ beforeAll(async () => {
 afterEach(async () => {
   for (const c of coordinators.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   await stopWorkers(workers);
+  for (const s of servers.splice(0)) await s.close();
 });
 afterAll(async () => {
   await redis?.stop();
@@ -36,9 +44,12 @@ afterAll(async () => {
 
 const CASE_MS = 240_000;
 
+const env = { FAKE_KEY: "sk-worker-stop" };
+
 function startCoordinator(config: string, runs: string, runId: string): { child: ChildProcess; output(): string } {
   const child = spawn(process.execPath, [CLI, "run", "--config", config, "--runs-dir", runs, "--run-id", runId, "--executor", "bullmq", "--redis", redis.url], {
     cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   coordinators.push(child);
@@ -74,6 +85,40 @@ describe("bullmq: a worker stopped while it holds a ticket", () => {
       expect(csvRows(join(runDir, "results.csv")).map((r) => r.status)).toEqual(["ok"]);
       const finished = eventsOf(runDir).filter((e) => e.type === "JobFinished");
       expect(finished).toHaveLength(1);
+      const verified = await runCli(["replay", runDir, "--verify"]);
+      expect(verified.code, `${verified.stdout}\n${verified.stderr}`).toBe(0);
+    },
+    CASE_MS,
+  );
+
+  it(
+    "stopped mid-job: the job is recorded cancelled, the run ends, and the same command resumes it",
+    async () => {
+      const server = await startFakeOpenAiServer([], { fallback: { reply: xmlReply({ float0: 2.5 }, "scripted"), delayMs: 250 } });
+      servers.push(server);
+      const dir = tempDir();
+      const config = join(dir, "config.yaml");
+      writeFileSync(
+        config,
+        `mode: real\nllm: {model: test-model, base_url: "${server.baseURL}", api_key_env: FAKE_KEY}\nseeds: [1]\nmax_workers: 1\ntasks: [internal:numeric_param]\ntrainers:\n  - id: PrioritySearch\n    params_variants: [{ps_steps: 4, ps_batches: 1}]\n`,
+      );
+      const runs = join(dir, "runs");
+      const runDir = join(runs, "stop-mid-job");
+      workers.push(...[await startWorker(redis.url, { env }), await startWorker(redis.url, { env })]);
+      const run = startCoordinator(config, runs, "stop-mid-job");
+      const log = () => (existsSync(join(runDir, "events.db")) ? eventsOf(runDir) : []);
+      expect(await until(() => log().some((e) => e.type === "LlmCallCompleted"), 120_000, 100), run.output()).toBe(true);
+      const victim = workers.find((w) => w.said().includes("attempt 1: started"))!;
+      victim.child.kill("SIGTERM");
+      expect(await until(() => run.child.exitCode !== null, 90_000, 100), `the run waited on the stopped worker's job\n${run.output()}\n${victim.said()}`).toBe(true);
+      expect(await victim.exited).toBe(130);
+      expect(victim.said()).toContain(": cancelled");
+      const finished = eventsOf(runDir).filter((e) => e.type === "JobFinished");
+      expect(finished.map((e) => e.data.status)).toEqual(["cancelled"]);
+      const again = startCoordinator(config, runs, "stop-mid-job");
+      expect(await until(() => again.child.exitCode !== null, 120_000, 100), again.output()).toBe(true);
+      expect(again.child.exitCode, again.output()).toBe(0);
+      expect(csvRows(join(runDir, "results.csv")).map((r) => r.status)).toEqual(["ok"]);
       const verified = await runCli(["replay", runDir, "--verify"]);
       expect(verified.code, `${verified.stdout}\n${verified.stderr}`).toBe(0);
     },
