@@ -12,12 +12,12 @@
  * - a worker killed after such a restart, mid-job: its ticket, which Redis lost, was queued again by
  *   the coordinator, so another worker runs the job and the run does not wait for it forever.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
-import { startWorkers, stopWorkers, type WorkerProcess } from "../support/bullmq-workers.js";
+import { runCli, tempDir } from "../support/cli.js";
+import { startWorkers, startCoordinator as startBullmqCoordinator, stopWorkers, type WorkerProcess } from "../support/bullmq-workers.js";
 import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fake-openai-server.js";
 import { until } from "../support/processes.js";
 import { startRedis, type RedisServer } from "../support/redis-server.js";
@@ -58,25 +58,10 @@ async function slowRun(seeds: number, delayMs: number): Promise<{ config: string
   return { config, runs: join(dir, "runs"), server };
 }
 
-interface Coordinator {
-  readonly child: ChildProcess;
-  output(): string;
-  readonly exited: Promise<number | null>;
-}
 
-function startCoordinator(config: string, runs: string, runId: string): Coordinator {
-  const child = spawn(process.execPath, [CLI, "run", "--config", config, "--runs-dir", runs, "--run-id", runId, "--executor", "bullmq", "--redis", redis.url], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  coordinators.push(child);
-  let output = "";
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => (output += c));
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
+/** The run's coordinator: `run --executor bullmq` on this file's Redis, killed after the test if still running. */
+const startCoordinator = (config: string, runs: string, runId: string) =>
+  startBullmqCoordinator({ config, runs, runId, redisUrl: redis.url, env }, coordinators);
 
 const events = (runDir: string): EventRow[] => (existsSync(join(runDir, "events.db")) ? eventsOf(runDir) : []);
 const ofType = (rows: readonly EventRow[], type: string) => rows.filter((e) => e.type === type);

@@ -13,12 +13,12 @@
  * its transport closed at once, the cancellation's batch was never sent, and the run waited for the
  * job for ever too.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLI, REPO_ROOT, runCli, tempDir } from "../support/cli.js";
-import { startWorker, stopWorkers, type WorkerProcess } from "../support/bullmq-workers.js";
+import { runCli, tempDir } from "../support/cli.js";
+import { startWorker, startCoordinator as startBullmqCoordinator, stopWorkers, type WorkerProcess } from "../support/bullmq-workers.js";
 import { until } from "../support/processes.js";
 import { startRedis, type RedisServer } from "../support/redis-server.js";
 import { startFakeOpenAiServer, type FakeOpenAiServer } from "../support/fake-openai-server.js";
@@ -46,18 +46,9 @@ const CASE_MS = 240_000;
 
 const env = { FAKE_KEY: "sk-worker-stop" };
 
-function startCoordinator(config: string, runs: string, runId: string): { child: ChildProcess; output(): string } {
-  const child = spawn(process.execPath, [CLI, "run", "--config", config, "--runs-dir", runs, "--run-id", runId, "--executor", "bullmq", "--redis", redis.url], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  coordinators.push(child);
-  let output = "";
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => (output += c));
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => (output += c));
-  return { child, output: () => output };
-}
+/** The run's coordinator: `run --executor bullmq` on this file's Redis, killed after the test if still running. */
+const startCoordinator = (config: string, runs: string, runId: string) =>
+  startBullmqCoordinator({ config, runs, runId, redisUrl: redis.url, env }, coordinators);
 
 describe("bullmq: a worker stopped while it holds a ticket", () => {
   it(

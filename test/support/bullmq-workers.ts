@@ -43,3 +43,29 @@ export async function stopWorkers(workers: WorkerProcess[]): Promise<void> {
     await w.exited;
   }
 }
+
+export interface CoordinatorProcess {
+  readonly child: ChildProcess;
+  /** What it printed so far (stdout and stderr together). */
+  output(): string;
+  /** Its exit code (null when a signal ended it). */
+  readonly exited: Promise<number | null>;
+}
+
+/** `trace-bench run --executor bullmq` as a child process, added to `owned` (the test's cleanup kills what is left). */
+export function startCoordinator(
+  run: { readonly config: string; readonly runs: string; readonly runId: string; readonly redisUrl: string; readonly env: NodeJS.ProcessEnv },
+  owned: ChildProcess[],
+): CoordinatorProcess {
+  const child = spawn(process.execPath, [CLI, "run", "--config", run.config, "--runs-dir", run.runs, "--run-id", run.runId, "--executor", "bullmq", "--redis", run.redisUrl], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...run.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  owned.push(child);
+  let output = "";
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => (output += c));
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => (output += c));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
