@@ -1,7 +1,6 @@
 /**
- * The hf suite through the real CLI: `list-tasks --bench hf`, the original's job ids for each of
- * its hf configs (test/fixtures/hf/configs: same tasks, trainers, params and seeds; the ids were
- * computed with python3's json.dumps(sort_keys=True) + sha256 as the original does), and a run
+ * The hf suite through the real CLI: `list-tasks --bench hf`, the original's job ids printed by
+ * `validate --strict` for one of its hf configs (all 15: test/int/hf/hf-config-job-ids.test.ts), and a run
  * whose dataset is not on the machine, skipped with the dataset, split and places looked.
  */
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -28,23 +27,20 @@ describe("hf suite from the CLI", () => {
     expect(ids).toContain("hf:mbpp");
   });
 
-  it("validate --strict of each of the original's 15 hf configs gives the original's 49 job ids, in matrix order", async () => {
+  // All 15 configs' ids and task loads are checked in process (test/int/hf/hf-config-job-ids.test.ts);
+  // here the CLI prints one config's ids, in matrix order, and validates its hf tasks.
+  it("validate --strict of one of the original's hf configs prints the original's job ids, in matrix order, and exits 0", async () => {
     const dir = tempDir();
-    const configs = readdirSync(join(fixtures, "configs")).sort();
-    expect(configs).toEqual(Object.keys(originalIds).sort());
-    let total = 0;
-    for (const name of configs) {
-      const r = await runCli(["validate", "--strict", "--config", join(fixtures, "configs", name), "--runs-dir", dir], { env: noData(dir) });
-      const ids = [...r.stdout.matchAll(/^ {2}job ([0-9a-f]{12}): /gm)].map((m) => m[1]);
-      expect(ids, name).toEqual(originalIds[name]);
-      total += ids.length;
-      // The hf tasks themselves validate (skipped for want of data here); DSPyTrainer is another suite's work.
-      expect(r.stdout, name).not.toMatch(/\[FAIL\] hf:/);
-      if (!/DSPy/.test(readFileSync(join(fixtures, "configs", name), "utf8"))) expect(r.code, `${name}\n${r.stdout}${r.stderr}`).toBe(0);
-    }
-    expect(total).toBe(49);
-    // 15 CLI processes, about 4 s each on a busy machine.
-  }, 240_000);
+    const name = "overnight_hf_hotpotqa_gemini.yaml"; // 4 jobs: the order shows
+    const r = await runCli(["validate", "--strict", "--config", join(fixtures, "configs", name), "--runs-dir", dir], { env: noData(dir) });
+    const ids = [...r.stdout.matchAll(/^ {2}job ([0-9a-f]{12}): /gm)].map((m) => m[1]);
+    expect(ids.length).toBeGreaterThan(1);
+    expect(ids).toEqual(originalIds[name]);
+    // The hf task itself validates (skipped for want of data here).
+    expect(r.stdout).toMatch(/^\[SKIP\] hf:/m);
+    expect(r.stdout).not.toMatch(/\[FAIL\] hf:/);
+    expect(r.code, `${r.stdout}${r.stderr}`).toBe(0);
+  });
 
   it("a run whose dataset is missing skips the job, naming the dataset, the split and where it looked", async () => {
     const dir = tempDir();
