@@ -5,7 +5,7 @@
  * job timeout no timer can hold (`.inf`) is refused by `validate` and by `run` before its run
  * directory exists.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -32,7 +32,8 @@ const runDirsIn = (runs: string) => (existsSync(runs) ? readdirSync(runs).filter
 describe("job_timeout a timer cannot hold", () => {
   const trivial = "mode: stub\ntasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n";
 
-  for (const value of [".inf", "1.0e+12"]) {
+  // 1.0e+12 and the range's end: test/unit/config/job-timeout-range.test.ts (the same check in the loader).
+  for (const value of [".inf"]) {
     it(`job_timeout: ${value} fails validate --strict and run, naming the key and the range, before a run dir exists`, async () => {
       const dir = tempDir();
       const runs = join(dir, "runs");
@@ -61,8 +62,6 @@ describe("job_timeout a timer cannot hold", () => {
 });
 
 describe("only a regular config file of bounded size is read", () => {
-  const trivial = "mode: stub\ntasks: [internal:numeric_param]\ntrainers: [NoOpTrainer]\n";
-
   /** run and validate on `path` each exit 2 with one line naming it and `why`; no run dir is made. */
   async function refusedByRunAndValidate(path: string, why: string): Promise<void> {
     const dir = tempDir();
@@ -80,20 +79,7 @@ describe("only a regular config file of bounded size is read", () => {
   it("a device (/dev/zero) is refused at once, not read until memory runs out", async () => {
     await refusedByRunAndValidate("/dev/zero", "cannot read config file (it is a device, not a regular file); pass a YAML or JSON file with --config");
   });
-
-  it("a named pipe is refused at once, not waited on", async () => {
-    const fifo = join(tempDir(), "config.yaml");
-    const made = spawnSync("mkfifo", [fifo]);
-    expect(made.status, String(made.stderr)).toBe(0);
-    await refusedByRunAndValidate(fifo, "cannot read config file (it is a named pipe, not a regular file); pass a YAML or JSON file with --config");
-  });
-
-  it("a file over 16 MiB is refused with the limit", async () => {
-    const text = `${trivial}# ${"x".repeat(16 * 2 ** 20)}\n`;
-    const path = config(tempDir(), text, "big.yaml");
-    const bytes = Buffer.byteLength(text).toLocaleString("en-US");
-    await refusedByRunAndValidate(path, `cannot read config file (it is ${bytes} bytes, over the 16 MiB a config may be); keep large data in files the task reads, not inline in the config`);
-  });
+  // A named pipe and a file over 16 MiB: the same refusal in the loader, test/int/config/config-file-limits.test.ts.
 });
 
 describe("the matrix is counted before it is expanded", () => {
