@@ -112,8 +112,7 @@ describe("--logger TensorboardLogger", () => {
     expect(pruned.stdout + pruned.stderr).toContain(`Moved 1 entry the event log does not produce to `);
     expect(existsSync(oldLayout)).toBe(false);
     for (const [name, bytes] of runs) expect(tensorboardRuns(jobsDir).get(name)!.equals(bytes), name).toBe(true);
-    const verify = await runCli(["replay", "--verify", runDir]);
-    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    // (That the log still verifies after --prune is the tier's after-all `replay --verify` of every run.)
   });
 
   it("without it, tb/ stays empty", async () => {
