@@ -37,17 +37,16 @@
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { codeIdentity } from "../engine/code-identity.js";
 import { RERUN_ANSWERS_DIR } from "../events/run-dir-answers.js";
 import { bootId } from "../fs/boot-id.js";
+import { sqliteAddonPath } from "../events/sqlite-addon.js";
 
 const FORMAT = 2;
 /** Saved answers kept per run dir (one per distinct invocation): the oldest go when there are more. */
 const MAX_SAVED_ANSWERS = 16;
 const EVENTS_DB = "events.db";
-const PAGE_CACHE_KIB = 2000;
 /** The suites whose tasks are the build's code: their plan reads no file of the user's. */
 const BUILT_IN_SUITES: ReadonlySet<string> = new Set(["internal", "trace_examples"]);
 /** A config larger than this is not read here (the run verb refuses what is too big). */
@@ -222,18 +221,19 @@ async function recordStillAnswers(runDir: string, answer: string): Promise<Reado
  */
 async function vouchedRecord(runDir: string, answers: ReadonlySet<string>): Promise<{ readonly answer: string; readonly files: Readonly<Record<string, readonly [number, number]>> } | null> {
   const facts = await import("../events/finished-run-facts.js");
+  const { LOG_PAGE_CACHE_KIB } = await import("../events/log-checks.js");
   const Database = (await import("better-sqlite3")).default;
   let db: InstanceType<typeof Database>;
   try {
-    db = new Database(join(runDir, EVENTS_DB), { readonly: true, fileMustExist: true, ...nativeBinding() });
+    db = new Database(join(runDir, EVENTS_DB), { readonly: true, fileMustExist: true, nativeBinding: sqliteAddonPath() });
   } catch {
     return null;
   }
   try {
     db.pragma("busy_timeout = 5000");
-    // SQLite's default page cache, as every log connection keeps (events/log-database.ts): the
-    // check reads each page once, and better-sqlite3's 16 MiB would add to a replay's peak.
-    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    // The page cache every log connection keeps: the check reads each page once, and a larger
+    // cache would only raise a replay's peak (docs/performance.md: ledger, 21eb092).
+    db.pragma(`cache_size = -${LOG_PAGE_CACHE_KIB}`);
     const found = facts.finishedRunFacts(db, codeIdentity());
     if (found === null || facts.logRefusesRecord(found) !== null) return null;
     const answer = facts.answerOfRecord(found.record);
@@ -283,15 +283,6 @@ export async function refreshSavedAnswers(runDir: string): Promise<number> {
     return refreshed.length;
   } catch {
     return 0;
-  }
-}
-
-/** better-sqlite3's addon by its path, when it is where a build puts it (its own search tries one path after another). */
-function nativeBinding(): { nativeBinding?: string } {
-  try {
-    return { nativeBinding: createRequire(import.meta.url).resolve("better-sqlite3/build/Release/better_sqlite3.node") };
-  } catch {
-    return {};
   }
 }
 

@@ -10,6 +10,14 @@ import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { damagedLogFix, EventLogCorruptError } from "./event-log-errors.js";
 
+/**
+ * Each connection's page cache, in KiB: SQLite's own default. better-sqlite3 raises it, and a big
+ * log fills the larger cache (read by the writer and the derived files' reader) while a run mostly
+ * appends near the end of the log and reads it in order: the smaller cache lowers a big run's peak
+ * at the same speed (docs/performance.md: ledger, 8d97583).
+ */
+export const LOG_PAGE_CACHE_KIB = 2000;
+
 /** A log that has events but no RunStarted (which every run appends first) lost it. */
 export const missingStartProblem = (path: string) => `the log holds events but no RunStarted: an event was removed and the log is damaged; ${damagedLogFix(path)}`;
 

@@ -14,22 +14,18 @@ import Database from "better-sqlite3";
 import { EVENT_SCHEMA_VERSION } from "./event-schema.js";
 import { EventLogCorruptError, eventLogFailure } from "./event-log-errors.js";
 import { immediateTransaction } from "./immediate-transaction.js";
-import { requireEventLog, requireSoundPages } from "./log-checks.js";
+import { sqliteAddonPath } from "./sqlite-addon.js";
+import { LOG_PAGE_CACHE_KIB, requireEventLog, requireSoundPages } from "./log-checks.js";
 import { privateCopy, type PrivateCopy } from "../fs/private-copy.js";
 
 export const EVENTS_DB = "events.db";
 
-/**
- * better-sqlite3's compiled addon, loaded with this module. Left to find it at the first open,
- * better-sqlite3 asks the `bindings` package, which tries one path after another: loading the
- * addon by its path shortens a command's first open (docs/performance.md: ledger, 514b50e). A
- * build elsewhere than `build/Release` is left to that search.
- */
+/** better-sqlite3's compiled addon by its path (see sqlite-addon.ts), loaded with this module. */
 const NATIVE_BINDING = ((): string | undefined => {
+  const path = sqliteAddonPath();
+  if (path === undefined) return undefined;
   try {
-    const require = createRequire(import.meta.url);
-    const path = require.resolve("better-sqlite3/build/Release/better_sqlite3.node");
-    require(path);
+    createRequire(import.meta.url)(path);
     return path;
   } catch {
     return undefined;
@@ -150,13 +146,6 @@ function schemaOf(db: Database.Database, path: string): number {
   return version === 0 ? 1 : version;
 }
 
-/**
- * Each connection's page cache, in KiB: SQLite's own default. better-sqlite3 raises it, and a big
- * log fills the larger cache (read by the writer and the derived files' reader) while a run mostly
- * appends near the end of the log and reads it in order: the smaller cache lowers a big run's peak
- * at the same speed (docs/performance.md: ledger, 8d97583).
- */
-const PAGE_CACHE_KIB = 2000;
 
 /**
  * Opens the log for writing (migrated if it is an older one), creating it when `runDir` has none.
@@ -245,7 +234,7 @@ function setUpWritable(db: Database.Database, path: string, hasEvents: boolean):
   db.pragma("journal_mode = WAL");
   // Committed transactions survive a killed process; only an OS crash could lose the last ones.
   db.pragma("synchronous = NORMAL");
-  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+  db.pragma(`cache_size = -${LOG_PAGE_CACHE_KIB}`);
   const schema = schemaOf(db, path);
   // A current log with all its tables needs nothing created: no write transaction (every replay and resume opens one).
   if (hasEvents && schema === EVENT_SCHEMA_VERSION && holdsEveryTable(db)) return;
@@ -349,7 +338,7 @@ function openReadOnly(file: string, shown: string, release: () => void): Readabl
   const db = new Database(file, { readonly: true, fileMustExist: true, nativeBinding: NATIVE_BINDING });
   try {
     db.pragma("busy_timeout = 5000");
-    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    db.pragma(`cache_size = -${LOG_PAGE_CACHE_KIB}`);
     const schema = schemaOf(db, shown);
     requireEventLog(db, shown);
     db.prepare("SELECT 1 FROM events LIMIT 1").get();
